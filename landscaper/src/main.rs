@@ -1,0 +1,3 @@
+//! The `landscaper` binary.
+
+fn main() {}
