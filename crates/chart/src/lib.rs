@@ -1,0 +1,6 @@
+//! Helm charts without helm.
+//!
+//! This crate owns everything needed to turn a Helm chart and values into manifests exactly as
+//! `helm template` does: a native Go `text/template` engine with Go's value and printing rules,
+//! the Sprig and Helm function libraries, YAML and JSON encoders that match Go's, and chart
+//! loading. It knows nothing of Kubernetes clients or of Landscaper.
