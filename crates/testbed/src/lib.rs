@@ -4,4 +4,5 @@
 //! cluster, and follows kube-apiserver's semantics for everything our controllers rely on. It
 //! knows nothing of Landscaper: CRDs are registered like in any cluster.
 
+pub mod patch;
 pub mod selector;
