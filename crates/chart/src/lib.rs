@@ -4,3 +4,7 @@
 //! `helm template` does: a native Go `text/template` engine with Go's value and printing rules,
 //! the Sprig and Helm function libraries, YAML and JSON encoders that match Go's, and chart
 //! loading. It knows nothing of Kubernetes clients or of Landscaper.
+
+pub mod data;
+pub mod gofloat;
+pub mod yaml;

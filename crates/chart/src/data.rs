@@ -1,0 +1,102 @@
+//! The plain data tree shared by the format layer (YAML, JSON, strvals).
+//!
+//! It mirrors what Go code in Helm holds in `interface{}` after decoding: `nil`, `bool`,
+//! `int64`, `uint64`, `float64`, `string`, `[]interface{}` and `map[string]interface{}`.
+//! Maps keep insertion order so diagnostics can follow the source, while every encoder that
+//! Go sorts (JSON, YAML, iteration in templates) uses [`sorted_entries`] or its own order.
+
+use indexmap::IndexMap;
+
+/// A string-keyed map that remembers insertion order.
+pub type Map = IndexMap<String, Data>;
+
+/// One value of the data tree.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Data {
+    /// Go `nil`.
+    #[default]
+    Null,
+    /// Go `bool`.
+    Bool(bool),
+    /// Go `int64` (also `int`).
+    Int(i64),
+    /// Go `uint64`, only for values above `i64::MAX` that YAML decoding produces.
+    Uint(u64),
+    /// Go `float64`.
+    Float(f64),
+    /// Go `string`.
+    String(String),
+    /// Go `[]interface{}`.
+    List(Vec<Data>),
+    /// Go `map[string]interface{}`.
+    Map(Map),
+}
+
+impl Data {
+    /// The map inside, if this is a map.
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Data::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The string inside, if this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Data::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The Go type name Helm's errors use for this kind of value.
+    pub fn go_type_name(&self) -> &'static str {
+        match self {
+            Data::Null => "nil",
+            Data::Bool(_) => "bool",
+            Data::Int(_) => "int64",
+            Data::Uint(_) => "uint64",
+            Data::Float(_) => "float64",
+            Data::String(_) => "string",
+            Data::List(_) => "[]interface {}",
+            Data::Map(_) => "map[string]interface {}",
+        }
+    }
+}
+
+impl From<&str> for Data {
+    fn from(s: &str) -> Self {
+        Data::String(s.to_owned())
+    }
+}
+
+impl From<String> for Data {
+    fn from(s: String) -> Self {
+        Data::String(s)
+    }
+}
+
+/// The entries of `map` in Go's order for sorted map keys (byte-wise string order).
+pub fn sorted_entries(map: &Map) -> Vec<(&String, &Data)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_entries_use_byte_order_not_insertion_order() {
+        let mut m = Map::new();
+        m.insert("b".into(), Data::Int(1));
+        m.insert("B".into(), Data::Int(2));
+        m.insert("a".into(), Data::Int(3));
+        let keys: Vec<_> = sorted_entries(&m)
+            .into_iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(keys, ["B", "a", "b"]);
+    }
+}

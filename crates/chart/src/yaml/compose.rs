@@ -1,0 +1,268 @@
+//! Turns the YAML 1.2 event stream of `yaml-rust2` into a node tree: aliases expanded (with a
+//! budget against "billion laughs" documents), nesting bounded, positions kept for errors.
+//! Only the first document counts, as with go-yaml's `Unmarshal`.
+
+use std::collections::HashMap;
+
+use yaml_rust2::parser::{Event, Parser, Tag};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+use super::error::{Stage, YamlError};
+
+/// Deepest nesting of collections accepted; deeper input is an error, not a stack overflow.
+pub const MAX_DEPTH: usize = 1000;
+
+/// Most nodes alias expansion may add before the document is refused.
+const ALIAS_BUDGET: usize = 1_000_000;
+
+/// A position in the source, 1-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mark {
+    /// Line number, starting at 1.
+    pub line: usize,
+    /// Column number, starting at 1.
+    pub column: usize,
+}
+
+impl From<Marker> for Mark {
+    fn from(m: Marker) -> Self {
+        Mark {
+            line: m.line(),
+            column: m.col() + 1,
+        }
+    }
+}
+
+/// A composed YAML node before type resolution.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// A scalar with its text, whether it was plain, and its full tag if any.
+    Scalar {
+        /// The scalar's text after unescaping and folding.
+        value: String,
+        /// True for plain (unquoted, non-block) scalars, the only ones resolved implicitly.
+        plain: bool,
+        /// The full tag (`tag:yaml.org,2002:str`, `!foo`), if one was written.
+        tag: Option<String>,
+        /// Where the scalar starts.
+        mark: Mark,
+    },
+    /// A sequence.
+    Seq(Vec<Node>, Mark),
+    /// A mapping, entries in source order.
+    Map(Vec<(Node, Node)>, Mark),
+}
+
+impl Node {
+    /// Where the node starts.
+    pub fn mark(&self) -> Mark {
+        match self {
+            Node::Scalar { mark, .. } | Node::Seq(_, mark) | Node::Map(_, mark) => *mark,
+        }
+    }
+
+    fn size(&self) -> usize {
+        match self {
+            Node::Scalar { .. } => 1,
+            Node::Seq(items, _) => 1 + items.iter().map(Node::size).sum::<usize>(),
+            Node::Map(entries, _) => {
+                1 + entries
+                    .iter()
+                    .map(|(k, v)| k.size() + v.size())
+                    .sum::<usize>()
+            }
+        }
+    }
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Node>,
+        anchor: usize,
+        mark: Mark,
+        height: usize,
+    },
+    Map {
+        entries: Vec<(Node, Node)>,
+        key: Option<Node>,
+        anchor: usize,
+        mark: Mark,
+        height: usize,
+    },
+}
+
+struct Anchored {
+    node: Node,
+    height: usize,
+    size: usize,
+}
+
+struct Composer {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Anchored>,
+    root: Option<Node>,
+    alias_budget: usize,
+}
+
+/// Composes the first document of `src`; `None` when the stream holds no document.
+pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
+    let mut parser = Parser::new_from_str(src);
+    let mut c = Composer {
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        root: None,
+        alias_budget: ALIAS_BUDGET,
+    };
+    loop {
+        let (event, marker) = parser
+            .next_token()
+            .map_err(|e| YamlError::at(Stage::Syntax, (*e.marker()).into(), e.info()))?;
+        let mark = Mark::from(marker);
+        match event {
+            Event::StreamEnd => return Ok(c.root),
+            Event::DocumentEnd if c.root.is_some() => return Ok(c.root),
+            Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => {}
+            Event::Alias(id) => c.alias(id, mark)?,
+            Event::Scalar(value, style, anchor, tag) => {
+                let node = Node::Scalar {
+                    value,
+                    plain: style == TScalarStyle::Plain,
+                    tag: tag.map(full_tag),
+                    mark,
+                };
+                c.finish(node, anchor, 0)?;
+            }
+            Event::SequenceStart(anchor, _) => c.open(
+                Frame::Seq {
+                    items: Vec::new(),
+                    anchor,
+                    mark,
+                    height: 1,
+                },
+                mark,
+            )?,
+            Event::MappingStart(anchor, _) => c.open(
+                Frame::Map {
+                    entries: Vec::new(),
+                    key: None,
+                    anchor,
+                    mark,
+                    height: 1,
+                },
+                mark,
+            )?,
+            Event::SequenceEnd | Event::MappingEnd => c.close()?,
+        }
+    }
+}
+
+fn full_tag(tag: Tag) -> String {
+    format!("{}{}", tag.handle, tag.suffix)
+}
+
+impl Composer {
+    fn open(&mut self, frame: Frame, mark: Mark) -> Result<(), YamlError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(YamlError::at(
+                Stage::Syntax,
+                mark,
+                &format!("exceeded max depth of {MAX_DEPTH}"),
+            ));
+        }
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), YamlError> {
+        let Some(frame) = self.stack.pop() else {
+            return Ok(());
+        };
+        let (node, anchor, height) = match frame {
+            Frame::Seq {
+                items,
+                anchor,
+                mark,
+                height,
+            } => (Node::Seq(items, mark), anchor, height),
+            Frame::Map {
+                entries,
+                anchor,
+                mark,
+                height,
+                ..
+            } => (Node::Map(entries, mark), anchor, height),
+        };
+        self.finish(node, anchor, height)
+    }
+
+    fn alias(&mut self, id: usize, mark: Mark) -> Result<(), YamlError> {
+        let Some(anchored) = self.anchors.get(&id) else {
+            return Err(YamlError::at(
+                Stage::Syntax,
+                mark,
+                "unknown anchor referenced",
+            ));
+        };
+        if anchored.size > self.alias_budget {
+            return Err(YamlError::at(
+                Stage::Syntax,
+                mark,
+                "document contains excessive aliasing",
+            ));
+        }
+        if self.stack.len() + anchored.height > MAX_DEPTH {
+            return Err(YamlError::at(
+                Stage::Syntax,
+                mark,
+                &format!("exceeded max depth of {MAX_DEPTH}"),
+            ));
+        }
+        self.alias_budget -= anchored.size;
+        let node = anchored.node.clone();
+        let height = anchored.height;
+        self.finish(node, 0, height)
+    }
+
+    /// Places a completed node into its parent (or as the root) and records its anchor.
+    fn finish(&mut self, node: Node, anchor: usize, height: usize) -> Result<(), YamlError> {
+        if anchor != 0 {
+            let size = node.size();
+            self.anchors.insert(
+                anchor,
+                Anchored {
+                    node: node.clone(),
+                    height,
+                    size,
+                },
+            );
+        }
+        match self.stack.last_mut() {
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+            Some(Frame::Seq {
+                items,
+                height: parent,
+                ..
+            }) => {
+                *parent = (*parent).max(height + 1);
+                items.push(node);
+            }
+            Some(Frame::Map {
+                entries,
+                key,
+                height: parent,
+                ..
+            }) => {
+                *parent = (*parent).max(height + 1);
+                match key.take() {
+                    None => *key = Some(node),
+                    Some(k) => entries.push((k, node)),
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,274 @@
+//! Typing of composed nodes as go-yaml v2 decodes into `interface{}`: YAML 1.1 implicit
+//! types, explicit `!!` tags, merge keys `<<`, keys of any scalar type, later duplicates win.
+
+use base64::Engine as _;
+
+use super::compose::{Mark, Node};
+use super::error::{Stage, YamlError};
+use super::resolve::{Resolved, resolve_plain};
+
+const TAG_PREFIX: &str = "tag:yaml.org,2002:";
+
+/// A YAML 1.1 value as go-yaml v2 returns it, before any JSON conversion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Yaml {
+    /// `~`, `null` or empty.
+    Null,
+    /// A YAML 1.1 boolean.
+    Bool(bool),
+    /// An integer within `int64`.
+    Int(i64),
+    /// An integer above `int64` within `uint64`.
+    Uint(u64),
+    /// A float; also integers beyond 64 bits (which go-yaml keeps as big integers).
+    Float(f64),
+    /// A string; timestamps stay strings as go-yaml v2 leaves them in untyped targets.
+    String(String),
+    /// A sequence.
+    Seq(Vec<Yaml>),
+    /// A mapping with keys of any scalar type, in first-seen order.
+    Map(Vec<(Yaml, Yaml)>),
+}
+
+/// Types a composed node tree.
+pub fn decode(node: &Node) -> Result<Yaml, YamlError> {
+    match node {
+        Node::Scalar {
+            value,
+            plain,
+            tag,
+            mark,
+        } => decode_scalar(value, *plain, tag.as_deref(), *mark),
+        Node::Seq(items, _) => Ok(Yaml::Seq(
+            items.iter().map(decode).collect::<Result<_, _>>()?,
+        )),
+        Node::Map(entries, _) => {
+            let mut out = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                if is_merge_key(k) {
+                    merge(v, &mut out)?;
+                    continue;
+                }
+                let key = decode(k)?;
+                if matches!(key, Yaml::Seq(_) | Yaml::Map(_)) {
+                    return Err(YamlError::at(Stage::Syntax, k.mark(), "invalid map key"));
+                }
+                set(&mut out, key, decode(v)?);
+            }
+            Ok(Yaml::Map(out))
+        }
+    }
+}
+
+fn set(map: &mut Vec<(Yaml, Yaml)>, key: Yaml, value: Yaml) {
+    match map.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => map.push((key, value)),
+    }
+}
+
+fn is_merge_key(node: &Node) -> bool {
+    match node {
+        Node::Scalar {
+            value, plain, tag, ..
+        } => {
+            value == "<<"
+                && match tag.as_deref() {
+                    None => *plain,
+                    Some(t) => t == "tag:yaml.org,2002:merge",
+                }
+        }
+        _ => false,
+    }
+}
+
+/// go-yaml v2 writes merged entries over what is already there; a list of maps is applied
+/// from the last to the first so that earlier maps win.
+fn merge(value: &Node, out: &mut Vec<(Yaml, Yaml)>) -> Result<(), YamlError> {
+    let wrong = || {
+        YamlError::at(
+            Stage::Syntax,
+            value.mark(),
+            "map merge requires map or sequence of maps as the value",
+        )
+    };
+    let maps: Vec<&Node> = match value {
+        Node::Map(..) => vec![value],
+        Node::Seq(items, _) => {
+            if !items.iter().all(|i| matches!(i, Node::Map(..))) {
+                return Err(wrong());
+            }
+            items.iter().rev().collect()
+        }
+        Node::Scalar { .. } => return Err(wrong()),
+    };
+    for m in maps {
+        if let Yaml::Map(entries) = decode(m)? {
+            for (k, v) in entries {
+                set(out, k, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn decode_scalar(
+    value: &str,
+    plain: bool,
+    tag: Option<&str>,
+    mark: Mark,
+) -> Result<Yaml, YamlError> {
+    let short = match tag {
+        None if plain => return Ok(from_resolved(resolve_plain(value), value)),
+        None => return Ok(Yaml::String(value.to_owned())),
+        Some(t) => match t.strip_prefix(TAG_PREFIX) {
+            Some(short) => short,
+            // Local and unknown tags are not resolvable: go-yaml keeps the text.
+            None => return Ok(Yaml::String(value.to_owned())),
+        },
+    };
+    match short {
+        "str" => Ok(Yaml::String(value.to_owned())),
+        "binary" => decode_binary(value, mark),
+        "null" | "bool" | "int" | "float" | "timestamp" => {
+            typed_scalar(value, short, resolve_plain(value), mark)
+        }
+        _ => Ok(Yaml::String(value.to_owned())),
+    }
+}
+
+fn from_resolved(r: Resolved, text: &str) -> Yaml {
+    match r {
+        Resolved::Null => Yaml::Null,
+        Resolved::Bool(b) => Yaml::Bool(b),
+        Resolved::Int(i) => Yaml::Int(i),
+        Resolved::Uint(u) => Yaml::Uint(u),
+        Resolved::BigInt(f) | Resolved::Float(f) => Yaml::Float(f),
+        Resolved::Timestamp | Resolved::Str => Yaml::String(text.to_owned()),
+    }
+}
+
+/// An explicitly tagged scalar must resolve to its tag; `!!float` also accepts integers.
+fn typed_scalar(value: &str, tag: &str, r: Resolved, mark: Mark) -> Result<Yaml, YamlError> {
+    let got = match &r {
+        Resolved::Null => "null",
+        Resolved::Bool(_) => "bool",
+        Resolved::Int(_) | Resolved::Uint(_) | Resolved::BigInt(_) => "int",
+        Resolved::Float(_) => "float",
+        Resolved::Timestamp => "timestamp",
+        Resolved::Str => "str",
+    };
+    if got == tag {
+        return Ok(from_resolved(r, value));
+    }
+    if tag == "float" {
+        match r {
+            Resolved::Int(i) => return Ok(Yaml::Float(i as f64)),
+            Resolved::Uint(u) => return Ok(Yaml::Float(u as f64)),
+            _ => {}
+        }
+    }
+    Err(YamlError::at(
+        Stage::Syntax,
+        mark,
+        &format!("cannot decode !!{got} `{value}` as a !!{tag}"),
+    ))
+}
+
+fn decode_binary(value: &str, mark: Mark) -> Result<Yaml, YamlError> {
+    let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .map_err(|e| {
+            YamlError::at(
+                Stage::Syntax,
+                mark,
+                &format!("!!binary value contains invalid base64 data: {e}"),
+            )
+        })?;
+    Ok(Yaml::String(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::compose::compose_first;
+    use super::*;
+
+    fn typed(src: &str) -> Yaml {
+        decode(&compose_first(src).unwrap().unwrap()).unwrap()
+    }
+
+    fn map(entries: &[(&str, Yaml)]) -> Yaml {
+        Yaml::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (Yaml::String((*k).into()), v.clone()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn quoted_scalars_stay_strings() {
+        assert_eq!(typed("'yes'"), Yaml::String("yes".into()));
+        assert_eq!(typed("\"1\""), Yaml::String("1".into()));
+        assert_eq!(typed("|\n  on\n"), Yaml::String("on\n".into()));
+    }
+
+    #[test]
+    fn explicit_tags_are_honoured() {
+        assert_eq!(typed("!!str 123"), Yaml::String("123".into()));
+        assert_eq!(typed("!!float 3"), Yaml::Float(3.0));
+        assert_eq!(typed("!!int \"12\""), Yaml::Int(12));
+        assert_eq!(typed("!custom 1"), Yaml::String("1".into()));
+        assert_eq!(typed("!!binary aGVsbG8="), Yaml::String("hello".into()));
+        let err = decode(&compose_first("!!int abc").unwrap().unwrap()).unwrap_err();
+        assert_eq!(err.reason, "cannot decode !!str `abc` as a !!int");
+    }
+
+    #[test]
+    fn merge_keys_follow_go_yaml_v2_precedence() {
+        let src = "base: &b {a: 1, b: 2}\nother: &o {b: 3, c: 4}\nm:\n  <<: [*b, *o]\n  c: 5\n";
+        let Yaml::Map(top) = typed(src) else {
+            panic!("not a map")
+        };
+        assert_eq!(
+            top[2].1,
+            // The later map is applied first, so its keys come first in insertion order.
+            map(&[
+                ("b", Yaml::Int(2)),
+                ("c", Yaml::Int(5)),
+                ("a", Yaml::Int(1))
+            ])
+        );
+        let quoted = typed("'<<': {a: 1}");
+        assert_eq!(quoted, map(&[("<<", map(&[("a", Yaml::Int(1))]))]));
+    }
+
+    #[test]
+    fn later_duplicate_keys_win_in_first_position() {
+        assert_eq!(
+            typed("a: 1\nb: 2\na: 3\n"),
+            map(&[("a", Yaml::Int(3)), ("b", Yaml::Int(2))])
+        );
+    }
+
+    #[test]
+    fn non_string_keys_keep_their_type() {
+        assert_eq!(
+            typed("1: a\ntrue: b\n"),
+            Yaml::Map(vec![
+                (Yaml::Int(1), Yaml::String("a".into())),
+                (Yaml::Bool(true), Yaml::String("b".into())),
+            ])
+        );
+    }
+
+    #[test]
+    fn bad_merge_value_is_an_error() {
+        let err = decode(&compose_first("a:\n  <<: 1\n").unwrap().unwrap()).unwrap_err();
+        assert_eq!(
+            err.reason,
+            "map merge requires map or sequence of maps as the value"
+        );
+    }
+}

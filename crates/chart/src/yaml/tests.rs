@@ -1,0 +1,165 @@
+use super::*;
+
+fn f(v: f64) -> Data {
+    Data::Float(v)
+}
+
+fn s(v: &str) -> Data {
+    Data::String(v.to_owned())
+}
+
+#[test]
+fn values_numbers_are_all_float64() {
+    let m = parse_values("a: 1\nb: 0x10\nc: 1e3\nd: 1.5\ne: 017\n").unwrap();
+    assert_eq!(m["a"], f(1.0));
+    assert_eq!(m["b"], f(16.0));
+    assert_eq!(m["c"], f(1000.0));
+    assert_eq!(m["d"], f(1.5));
+    assert_eq!(m["e"], f(15.0));
+}
+
+#[test]
+fn yaml11_booleans_nulls_and_timestamps() {
+    let m = parse_values("a: yes\nb: Off\nc: ~\nd:\ne: 2001-12-14\nf: 'on'\n").unwrap();
+    assert_eq!(m["a"], Data::Bool(true));
+    assert_eq!(m["b"], Data::Bool(false));
+    assert_eq!(m["c"], Data::Null);
+    assert_eq!(m["d"], Data::Null);
+    assert_eq!(m["e"], s("2001-12-14"));
+    assert_eq!(m["f"], s("on"));
+}
+
+#[test]
+fn non_string_keys_become_strings() {
+    let m = parse_values("1: a\ntrue: b\n1.5: c\n~: d\n").unwrap_err();
+    assert!(m.reason.contains("unsupported map key"), "{m}");
+    let m = parse_values("1: a\ntrue: b\n1.5: c\nno: d\n").unwrap();
+    let keys: Vec<_> = m.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["1", "true", "1.5", "false"]);
+}
+
+#[test]
+fn anchors_aliases_and_merges() {
+    let src =
+        "defaults: &d\n  image: nginx\n  port: 80\nweb:\n  <<: *d\n  port: 8080\nlist: [*d]\n";
+    let m = parse_values(src).unwrap();
+    let web = m["web"].as_map().unwrap();
+    assert_eq!(web["image"], s("nginx"));
+    assert_eq!(web["port"], f(8080.0));
+    let Data::List(list) = &m["list"] else {
+        panic!("list")
+    };
+    assert_eq!(list[0].as_map().unwrap()["port"], f(80.0));
+}
+
+#[test]
+fn only_the_first_document_is_read() {
+    let m = parse_values("a: 1\n---\nb: 2\n").unwrap();
+    assert_eq!(m.len(), 1);
+    assert!(parse_values("").unwrap().is_empty());
+    assert!(parse_values("# only a comment\n").unwrap().is_empty());
+    assert_eq!(parse_yaml("---\n").unwrap(), Yaml::Null);
+}
+
+#[test]
+fn wrong_document_kinds_read_like_helm() {
+    let err = parse_values("- one\n- two\n").unwrap_err();
+    assert_eq!(
+        err.helm_message(),
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"
+    );
+    let err = parse_list("hello: world").unwrap_err();
+    assert_eq!(
+        err.helm_message(),
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal object into Go value of type []interface {}"
+    );
+    assert_eq!(
+        parse_list("[\"one\", 2, { \"name\": \"helm\" }]").unwrap(),
+        vec![
+            s("one"),
+            f(2.0),
+            Data::Map([("name".to_owned(), s("helm"))].into_iter().collect())
+        ]
+    );
+}
+
+#[test]
+fn syntax_errors_carry_file_line_and_column() {
+    let err = parse_values_file("values.yaml", "a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("values.yaml: error converting YAML to JSON: yaml: line "),
+        "{text}"
+    );
+    assert!(
+        err.mark.is_some_and(|m| m.line >= 2 && m.column >= 1),
+        "{err:?}"
+    );
+    let err = parse_values("a: b: c\n").unwrap_err();
+    assert_eq!(
+        err.helm_message(),
+        "error converting YAML to JSON: yaml: line 1: mapping values are not allowed in this context"
+    );
+}
+
+#[test]
+fn nan_in_values_is_refused_like_json() {
+    let err = parse_values("a: .nan\n").unwrap_err();
+    assert_eq!(
+        err.helm_message(),
+        "error converting YAML to JSON: json: unsupported value: NaN"
+    );
+}
+
+#[test]
+fn alias_bombs_and_deep_nesting_are_errors_not_crashes() {
+    let mut src = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let p = i - 1;
+        src.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    let err = parse_yaml(&src).unwrap_err();
+    assert_eq!(err.reason, "document contains excessive aliasing");
+    let deep = "[".repeat(MAX_DEPTH + 5);
+    assert!(parse_yaml(&deep).is_err());
+}
+
+#[test]
+fn round_trip_through_to_yaml() {
+    let src = "b:\n  list:\n  - 1\n  - two\n  - \"on\"\na: |-\n  line one\n  line two\n";
+    let v = parse_value(src).unwrap();
+    assert_eq!(
+        to_yaml(&v),
+        "a: |-\n  line one\n  line two\nb:\n  list:\n  - 1\n  - two\n  - \"on\""
+    );
+}
+
+#[test]
+fn random_input_never_panics() {
+    let alphabet: Vec<char> = "ab:- \n\t[]{}&*!|>'\"%@`#,?<~.0123456789eE+\\"
+        .chars()
+        .collect();
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..3000 {
+        let mut text = String::new();
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 40) as usize;
+        for _ in 0..len {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+        }
+        if let Ok(v) = parse_value(&text) {
+            let out = to_yaml(&v);
+            if !out.is_empty() {
+                // What we write must read back to the same data.
+                assert_eq!(parse_value(&out).ok(), Some(v), "{text:?} -> {out:?}");
+            }
+        }
+    }
+}

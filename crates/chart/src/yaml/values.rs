@@ -1,0 +1,134 @@
+//! sigs.k8s.io/yaml's YAML → JSON → Go step: keys become strings, every number a float64,
+//! NaN and infinities are refused as `encoding/json` refuses them.
+
+use crate::data::{Data, Map};
+use crate::gofloat::{format_g, go_non_finite_name};
+
+use super::decode::Yaml;
+use super::error::{Stage, YamlError};
+
+/// Converts a typed YAML tree to the data Helm templates see.
+pub fn to_data(y: &Yaml) -> Result<Data, YamlError> {
+    Ok(match y {
+        Yaml::Null => Data::Null,
+        Yaml::Bool(b) => Data::Bool(*b),
+        Yaml::Int(i) => Data::Float(*i as f64),
+        Yaml::Uint(u) => Data::Float(*u as f64),
+        Yaml::Float(f) if f.is_finite() => Data::Float(*f),
+        Yaml::Float(f) => {
+            return Err(YamlError::whole(
+                Stage::ToJson,
+                format!("json: unsupported value: {}", go_non_finite_name(*f)),
+            ));
+        }
+        Yaml::String(s) => Data::String(s.clone()),
+        Yaml::Seq(items) => Data::List(items.iter().map(to_data).collect::<Result<_, _>>()?),
+        Yaml::Map(entries) => {
+            let mut map = Map::with_capacity(entries.len());
+            for (k, v) in entries {
+                map.insert(key_string(k, v)?, to_data(v)?);
+            }
+            Data::Map(map)
+        }
+    })
+}
+
+/// The JSON key for a YAML key, as sigs.k8s.io/yaml stringifies it.
+pub fn key_string(key: &Yaml, value: &Yaml) -> Result<String, YamlError> {
+    Ok(match key {
+        Yaml::String(s) => s.clone(),
+        Yaml::Int(i) => i.to_string(),
+        Yaml::Bool(b) => b.to_string(),
+        // go-yaml formats float keys with 32-bit precision here.
+        Yaml::Float(f) => match format_g(*f, true).as_str() {
+            "+Inf" => ".inf".to_owned(),
+            "-Inf" => "-.inf".to_owned(),
+            "NaN" => ".nan".to_owned(),
+            s => s.to_owned(),
+        },
+        other => {
+            let (ty, shown) = match other {
+                Yaml::Uint(u) => ("uint64", format!("0x{u:x}")),
+                _ => ("%!s(<nil>)", "<nil>".to_owned()),
+            };
+            return Err(YamlError::whole(
+                Stage::ToJson,
+                format!(
+                    "unsupported map key of type: {ty}, key: {shown}, value: {}",
+                    go_syntax(value)
+                ),
+            ));
+        }
+    })
+}
+
+/// A rough `%+#v` of a YAML value for the unsupported-key message.
+fn go_syntax(y: &Yaml) -> String {
+    match y {
+        Yaml::Null => "<nil>".to_owned(),
+        Yaml::Bool(b) => b.to_string(),
+        Yaml::Int(i) => i.to_string(),
+        Yaml::Uint(u) => format!("0x{u:x}"),
+        Yaml::Float(f) => format_g(*f, false),
+        Yaml::String(s) => format!("{s:?}"),
+        Yaml::Seq(_) => "[]interface {}{...}".to_owned(),
+        Yaml::Map(_) => "map[interface {}]interface {}{...}".to_owned(),
+    }
+}
+
+/// The JSON kind name `encoding/json` uses in "cannot unmarshal X into Go value" errors.
+pub fn json_kind(d: &Data) -> &'static str {
+    match d {
+        Data::Null => "null",
+        Data::Bool(_) => "bool",
+        Data::Int(_) | Data::Uint(_) | Data::Float(_) => "number",
+        Data::String(_) => "string",
+        Data::List(_) => "array",
+        Data::Map(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_become_floats_and_keys_strings() {
+        let y = Yaml::Map(vec![
+            (Yaml::Int(1), Yaml::Int(2)),
+            (Yaml::Float(1.5), Yaml::Uint(u64::MAX)),
+            (Yaml::Bool(false), Yaml::Null),
+        ]);
+        let Data::Map(m) = to_data(&y).unwrap() else {
+            panic!("not a map")
+        };
+        let keys: Vec<_> = m.keys().cloned().collect();
+        assert_eq!(keys, ["1", "1.5", "false"]);
+        assert_eq!(m["1"], Data::Float(2.0));
+        assert_eq!(m["1.5"], Data::Float(u64::MAX as f64));
+        assert_eq!(m["false"], Data::Null);
+    }
+
+    #[test]
+    fn float_keys_use_single_precision_text() {
+        assert_eq!(key_string(&Yaml::Float(0.1), &Yaml::Null).unwrap(), "0.1");
+        assert_eq!(
+            key_string(&Yaml::Float(f64::INFINITY), &Yaml::Null).unwrap(),
+            ".inf"
+        );
+    }
+
+    #[test]
+    fn nan_values_and_null_keys_are_refused() {
+        let err = to_data(&Yaml::Seq(vec![Yaml::Float(f64::NAN)])).unwrap_err();
+        assert_eq!(
+            err.helm_message(),
+            "error converting YAML to JSON: json: unsupported value: NaN"
+        );
+        let err = to_data(&Yaml::Map(vec![(Yaml::Null, Yaml::Int(1))])).unwrap_err();
+        assert!(
+            err.reason
+                .starts_with("unsupported map key of type: %!s(<nil>)")
+        );
+    }
+}
