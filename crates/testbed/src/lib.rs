@@ -4,5 +4,7 @@
 //! cluster, and follows kube-apiserver's semantics for everything our controllers rely on. It
 //! knows nothing of Landscaper: CRDs are registered like in any cluster.
 
+pub mod field_error;
 pub mod patch;
+pub mod rbac;
 pub mod selector;
