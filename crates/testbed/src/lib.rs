@@ -8,3 +8,4 @@ pub mod field_error;
 pub mod patch;
 pub mod rbac;
 pub mod selector;
+pub mod token;
