@@ -1,0 +1,113 @@
+//! Wall-clock timestamps in the formats Kubernetes writes (`Time` and `MicroTime`).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Seconds and microseconds since the Unix epoch, now.
+pub fn unix_now() -> (i64, u32) {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    (d.as_secs() as i64, d.subsec_micros())
+}
+
+/// Now as a `metav1.Time` string: RFC 3339 in UTC with whole seconds.
+pub fn now_time() -> String {
+    format_time(unix_now().0)
+}
+
+/// Now as a `metav1.MicroTime` string: RFC 3339 in UTC with 6 fraction digits.
+pub fn now_micro_time() -> String {
+    let (secs, micros) = unix_now();
+    let base = format_time(secs);
+    format!("{}.{micros:06}Z", &base[..base.len() - 1])
+}
+
+/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_time(unix_secs: i64) -> String {
+    let days = unix_secs.div_euclid(86_400);
+    let secs_of_day = unix_secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs_of_day / 3600,
+        secs_of_day / 60 % 60,
+        secs_of_day % 60
+    )
+}
+
+/// Converts days since 1970-01-01 to a proleptic Gregorian (year, month, day).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Shift the epoch to 0000-03-01 so leap days fall at the end of a 400-year era.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.frac]Z` into Unix seconds; `None` when malformed.
+pub fn parse_time(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let rest = &text[19..];
+    let valid_rest = rest == "Z"
+        || (rest.starts_with('.')
+            && rest.ends_with('Z')
+            && rest.len() > 2
+            && rest[1..rest.len() - 1].bytes().all(|c| c.is_ascii_digit()));
+    if !valid_rest
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+        || h > 23
+        || mi > 59
+        || s > 60
+    {
+        return None;
+    }
+    Some(days_from_civil(y, mo as u32, d as u32) * 86_400 + h * 3600 + mi * 60 + s)
+}
+
+/// Converts a proleptic Gregorian date to days since 1970-01-01.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = i64::from((m + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_and_parses_known_instants() {
+        assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_time(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(parse_time("2024-02-29T23:59:59Z"), Some(1_709_251_199));
+        assert_eq!(
+            parse_time("2024-01-01T00:00:00.123456Z"),
+            Some(1_704_067_200)
+        );
+        assert_eq!(parse_time("2024-01-01 00:00:00Z"), None);
+    }
+
+    #[test]
+    fn micro_time_has_six_fraction_digits() {
+        let t = now_micro_time();
+        assert_eq!(t.len(), "2024-01-01T00:00:00.000000Z".len());
+        assert!(t.ends_with('Z'));
+    }
+}

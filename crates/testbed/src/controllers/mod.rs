@@ -1,0 +1,96 @@
+//! What kube-controller-manager and kube-apiserver's own controllers do in a cluster:
+//! CRD establishing and cleanup, garbage collection, namespace lifecycle and defaults.
+//! Each controller reacts to store events in its own task.
+
+mod crd;
+mod gc;
+mod namespace;
+
+use crate::cluster::ClusterState;
+use crate::handlers::create_in_txn;
+use crate::objects::lifecycle;
+use crate::resources::ResourceDef;
+use crate::store::Event;
+use serde_json::json;
+use std::future::Future;
+use std::sync::Arc;
+use tokio::sync::broadcast;
+
+/// Namespaces every cluster starts with.
+const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Creates the objects a new cluster has: the system namespaces and their defaults.
+pub fn bootstrap(state: &ClusterState) {
+    let Some(res) = resource(state, "/namespaces") else {
+        return;
+    };
+    for name in SYSTEM_NAMESPACES {
+        let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        let Ok(mut obj) = lifecycle::prepare_create(&res, None, obj) else {
+            continue;
+        };
+        if crate::objects::kinds::default(&res, &mut obj).is_err() {
+            continue;
+        }
+        let created = state
+            .store
+            .write(|txn| create_in_txn(txn, &res, obj, false));
+        if let Err(e) = created {
+            tracing::warn!(namespace = name, error = %e.message, "bootstrap namespace");
+        }
+        namespace::create_defaults(state, name);
+    }
+}
+
+/// Starts every controller of a cluster; they end when the cluster stops.
+pub fn spawn_all(state: &Arc<ClusterState>) {
+    spawn(state, "crd", crd::handle);
+    spawn(state, "garbage-collector", gc::handle);
+    spawn(state, "namespace", namespace::handle);
+}
+
+/// The resource stored under a storage key, in its preferred (first registered) version.
+pub fn resource(state: &ClusterState, key: &str) -> Option<Arc<ResourceDef>> {
+    let all = state.registry.by_storage_key(key);
+    all.iter()
+        .find(|r| {
+            r.crd
+                .as_ref()
+                .is_none_or(|c| c.storage_version == r.version)
+                && !r.group.starts_with("events.")
+        })
+        .or(all.first())
+        .cloned()
+}
+
+fn spawn<F, Fut>(state: &Arc<ClusterState>, name: &'static str, handle: F)
+where
+    F: Fn(Arc<ClusterState>, Option<Arc<Event>>) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
+    let state = state.clone();
+    let mut events = state.store.subscribe();
+    let mut stop = state.control.stop.subscribe();
+    tokio::spawn(async move {
+        // A first pass with no event resynchronizes whatever is already stored.
+        handle(state.clone(), None).await;
+        loop {
+            let ev = tokio::select! {
+                ev = events.recv() => ev,
+                _ = stop.wait_for(|s| *s) => return,
+            };
+            match ev {
+                Ok(ev) => handle(state.clone(), Some(ev)).await,
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::debug!(
+                        controller = name,
+                        missed = n,
+                        "controller lagged; resynchronizing"
+                    );
+                    handle(state.clone(), None).await;
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
+}

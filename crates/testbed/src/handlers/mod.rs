@@ -1,0 +1,178 @@
+//! Request handlers: routing a resource request to get/list/watch/create/update/patch/
+//! delete, and the discovery documents.
+
+mod delete;
+mod discovery;
+mod filter;
+mod options;
+mod patch;
+mod read;
+mod render;
+mod watch;
+mod write;
+
+pub use delete::{DeleteOptions, Deleted, Propagation, delete_in_txn};
+pub use filter::Filter;
+pub use write::{Created, Updated, apply_update, create_in_txn};
+
+use crate::auth::UserInfo;
+use crate::cluster::ClusterState;
+use crate::resources::ResourceDef;
+use crate::server::Request;
+use crate::server::path::{ResourcePath, Route};
+use crate::server::reply::Reply;
+use crate::status::ApiError;
+use http::Method;
+use std::sync::Arc;
+
+/// One resource request with everything its handler needs.
+pub struct Ctx<'a> {
+    /// The cluster.
+    pub cluster: &'a Arc<ClusterState>,
+    /// The request.
+    pub req: &'a Request,
+    /// Who sent it.
+    pub user: &'a UserInfo,
+    /// The resource addressed.
+    pub res: Arc<ResourceDef>,
+    /// The parsed path.
+    pub path: ResourcePath,
+}
+
+impl Ctx<'_> {
+    /// The namespace of the path ("" when none).
+    pub fn ns(&self) -> &str {
+        self.path.namespace.as_deref().unwrap_or_default()
+    }
+
+    /// The object name of the path ("" when none).
+    pub fn name(&self) -> &str {
+        self.path.name.as_deref().unwrap_or_default()
+    }
+
+    /// The resource's storage key.
+    pub fn key(&self) -> &str {
+        &self.res.storage_key
+    }
+
+    /// 404 for the named object.
+    pub fn not_found(&self) -> ApiError {
+        ApiError::not_found(&self.res.plural, &self.res.group, self.name())
+    }
+
+    /// Whether the request is a dry run (`dryRun=All`).
+    pub fn dry_run(&self) -> bool {
+        self.req.param("dryRun") == Some("All")
+    }
+}
+
+/// Routes a request that passed authentication and authorization.
+pub async fn dispatch(
+    cluster: &Arc<ClusterState>,
+    req: &Request,
+    user: &UserInfo,
+    route: Route,
+) -> Reply {
+    match route {
+        Route::Version => discovery::version(),
+        Route::Health => Reply::Text(200, "ok"),
+        Route::Api => discovery::api(cluster),
+        Route::Apis => discovery::apis(cluster),
+        Route::Group(g) => discovery::group(cluster, &g),
+        Route::GroupVersion(g, v) => discovery::group_version(cluster, &g, &v),
+        Route::OpenApi(rest) => discovery::openapi(cluster, &rest),
+        Route::Unknown => Reply::Text(404, "404 page not found\n"),
+        Route::Resource(path) => match resolve(cluster, path) {
+            Ok((res, path)) => {
+                resource(Ctx {
+                    cluster,
+                    req,
+                    user,
+                    res,
+                    path,
+                })
+                .await
+            }
+            Err(reply) => reply,
+        },
+    }
+}
+
+fn resolve(
+    cluster: &ClusterState,
+    path: ResourcePath,
+) -> Result<(Arc<ResourceDef>, ResourcePath), Reply> {
+    if cluster
+        .registry
+        .resources_of(&path.group, &path.version)
+        .is_empty()
+    {
+        return Err(Reply::Text(404, "404 page not found\n"));
+    }
+    let Some(res) = cluster
+        .registry
+        .find(&path.group, &path.version, &path.plural)
+    else {
+        return Err(ApiError::no_resource().into());
+    };
+    if !res.namespaced && path.namespace.is_some() {
+        return Err(Reply::Text(404, "404 page not found\n"));
+    }
+    if let Some(sub) = &path.subresource
+        && !res.has_subresource(sub)
+    {
+        return Err(ApiError::no_resource().into());
+    }
+    Ok((res, path))
+}
+
+async fn resource(ctx: Ctx<'_>) -> Reply {
+    let named = ctx.path.name.is_some();
+    let sub = ctx.path.subresource.clone();
+    let method = ctx.req.method.clone();
+    let verb = match (&method, named) {
+        (&Method::GET, true) => "get",
+        (&Method::GET, false) if matches!(ctx.req.param("watch"), Some("1" | "true")) => "watch",
+        (&Method::GET, false) => "list",
+        (&Method::POST, _) => "create",
+        (&Method::PUT, true) => "update",
+        (&Method::PATCH, true) => "patch",
+        (&Method::DELETE, true) => "delete",
+        (&Method::DELETE, false) => "deletecollection",
+        _ => {
+            return ApiError::method_not_supported(
+                &ctx.res.plural,
+                &ctx.res.group,
+                method.as_str(),
+            )
+            .into();
+        }
+    };
+    let allowed = match &sub {
+        Some(s) => ctx
+            .res
+            .subresources
+            .iter()
+            .any(|x| &x.name == s && x.verbs.iter().any(|v| v == verb)),
+        None => ctx.res.supports(verb) && (verb != "create" || !named),
+    };
+    if !allowed {
+        return ApiError::method_not_supported(&ctx.res.plural, &ctx.res.group, verb).into();
+    }
+    let result = match (verb, sub.as_deref()) {
+        ("get", None | Some("status")) => read::get(&ctx),
+        ("list", _) => read::list(&ctx).await,
+        ("watch", _) => watch::watch(&ctx).await,
+        ("create", None) => write::create(&ctx),
+        ("update", None | Some("status")) => write::update(&ctx),
+        ("patch", None | Some("status")) => patch::patch(&ctx),
+        ("delete", None) => delete::delete(&ctx),
+        ("deletecollection", _) => delete::delete_collection(&ctx),
+        _ => Err(ApiError::method_not_supported(
+            &ctx.res.plural,
+            &ctx.res.group,
+            verb,
+        )),
+    };
+    result.unwrap_or_else(Reply::from)
+}

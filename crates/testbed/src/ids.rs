@@ -1,0 +1,74 @@
+//! Random identifiers: object uids and `generateName` suffixes.
+
+use ring::rand::{SecureRandom, SystemRandom};
+
+/// The alphabet kube-apiserver draws generated name suffixes from (no vowels, no 0/1/3).
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// Fills `buf` with random bytes.
+pub fn random_bytes(buf: &mut [u8]) {
+    // SystemRandom only fails when the OS has no entropy source, which makes the
+    // whole server meaningless; fall back to the clock rather than panic.
+    if SystemRandom::new().fill(buf).is_err() {
+        let seed = crate::clock::unix_now();
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (seed.1 as usize).wrapping_mul(31).wrapping_add(i * 17) as u8;
+        }
+    }
+}
+
+/// A random version-4 UUID in lowercase hex.
+pub fn new_uid() -> String {
+    let mut b = [0u8; 16];
+    random_bytes(&mut b);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// `prefix` plus five random characters, as `metadata.generateName` produces.
+pub fn generated_name(prefix: &str) -> String {
+    let mut b = [0u8; 5];
+    random_bytes(&mut b);
+    let suffix: String = b
+        .iter()
+        .map(|x| NAME_ALPHABET[*x as usize % NAME_ALPHABET.len()] as char)
+        .collect();
+    // Like kube-apiserver, keep the whole name within 63 characters.
+    let max_prefix = 63 - suffix.len();
+    let prefix = if prefix.len() > max_prefix {
+        &prefix[..max_prefix]
+    } else {
+        prefix
+    };
+    format!("{prefix}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uid_has_uuid_shape() {
+        let uid = new_uid();
+        assert_eq!(uid.len(), 36);
+        assert_eq!(uid.as_bytes()[14], b'4');
+        assert_ne!(uid, new_uid());
+    }
+
+    #[test]
+    fn generated_name_uses_kubernetes_alphabet() {
+        let name = generated_name("gen-");
+        assert!(name.starts_with("gen-"));
+        assert!(name[4..].bytes().all(|c| NAME_ALPHABET.contains(&c)));
+        assert_eq!(name.len(), 9);
+    }
+}

@@ -1,0 +1,308 @@
+//! Metadata bookkeeping on create and update: identity, timestamps, generation, status
+//! separation and the finalizer rules.
+
+use super::{comparable, finalizers, is_deleting, meta_mut, meta_str, names};
+use crate::clock;
+use crate::ids;
+use crate::resources::{ResourceDef, Shape};
+use crate::status::{ApiError, Cause};
+use serde_json::{Value, json};
+
+/// Finalizer names kube-apiserver accepts without a domain.
+const STANDARD_FINALIZERS: &[&str] = &["kubernetes", "orphan", "foregroundDeletion"];
+
+/// Sets identity, timestamps and generation of a new object and checks its metadata.
+/// The name stays empty when `generateName` is used; the caller draws it.
+pub fn prepare_create(
+    res: &ResourceDef,
+    path_ns: Option<&str>,
+    mut obj: Value,
+) -> Result<Value, ApiError> {
+    let status = obj.get("status").cloned();
+    let meta = meta_mut(&mut obj);
+    match (res.namespaced, path_ns) {
+        (true, Some(ns)) => {
+            let body_ns = meta
+                .get("namespace")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if !body_ns.is_empty() && body_ns != ns {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ));
+            }
+            meta.insert("namespace".into(), ns.into());
+        }
+        _ => {
+            meta.remove("namespace");
+        }
+    }
+    for k in [
+        "resourceVersion",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "selfLink",
+        "generation",
+    ] {
+        meta.remove(k);
+    }
+    meta.insert("uid".into(), ids::new_uid().into());
+    meta.insert("creationTimestamp".into(), clock::now_time().into());
+    if res.shape != Shape::Data {
+        meta.insert("generation".into(), 1.into());
+    }
+    if res.has_status() && res.kind != "Namespace" {
+        // Status is written through the status subresource only; a create starts empty.
+        if let Some(map) = obj.as_object_mut() {
+            map.remove("status");
+            if res.shape == Shape::SpecStatus && status.is_some() {
+                map.insert("status".into(), json!({}));
+            }
+        }
+    }
+    Ok(obj)
+}
+
+/// Draws a name from `generateName` when the object has none.
+pub fn fill_generated_name(obj: &mut Value) -> Result<(), ApiError> {
+    if !meta_str(obj, "name").is_empty() {
+        return Ok(());
+    }
+    let prefix = meta_str(obj, "generateName").to_string();
+    if prefix.is_empty() {
+        return Err(ApiError::invalid(
+            obj.get("kind").and_then(Value::as_str).unwrap_or_default(),
+            "",
+            "",
+            vec![Cause::new(
+                "FieldValueRequired",
+                "Required value: name or generateName is required",
+                "metadata.name",
+            )],
+        ));
+    }
+    meta_mut(obj).insert("name".into(), ids::generated_name(&prefix).into());
+    Ok(())
+}
+
+/// Checks object metadata: the name and the finalizers.
+pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let name = meta_str(obj, "name");
+    if is_create && !name.is_empty() {
+        let (ok, msg) = if res.kind == "Namespace" {
+            (names::is_dns_label(name), names::LABEL_MSG)
+        } else if matches!(
+            res.kind.as_str(),
+            "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
+        ) {
+            // RBAC objects accept any path segment name.
+            (
+                !name.contains('/') && !name.contains('%') && name != "." && name != "..",
+                "may not contain '/' or '%'",
+            )
+        } else {
+            (names::is_subdomain(name), names::SUBDOMAIN_MSG)
+        };
+        if !ok {
+            causes.push(Cause::new(
+                "FieldValueInvalid",
+                format!("Invalid value: \"{name}\": {msg}"),
+                "metadata.name",
+            ));
+        }
+    }
+    for (i, f) in finalizers(obj).iter().enumerate() {
+        if !names::is_qualified_name(f) {
+            causes.push(Cause::new(
+                "FieldValueInvalid",
+                format!("Invalid value: \"{f}\": {}", names::QUALIFIED_MSG),
+                "metadata.finalizers",
+            ));
+        } else if !f.contains('/') && !STANDARD_FINALIZERS.contains(&f.as_str()) && !f.contains('.')
+        {
+            causes.push(Cause::new(
+                "FieldValueInvalid",
+                format!("Invalid value: \"{f}\": name is neither a standard finalizer name nor is it fully qualified"),
+                format!("metadata.finalizers[{i}]"),
+            ));
+        }
+    }
+    causes
+}
+
+/// Builds the stored form of an update from the current object and the new one.
+///
+/// `subresource` is `Some("status")` for status writes, which change only status.
+pub fn prepare_update(
+    res: &ResourceDef,
+    old: &Value,
+    mut new: Value,
+    subresource: Option<&str>,
+) -> Result<Value, ApiError> {
+    if subresource == Some("status") {
+        let mut merged = old.clone();
+        let status = new.get("status").cloned();
+        if let Some(map) = merged.as_object_mut() {
+            match status {
+                Some(s) => map.insert("status".into(), s),
+                None => map.remove("status"),
+            };
+        }
+        return Ok(merged);
+    }
+    let old_meta = old.get("metadata").cloned().unwrap_or_default();
+    let meta = meta_mut(&mut new);
+    for k in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "namespace",
+        "generation",
+    ] {
+        match old_meta.get(k) {
+            Some(v) => meta.insert(k.into(), v.clone()),
+            None => meta.remove(k),
+        };
+    }
+    meta.remove("resourceVersion");
+    meta.remove("selfLink");
+    if res.has_status()
+        && let Some(map) = new.as_object_mut()
+    {
+        match old.get("status") {
+            Some(s) => map.insert("status".into(), s.clone()),
+            None => map.remove("status"),
+        };
+    }
+    check_finalizers_while_deleting(res, old, &new)?;
+    Ok(new)
+}
+
+/// Sets `metadata.generation` of `new`: one more than `old` when what it tracks changed.
+pub fn bump_generation(res: &ResourceDef, old: &Value, new: &mut Value) {
+    let tracked = |v: &Value| -> Value {
+        match res.shape {
+            Shape::Data => Value::Null,
+            Shape::SpecStatus => v.get("spec").cloned().unwrap_or(Value::Null),
+            Shape::Custom => {
+                let mut c = v.clone();
+                if let Some(map) = c.as_object_mut() {
+                    map.remove("metadata");
+                    if res.has_status() {
+                        map.remove("status");
+                    }
+                }
+                c
+            }
+        }
+    };
+    if res.shape == Shape::Data {
+        return;
+    }
+    let generation = old
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let next = if tracked(old) != tracked(new) {
+        generation + 1
+    } else {
+        generation
+    };
+    meta_mut(new).insert("generation".into(), next.into());
+}
+
+fn check_finalizers_while_deleting(
+    res: &ResourceDef,
+    old: &Value,
+    new: &Value,
+) -> Result<(), ApiError> {
+    if !is_deleting(old) {
+        return Ok(());
+    }
+    let before = finalizers(old);
+    let added: Vec<String> = finalizers(new)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    if added.is_empty() {
+        return Ok(());
+    }
+    let list = added
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let msg = format!(
+        "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{list}}}"
+    );
+    Err(ApiError::invalid(
+        &res.kind,
+        &res.group,
+        meta_str(old, "name"),
+        vec![Cause::new(
+            "FieldValueForbidden",
+            msg,
+            "metadata.finalizers",
+        )],
+    ))
+}
+
+/// Whether an update changed nothing a client could see.
+pub fn unchanged(old: &Value, new: &Value) -> bool {
+    comparable(old) == comparable(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::builtin_resources;
+
+    fn res(kind: &str) -> ResourceDef {
+        builtin_resources()
+            .into_iter()
+            .find(|r| r.kind == kind)
+            .unwrap()
+    }
+
+    #[test]
+    fn generation_follows_spec_only() {
+        let d = res("Deployment");
+        let old = json!({"metadata": {"generation": 3}, "spec": {"replicas": 1}});
+        let mut same = json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 1}});
+        bump_generation(&d, &old, &mut same);
+        assert_eq!(same["metadata"]["generation"], 3);
+        let mut changed = json!({"metadata": {}, "spec": {"replicas": 2}});
+        bump_generation(&d, &old, &mut changed);
+        assert_eq!(changed["metadata"]["generation"], 4);
+    }
+
+    #[test]
+    fn main_resource_update_keeps_status() {
+        let d = res("Deployment");
+        let old = json!({"metadata": {"uid": "u"}, "spec": {}, "status": {"replicas": 1}});
+        let new = prepare_update(
+            &d,
+            &old,
+            json!({"metadata": {"uid": "x"}, "spec": {}, "status": {"replicas": 9}}),
+            None,
+        )
+        .unwrap();
+        assert_eq!(new["status"]["replicas"], 1);
+        assert_eq!(new["metadata"]["uid"], "u");
+    }
+
+    #[test]
+    fn no_new_finalizers_while_deleting() {
+        let cm = res("ConfigMap");
+        let old = json!({"metadata": {"name": "f1", "deletionTimestamp": "2024-01-01T00:00:00Z", "finalizers": ["example.com/a"]}});
+        let new = json!({"metadata": {"name": "f1", "finalizers": ["example.com/a", "example.com/second"]}});
+        let err = prepare_update(&cm, &old, new, None).unwrap_err();
+        assert_eq!(err.code, 422);
+        assert!(
+            err.message
+                .contains("found new finalizers []string{\"example.com/second\"}")
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! One stored object: its identity, labels for fast selection, and its serialized JSON.
+
+use bytes::Bytes;
+use serde_json::Value;
+
+/// An object as stored: immutable, shared between the store, lists and watch history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// Namespace, empty for cluster-scoped objects.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `metadata.uid`.
+    pub uid: String,
+    /// `metadata.resourceVersion`.
+    pub rv: u64,
+    /// `metadata.labels`, sorted by key, kept apart so selectors need no parsing.
+    pub labels: Vec<(String, String)>,
+    /// uids of `metadata.ownerReferences`, for the garbage collector.
+    pub owners: Vec<String>,
+    /// Whether `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// The whole object as JSON, `kind` and `apiVersion` first, resourceVersion included.
+    pub json: Bytes,
+    /// Where the fields after `kind` and `apiVersion` start in `json`.
+    body_start: usize,
+}
+
+impl Stored {
+    /// Builds the stored form of `obj`, writing `rv` into its metadata.
+    pub fn from_value(mut obj: Value, rv: u64) -> Self {
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
+        }
+        let meta = obj.get("metadata");
+        let text = |k: &str| {
+            meta.and_then(|m| m.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut labels: Vec<(String, String)> = meta
+            .and_then(|m| m.get("labels"))
+            .and_then(Value::as_object)
+            .map(|l| {
+                l.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        labels.sort();
+        let owners = meta
+            .and_then(|m| m.get("ownerReferences"))
+            .and_then(Value::as_array)
+            .map(|refs| {
+                refs.iter()
+                    .filter_map(|r| r.get("uid")?.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let deleting = meta
+            .and_then(|m| m.get("deletionTimestamp"))
+            .is_some_and(|v| !v.is_null());
+        let (namespace, name, uid) = (text("namespace"), text("name"), text("uid"));
+        let (json, body_start) = serialize(obj);
+        Self {
+            namespace,
+            name,
+            uid,
+            rv,
+            labels,
+            owners,
+            deleting,
+            json,
+            body_start,
+        }
+    }
+
+    /// The object's JSON without `kind` and `apiVersion`, as items of built-in lists are.
+    pub fn json_without_type(&self) -> Bytes {
+        if self.body_start == 0 {
+            return self.json.clone();
+        }
+        let mut out = Vec::with_capacity(self.json.len() + 1 - self.body_start);
+        out.push(b'{');
+        out.extend_from_slice(&self.json[self.body_start..]);
+        Bytes::from(out)
+    }
+
+    /// The object as a JSON value.
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+    }
+
+    /// The value of one label.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .map(|i| self.labels[i].1.as_str())
+    }
+
+    /// The same object re-stamped with another resourceVersion (for DELETED events).
+    pub fn with_rv(&self, rv: u64) -> Self {
+        Self::from_value(self.value(), rv)
+    }
+}
+
+/// Serializes with `kind` and `apiVersion` first; returns the bytes and where the rest starts.
+fn serialize(mut obj: Value) -> (Bytes, usize) {
+    let Some(map) = obj.as_object_mut() else {
+        return (Bytes::from(serde_json::to_vec(&obj).unwrap_or_default()), 0);
+    };
+    let mut head = serde_json::Map::new();
+    for k in ["kind", "apiVersion"] {
+        if let Some(v) = map.remove(k) {
+            head.insert(k.into(), v);
+        }
+    }
+    // Serializing a Value cannot fail: all its map keys are strings.
+    let rest = serde_json::to_vec(&obj).unwrap_or_default();
+    if head.is_empty() {
+        return (Bytes::from(rest), 0);
+    }
+    let mut out = serde_json::to_vec(&Value::Object(head)).unwrap_or_default();
+    out.pop();
+    if rest.len() <= 2 {
+        out.push(b'}');
+        return (Bytes::from(out), 0);
+    }
+    out.push(b',');
+    let body_start = out.len();
+    out.extend_from_slice(&rest[1..]);
+    (Bytes::from(out), body_start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stamps_resource_version_and_indexes_labels() {
+        let s = Stored::from_value(
+            json!({"metadata": {"name": "a", "namespace": "n", "uid": "u", "labels": {"z": "1", "a": "2"}}}),
+            7,
+        );
+        assert_eq!(s.value()["metadata"]["resourceVersion"], "7");
+        assert_eq!(s.label("a"), Some("2"));
+        assert_eq!(s.label("z"), Some("1"));
+        assert_eq!(s.label("m"), None);
+    }
+
+    #[test]
+    fn type_meta_comes_first_and_can_be_left_out() {
+        let s = Stored::from_value(
+            json!({"metadata": {"name": "a"}, "kind": "ConfigMap", "apiVersion": "v1", "data": {}}),
+            3,
+        );
+        assert!(
+            s.json
+                .starts_with(br#"{"kind":"ConfigMap","apiVersion":"v1","metadata""#)
+        );
+        let v: Value = serde_json::from_slice(&s.json_without_type()).unwrap();
+        assert_eq!(
+            v,
+            json!({"metadata": {"name": "a", "resourceVersion": "3"}, "data": {}})
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! The public API for tests and dev mode: start clusters, get clients and kubeconfigs,
+//! inject faults, read counters.
+
+use crate::auth::UserInfo;
+use crate::cluster::ClusterState;
+use crate::controllers;
+use crate::counters::Counters;
+use crate::faults::{Fault, Matcher};
+use crate::ids;
+use crate::kubeconfig;
+use crate::server::{self, tls::Tls};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+/// Why a testbed could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Certificates could not be made.
+    #[error(transparent)]
+    Tls(#[from] server::tls::TlsError),
+    /// Binding a port or writing a kubeconfig failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// How to start a testbed.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    names: Vec<String>,
+    simulate_workloads: bool,
+    kubeconfig_dir: Option<PathBuf>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self {
+            names: vec!["testbed".into()],
+            simulate_workloads: false,
+            kubeconfig_dir: None,
+        }
+    }
+}
+
+impl Builder {
+    /// `n` clusters named `cluster-0`, `cluster-1`, ...
+    pub fn clusters(mut self, n: usize) -> Self {
+        self.names = (0..n.max(1)).map(|i| format!("cluster-{i}")).collect();
+        self
+    }
+
+    /// Clusters with these names (one per name).
+    pub fn named(mut self, names: &[&str]) -> Self {
+        if !names.is_empty() {
+            self.names = names.iter().map(|s| s.to_string()).collect();
+        }
+        self
+    }
+
+    /// Turns the workload simulator on in every cluster.
+    pub fn simulate_workloads(mut self, on: bool) -> Self {
+        self.simulate_workloads = on;
+        self
+    }
+
+    /// Writes kubeconfigs to this directory (kept) instead of a temporary one (removed).
+    pub fn kubeconfig_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.kubeconfig_dir = Some(dir.into());
+        self
+    }
+
+    /// Starts the clusters, each on its own loopback port.
+    pub async fn start(self) -> Result<Testbed, StartError> {
+        let tls = Tls::generate()?;
+        let (dir, temporary) = match self.kubeconfig_dir {
+            Some(d) => (d, false),
+            None => {
+                let mut b = [0u8; 6];
+                ids::random_bytes(&mut b);
+                let suffix: String = b.iter().map(|x| format!("{x:02x}")).collect();
+                (
+                    std::env::temp_dir().join(format!("testbed-{}-{suffix}", std::process::id())),
+                    true,
+                )
+            }
+        };
+        std::fs::create_dir_all(&dir)?;
+        let acceptor = TlsAcceptor::from(tls.server_config.clone());
+        let mut clusters = Vec::new();
+        for name in &self.names {
+            let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+            let addr = listener.local_addr()?;
+            let state = Arc::new(ClusterState::new(name, addr, tls.ca_pem.clone()));
+            state
+                .simulate_workloads
+                .store(self.simulate_workloads, Ordering::Relaxed);
+            controllers::bootstrap(&state);
+            controllers::spawn_all(&state);
+            tokio::spawn(server::serve(
+                listener,
+                acceptor.clone(),
+                state.clone(),
+                state.control.clone(),
+            ));
+            let path = dir.join(format!("{name}.kubeconfig"));
+            std::fs::write(
+                &path,
+                kubeconfig::render(
+                    name,
+                    &format!("https://{addr}"),
+                    &state.ca_pem,
+                    &state.admin_token,
+                ),
+            )?;
+            tracing::info!(cluster = %name, %addr, kubeconfig = %path.display(), "cluster serving");
+            clusters.push(Cluster {
+                state,
+                kubeconfig_path: path,
+            });
+        }
+        Ok(Testbed {
+            clusters,
+            dir,
+            temporary,
+        })
+    }
+}
+
+/// Running clusters. Dropping it stops them and removes a temporary kubeconfig directory.
+pub struct Testbed {
+    clusters: Vec<Cluster>,
+    dir: PathBuf,
+    temporary: bool,
+}
+
+impl Testbed {
+    /// Starts one cluster with default settings.
+    pub async fn start() -> Result<Self, StartError> {
+        Builder::default().start().await
+    }
+
+    /// A builder for several clusters or other settings.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The first cluster.
+    pub fn cluster(&self) -> &Cluster {
+        &self.clusters[0]
+    }
+
+    /// The cluster with this name.
+    pub fn cluster_named(&self, name: &str) -> Option<&Cluster> {
+        self.clusters.iter().find(|c| c.name() == name)
+    }
+
+    /// All clusters.
+    pub fn clusters(&self) -> &[Cluster] {
+        &self.clusters
+    }
+
+    /// The directory holding the kubeconfigs.
+    pub fn kubeconfig_dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Testbed {
+    fn drop(&mut self) {
+        for c in &self.clusters {
+            c.state.control.stop.send_replace(true);
+        }
+        if self.temporary {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// One running cluster.
+pub struct Cluster {
+    state: Arc<ClusterState>,
+    kubeconfig_path: PathBuf,
+}
+
+impl Cluster {
+    /// The cluster's name (its kubeconfig context).
+    pub fn name(&self) -> &str {
+        &self.state.name
+    }
+
+    /// `https://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("https://{}", self.state.addr)
+    }
+
+    /// The admin kubeconfig file.
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig_path
+    }
+
+    /// The admin kubeconfig as YAML.
+    pub fn kubeconfig_yaml(&self) -> String {
+        kubeconfig::render(
+            self.name(),
+            &self.url(),
+            &self.state.ca_pem,
+            &self.state.admin_token,
+        )
+    }
+
+    /// A kubeconfig for another bearer token.
+    pub fn kubeconfig_yaml_for(&self, token: &str) -> String {
+        kubeconfig::render(self.name(), &self.url(), &self.state.ca_pem, token)
+    }
+
+    /// The CA certificate (PEM) the server certificate is signed by.
+    pub fn ca_pem(&self) -> &str {
+        &self.state.ca_pem
+    }
+
+    /// The admin's bearer token (a member of `system:masters`).
+    pub fn admin_token(&self) -> &str {
+        &self.state.admin_token
+    }
+
+    /// Adds a user authenticated by a new bearer token; returns the token.
+    pub fn add_user(&self, name: &str, groups: &[&str]) -> String {
+        self.state.tokens.issue(UserInfo::new(name, groups))
+    }
+
+    /// Fault injection.
+    pub fn faults(&self) -> Faults<'_> {
+        Faults { state: &self.state }
+    }
+
+    /// Request counters.
+    pub fn counters(&self) -> &Counters {
+        &self.state.counters
+    }
+
+    /// Turns the workload simulator on or off.
+    pub fn set_simulate_workloads(&self, on: bool) {
+        self.state.simulate_workloads.store(on, Ordering::Relaxed);
+    }
+
+    /// The current resourceVersion of the cluster's store.
+    pub fn resource_version(&self) -> u64 {
+        self.state.store.current_rv()
+    }
+
+    /// A `kube::Client` authenticated as the admin.
+    #[cfg(feature = "client")]
+    pub fn client(&self) -> kube::Client {
+        self.client_as(&self.state.admin_token)
+    }
+
+    /// A `kube::Client` authenticated by `token`.
+    #[cfg(feature = "client")]
+    pub fn client_as(&self, token: &str) -> kube::Client {
+        let mut config = kube::Config::new(self.url().parse().expect("a loopback URL parses"));
+        config.root_cert = Some(vec![pem_to_der(&self.state.ca_pem)]);
+        config.auth_info.token = Some(secrecy::SecretString::from(token.to_string()));
+        config.default_namespace = "default".into();
+        kube::Client::try_from(config).expect("a client for a loopback URL with a valid CA")
+    }
+}
+
+#[cfg(feature = "client")]
+fn pem_to_der(pem: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .unwrap_or_default()
+}
+
+/// Fault injection for one cluster.
+pub struct Faults<'a> {
+    state: &'a Arc<ClusterState>,
+}
+
+impl Faults<'_> {
+    /// Fails the next `count` requests matching `matcher` with `fault`.
+    pub fn fail_next(&self, count: usize, matcher: Matcher, fault: Fault) {
+        self.state.faults.fail_next(count, matcher, fault);
+    }
+
+    /// Removes pending fault rules.
+    pub fn clear(&self) {
+        self.state.faults.clear();
+    }
+
+    /// Ends every open watch.
+    pub fn drop_watches(&self) {
+        self.state.faults.drop_watches();
+    }
+
+    /// Closes every connection (and with them every watch and hanging request); the data
+    /// stays and the server keeps listening on the same port.
+    pub fn restart(&self) {
+        self.state.faults.drop_watches();
+        self.state.control.epoch.send_modify(|e| *e += 1);
+    }
+
+    /// Forgets the change history: watches and exact lists from older revisions get 410.
+    pub fn compact(&self) {
+        self.state.store.compact();
+    }
+}

@@ -1,0 +1,205 @@
+//! CRUD, conflicts, generation and status through `kube::Client`.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+use testbed::Testbed;
+
+fn cm(name: &str, data: serde_json::Value) -> ConfigMap {
+    serde_json::from_value(
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn configmap_create_get_update_delete() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(bed.cluster().client(), "default");
+
+    let created = api
+        .create(&PostParams::default(), &cm("a", json!({"k": "1"})))
+        .await
+        .unwrap();
+    let uid = created.metadata.uid.clone().unwrap();
+    assert_eq!(uid.len(), 36);
+    assert!(created.metadata.creation_timestamp.is_some());
+    assert!(
+        created.metadata.generation.is_none(),
+        "ConfigMaps have no generation"
+    );
+
+    let got = api.get("a").await.unwrap();
+    assert_eq!(
+        got.metadata.resource_version,
+        created.metadata.resource_version
+    );
+
+    let mut changed = got.clone();
+    changed.data = Some([("k".to_string(), "2".to_string())].into());
+    let updated = api
+        .replace("a", &PostParams::default(), &changed)
+        .await
+        .unwrap();
+    assert_ne!(
+        updated.metadata.resource_version,
+        got.metadata.resource_version
+    );
+
+    // Writing the stale copy again is a conflict.
+    let err = api
+        .replace("a", &PostParams::default(), &changed)
+        .await
+        .unwrap_err();
+    match err {
+        kube::Error::Api(s) => {
+            assert_eq!(s.code, 409);
+            assert_eq!(s.reason, "Conflict");
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+
+    let dup = api
+        .create(&PostParams::default(), &cm("a", json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(dup, kube::Error::Api(ref s) if s.code == 409 && s.reason == "AlreadyExists"),
+        "{dup:?}"
+    );
+
+    api.delete("a", &DeleteParams::default()).await.unwrap();
+    let missing = api.get("a").await.unwrap_err();
+    assert!(
+        matches!(missing, kube::Error::Api(ref s) if s.code == 404 && s.reason == "NotFound"),
+        "{missing:?}"
+    );
+}
+
+#[tokio::test]
+async fn generate_name_and_label_selected_lists() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(bed.cluster().client(), "default");
+    let mut obj = cm("", json!({}));
+    obj.metadata.name = None;
+    obj.metadata.generate_name = Some("gen-".into());
+    obj.metadata.labels = Some([("app".to_string(), "web".to_string())].into());
+    let created = api.create(&PostParams::default(), &obj).await.unwrap();
+    let name = created.metadata.name.unwrap();
+    assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
+
+    let listed = api
+        .list(&ListParams::default().labels("app=web"))
+        .await
+        .unwrap();
+    assert_eq!(listed.items.len(), 1);
+    let none = api
+        .list(&ListParams::default().labels("app notin (web)"))
+        .await
+        .unwrap();
+    assert!(
+        none.items
+            .iter()
+            .all(|c| c.metadata.name.as_deref() != Some(name.as_str()))
+    );
+}
+
+#[tokio::test]
+async fn pagination_with_limit_and_continue() {
+    let bed = Testbed::start().await.unwrap();
+    let client = bed.cluster().client();
+    let ns: Api<Namespace> = Api::all(client.clone());
+    ns.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "pages"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client, "pages");
+    for i in 0..5 {
+        api.create(&PostParams::default(), &cm(&format!("p{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let mut names = Vec::new();
+    let mut params = ListParams::default().limit(2);
+    loop {
+        let page = api.list(&params).await.unwrap();
+        names.extend(page.items.into_iter().filter_map(|c| c.metadata.name));
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => break,
+        }
+    }
+    // Five of ours plus the kube-root-ca.crt ConfigMap every namespace gets.
+    assert_eq!(
+        names,
+        vec!["kube-root-ca.crt", "p0", "p1", "p2", "p3", "p4"]
+    );
+}
+
+#[tokio::test]
+async fn deployment_generation_follows_spec_and_status_is_separate() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
+    let dep: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    }))
+    .unwrap();
+    let created = api.create(&PostParams::default(), &dep).await.unwrap();
+    assert_eq!(created.metadata.generation, Some(1));
+
+    let pp = PatchParams::default();
+    let labeled = api
+        .patch(
+            "web",
+            &pp,
+            &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        labeled.metadata.generation,
+        Some(1),
+        "metadata changes keep the generation"
+    );
+
+    let scaled = api
+        .patch("web", &pp, &Patch::Merge(json!({"spec": {"replicas": 3}})))
+        .await
+        .unwrap();
+    assert_eq!(scaled.metadata.generation, Some(2));
+
+    let status = api
+        .patch_status(
+            "web",
+            &pp,
+            &Patch::Merge(json!({"status": {"readyReplicas": 3}, "spec": {"replicas": 9}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status.status.unwrap().ready_replicas, Some(3));
+    assert_eq!(
+        status.spec.unwrap().replicas,
+        Some(3),
+        "the status subresource ignores spec"
+    );
+    assert_eq!(status.metadata.generation, Some(2));
+
+    let main = api
+        .patch(
+            "web",
+            &pp,
+            &Patch::Merge(json!({"status": {"readyReplicas": 0}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        main.status.unwrap().ready_replicas,
+        Some(3),
+        "the main resource ignores status"
+    );
+}
