@@ -7,4 +7,5 @@
 
 pub mod data;
 pub mod gofloat;
+pub mod json;
 pub mod yaml;
