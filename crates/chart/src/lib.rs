@@ -8,4 +8,5 @@
 pub mod data;
 pub mod gofloat;
 pub mod json;
+pub mod semver;
 pub mod yaml;
