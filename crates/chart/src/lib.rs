@@ -6,7 +6,10 @@
 //! loading. It knows nothing of Kubernetes clients or of Landscaper.
 
 pub mod data;
+pub mod engine;
+pub mod funcs;
 pub mod gofloat;
 pub mod json;
 pub mod semver;
+pub mod value;
 pub mod yaml;

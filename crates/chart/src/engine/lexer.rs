@@ -1,0 +1,642 @@
+//! Splits template text into tokens the way Go's `text/template/parse` lexer does: text between
+//! `{{ }}` actions, trim markers `{{- ` and ` -}}`, comments, and the words inside actions.
+
+/// What a token is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A lexing error; the token text is the message.
+    Error,
+    /// `true` or `false`.
+    Bool,
+    /// A single ASCII punctuation character inside an action, e.g. `,`.
+    Char,
+    /// A character constant like `'a'`.
+    CharConstant,
+    /// A complex number constant (unsupported by the executor, parsed for Go's errors).
+    Complex,
+    /// `=`.
+    Assign,
+    /// `:=`.
+    Declare,
+    /// End of input.
+    Eof,
+    /// `.Name`.
+    Field,
+    /// A function name.
+    Identifier,
+    /// `{{` (with or without trim marker).
+    LeftDelim,
+    /// `(`.
+    LeftParen,
+    /// A number.
+    Number,
+    /// `|`.
+    Pipe,
+    /// A raw string in backquotes.
+    RawString,
+    /// `}}` (with or without trim marker).
+    RightDelim,
+    /// `)`.
+    RightParen,
+    /// Spaces inside an action.
+    Space,
+    /// A quoted string.
+    String,
+    /// Plain text outside actions.
+    Text,
+    /// `$name` or `$`.
+    Variable,
+    /// `block`.
+    Block,
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+    /// `.` alone.
+    Dot,
+    /// `define`.
+    Define,
+    /// `else`.
+    Else,
+    /// `end`.
+    End,
+    /// `if`.
+    If,
+    /// `nil`.
+    Nil,
+    /// `range`.
+    Range,
+    /// `template`.
+    Template,
+    /// `with`.
+    With,
+}
+
+impl TokenKind {
+    /// Whether this is a keyword (Go prints keywords as `<if>` in errors).
+    pub fn is_keyword(self) -> bool {
+        matches!(
+            self,
+            TokenKind::Block
+                | TokenKind::Break
+                | TokenKind::Continue
+                | TokenKind::Dot
+                | TokenKind::Define
+                | TokenKind::Else
+                | TokenKind::End
+                | TokenKind::If
+                | TokenKind::Nil
+                | TokenKind::Range
+                | TokenKind::Template
+                | TokenKind::With
+        )
+    }
+}
+
+/// One token: its kind, text and byte offset in the template.
+#[derive(Clone, Debug)]
+pub struct Token {
+    /// The kind.
+    pub kind: TokenKind,
+    /// The source text (or the message, for errors).
+    pub text: String,
+    /// Byte offset of the token's start.
+    pub pos: usize,
+}
+
+impl std::fmt::Display for Token {
+    /// Go's `item.String`, used in "unexpected X in Y" messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            TokenKind::Eof => f.write_str("EOF"),
+            TokenKind::Error => f.write_str(&self.text),
+            k if k.is_keyword() => write!(f, "<{}>", self.text),
+            _ => {
+                let quoted: String = if self.text.chars().count() > 10 {
+                    let cut: String = self.text.chars().take(10).collect();
+                    format!("{}...", crate::value::format::quote(&cut))
+                } else {
+                    crate::value::format::quote(&self.text)
+                };
+                f.write_str(&quoted)
+            }
+        }
+    }
+}
+
+const LEFT: &str = "{{";
+const RIGHT: &str = "}}";
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+fn is_alphanumeric(c: char) -> bool {
+    c == '_' || c.is_alphabetic() || c.is_numeric()
+}
+
+/// `- ` right after `{{`.
+fn has_left_trim(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2 && b[0] == b'-' && is_space(char::from(b[1]))
+}
+
+/// ` -` right before `}}`.
+fn has_right_trim(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2 && is_space(char::from(b[0])) && b[1] == b'-'
+}
+
+/// Tokenizes a whole template. The last token is `Eof` or `Error`.
+pub fn lex(input: &str) -> Vec<Token> {
+    let mut lexer = Lexer {
+        input,
+        pos: 0,
+        start: 0,
+        paren_depth: 0,
+        tokens: Vec::new(),
+    };
+    lexer.run();
+    lexer.tokens
+}
+
+struct Lexer<'a> {
+    input: &'a str,
+    pos: usize,
+    start: usize,
+    paren_depth: usize,
+    tokens: Vec<Token>,
+}
+
+/// What to lex next.
+enum State {
+    Text,
+    InsideAction,
+    Done,
+}
+
+impl Lexer<'_> {
+    fn run(&mut self) {
+        let mut state = State::Text;
+        loop {
+            state = match state {
+                State::Text => self.lex_text(),
+                State::InsideAction => self.lex_inside_action(),
+                State::Done => return,
+            };
+        }
+    }
+
+    fn emit(&mut self, kind: TokenKind) {
+        self.tokens.push(Token {
+            kind,
+            text: self.input[self.start..self.pos].to_string(),
+            pos: self.start,
+        });
+        self.start = self.pos;
+    }
+
+    fn error(&mut self, message: String) -> State {
+        self.tokens.push(Token {
+            kind: TokenKind::Error,
+            text: message,
+            pos: self.start,
+        });
+        State::Done
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.input[self.pos..].chars().next()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    fn accept(&mut self, valid: &str) -> bool {
+        match self.peek() {
+            Some(c) if valid.contains(c) => {
+                self.pos += c.len_utf8();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn accept_run(&mut self, valid: &str) {
+        while self.accept(valid) {}
+    }
+
+    fn rest(&self) -> &str {
+        &self.input[self.pos..]
+    }
+
+    fn lex_text(&mut self) -> State {
+        let Some(offset) = self.rest().find(LEFT) else {
+            self.pos = self.input.len();
+            if self.pos > self.start {
+                self.emit(TokenKind::Text);
+            }
+            self.tokens.push(Token {
+                kind: TokenKind::Eof,
+                text: String::new(),
+                pos: self.pos,
+            });
+            return State::Done;
+        };
+        self.pos += offset;
+        let trim = has_left_trim(&self.input[self.pos + LEFT.len()..]);
+        let text_end = if trim {
+            self.input[self.start..self.pos]
+                .trim_end_matches(is_space)
+                .len()
+                + self.start
+        } else {
+            self.pos
+        };
+        if text_end > self.start {
+            let delim = self.pos;
+            self.pos = text_end;
+            self.emit(TokenKind::Text);
+            self.pos = delim;
+        }
+        self.start = self.pos;
+        self.lex_left_delim(trim)
+    }
+
+    fn lex_left_delim(&mut self, trim: bool) -> State {
+        self.pos += LEFT.len();
+        let after_marker = if trim { 2 } else { 0 };
+        if self.rest()[after_marker..].starts_with("/*") {
+            self.pos += after_marker;
+            self.start = self.pos;
+            return self.lex_comment();
+        }
+        self.emit(TokenKind::LeftDelim);
+        self.pos += after_marker;
+        self.start = self.pos;
+        self.paren_depth = 0;
+        State::InsideAction
+    }
+
+    fn lex_comment(&mut self) -> State {
+        self.pos += 2;
+        let Some(end) = self.rest().find("*/") else {
+            return self.error("unclosed comment".into());
+        };
+        self.pos += end + 2;
+        let (delim, trim) = self.at_right_delim();
+        if !delim {
+            return self.error("comment ends before closing delimiter".into());
+        }
+        if trim {
+            self.pos += 2;
+        }
+        self.pos += RIGHT.len();
+        if trim {
+            self.skip_leading_space();
+        }
+        self.start = self.pos;
+        State::Text
+    }
+
+    fn skip_leading_space(&mut self) {
+        let rest = self.rest();
+        self.pos += rest.len() - rest.trim_start_matches(is_space).len();
+    }
+
+    /// Whether a closing delimiter (possibly trim-marked) starts here.
+    fn at_right_delim(&self) -> (bool, bool) {
+        let rest = self.rest();
+        if has_right_trim(rest) && rest[2..].starts_with(RIGHT) {
+            return (true, true);
+        }
+        (rest.starts_with(RIGHT), false)
+    }
+
+    fn lex_right_delim(&mut self) -> State {
+        let (_, trim) = self.at_right_delim();
+        if trim {
+            self.pos += 2;
+            self.start = self.pos;
+        }
+        self.pos += RIGHT.len();
+        self.emit(TokenKind::RightDelim);
+        if trim {
+            self.skip_leading_space();
+            self.start = self.pos;
+        }
+        State::Text
+    }
+
+    fn lex_inside_action(&mut self) -> State {
+        let (delim, _) = self.at_right_delim();
+        if delim {
+            if self.paren_depth == 0 {
+                return self.lex_right_delim();
+            }
+            return self.error("unclosed left paren".into());
+        }
+        let Some(c) = self.next() else {
+            return self.error("unclosed action".into());
+        };
+        match c {
+            c if is_space(c) => {
+                self.pos -= c.len_utf8();
+                return self.lex_space();
+            }
+            '=' => self.emit(TokenKind::Assign),
+            ':' => {
+                if self.next() != Some('=') {
+                    return self.error("expected :=".into());
+                }
+                self.emit(TokenKind::Declare);
+            }
+            '|' => self.emit(TokenKind::Pipe),
+            '"' => return self.lex_quote(),
+            '`' => return self.lex_raw_quote(),
+            '$' => return self.lex_variable(),
+            '\'' => return self.lex_char(),
+            '.' if !self.peek().is_some_and(|c| c.is_ascii_digit()) => {
+                return self.lex_field_or_variable(TokenKind::Field);
+            }
+            '.' | '+' | '-' | '0'..='9' => {
+                self.pos -= 1;
+                return self.lex_number();
+            }
+            c if is_alphanumeric(c) => {
+                self.pos -= c.len_utf8();
+                return self.lex_identifier();
+            }
+            '(' => {
+                self.emit(TokenKind::LeftParen);
+                self.paren_depth += 1;
+            }
+            ')' => {
+                if self.paren_depth == 0 {
+                    return self.error("unexpected right paren".into());
+                }
+                self.paren_depth -= 1;
+                self.emit(TokenKind::RightParen);
+            }
+            c if c.is_ascii() && !c.is_ascii_control() => self.emit(TokenKind::Char),
+            c => {
+                return self.error(format!(
+                    "unrecognized character in action: {}",
+                    unicode_name(c)
+                ));
+            }
+        }
+        State::InsideAction
+    }
+
+    fn lex_space(&mut self) -> State {
+        let mut spaces = 0;
+        while self.peek().is_some_and(is_space) {
+            self.next();
+            spaces += 1;
+        }
+        // A space followed by `-}}` is a trim marker, not an argument separator.
+        let before = &self.input[self.pos - 1..];
+        if has_right_trim(before) && before[2..].starts_with(RIGHT) {
+            self.pos -= 1;
+            if spaces == 1 {
+                return State::InsideAction;
+            }
+        }
+        self.emit(TokenKind::Space);
+        State::InsideAction
+    }
+
+    fn at_terminator(&self) -> bool {
+        match self.peek() {
+            None => true,
+            Some(c) if is_space(c) => true,
+            Some('.' | ',' | '|' | ':' | ')' | '(') => true,
+            Some(_) => self.rest().starts_with(RIGHT),
+        }
+    }
+
+    fn lex_identifier(&mut self) -> State {
+        while self.peek().is_some_and(is_alphanumeric) {
+            self.next();
+        }
+        if !self.at_terminator() {
+            let bad = self.peek().unwrap_or(' ');
+            return self.error(format!("bad character {}", unicode_name(bad)));
+        }
+        let kind = match &self.input[self.start..self.pos] {
+            "block" => TokenKind::Block,
+            "break" => TokenKind::Break,
+            "continue" => TokenKind::Continue,
+            "define" => TokenKind::Define,
+            "else" => TokenKind::Else,
+            "end" => TokenKind::End,
+            "if" => TokenKind::If,
+            "range" => TokenKind::Range,
+            "nil" => TokenKind::Nil,
+            "template" => TokenKind::Template,
+            "with" => TokenKind::With,
+            "true" | "false" => TokenKind::Bool,
+            _ => TokenKind::Identifier,
+        };
+        self.emit(kind);
+        State::InsideAction
+    }
+
+    fn lex_variable(&mut self) -> State {
+        if self.at_terminator() {
+            self.emit(TokenKind::Variable);
+            return State::InsideAction;
+        }
+        self.lex_field_or_variable(TokenKind::Variable)
+    }
+
+    fn lex_field_or_variable(&mut self, kind: TokenKind) -> State {
+        if self.at_terminator() {
+            self.emit(if kind == TokenKind::Variable {
+                TokenKind::Variable
+            } else {
+                TokenKind::Dot
+            });
+            return State::InsideAction;
+        }
+        while self.peek().is_some_and(is_alphanumeric) {
+            self.next();
+        }
+        if !self.at_terminator() {
+            let bad = self.peek().unwrap_or(' ');
+            return self.error(format!("bad character {}", unicode_name(bad)));
+        }
+        self.emit(kind);
+        State::InsideAction
+    }
+
+    fn lex_char(&mut self) -> State {
+        loop {
+            match self.next() {
+                Some('\\') => match self.next() {
+                    Some('\n') | None => {
+                        return self.error("unterminated character constant".into());
+                    }
+                    Some(_) => {}
+                },
+                Some('\n') | None => return self.error("unterminated character constant".into()),
+                Some('\'') => break,
+                Some(_) => {}
+            }
+        }
+        self.emit(TokenKind::CharConstant);
+        State::InsideAction
+    }
+
+    fn lex_quote(&mut self) -> State {
+        loop {
+            match self.next() {
+                Some('\\') => match self.next() {
+                    Some('\n') | None => return self.error("unterminated quoted string".into()),
+                    Some(_) => {}
+                },
+                Some('\n') | None => return self.error("unterminated quoted string".into()),
+                Some('"') => break,
+                Some(_) => {}
+            }
+        }
+        self.emit(TokenKind::String);
+        State::InsideAction
+    }
+
+    fn lex_raw_quote(&mut self) -> State {
+        let Some(end) = self.rest().find('`') else {
+            return self.error("unterminated raw quoted string".into());
+        };
+        self.pos += end + 1;
+        self.emit(TokenKind::RawString);
+        State::InsideAction
+    }
+
+    fn lex_number(&mut self) -> State {
+        if !self.scan_number() {
+            return self.error(format!(
+                "bad number syntax: {}",
+                crate::value::format::quote(&self.input[self.start..self.pos])
+            ));
+        }
+        if matches!(self.peek(), Some('+' | '-')) {
+            if !self.scan_number() || !self.input[..self.pos].ends_with('i') {
+                return self.error(format!(
+                    "bad number syntax: {}",
+                    crate::value::format::quote(&self.input[self.start..self.pos])
+                ));
+            }
+            self.emit(TokenKind::Complex);
+        } else {
+            self.emit(TokenKind::Number);
+        }
+        State::InsideAction
+    }
+
+    fn scan_number(&mut self) -> bool {
+        self.accept("+-");
+        let mut digits = "0123456789_";
+        if self.accept("0") {
+            if self.accept("xX") {
+                digits = "0123456789abcdefABCDEF_";
+            } else if self.accept("oO") {
+                digits = "01234567_";
+            } else if self.accept("bB") {
+                digits = "01_";
+            }
+        }
+        self.accept_run(digits);
+        if self.accept(".") {
+            self.accept_run(digits);
+        }
+        if digits.len() == 11 && self.accept("eE") {
+            self.accept("+-");
+            self.accept_run("0123456789_");
+        }
+        if digits.len() == 23 && self.accept("pP") {
+            self.accept("+-");
+            self.accept_run("0123456789_");
+        }
+        self.accept("i");
+        if self.peek().is_some_and(is_alphanumeric) {
+            self.next();
+            return false;
+        }
+        true
+    }
+}
+
+/// Go's `%#U` of a character: `U+0023 '#'`.
+fn unicode_name(c: char) -> String {
+    format!("U+{:04X} '{c}'", u32::from(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(input: &str) -> Vec<(TokenKind, String)> {
+        lex(input).into_iter().map(|t| (t.kind, t.text)).collect()
+    }
+
+    #[test]
+    fn trim_markers_eat_surrounding_whitespace() {
+        let tokens = kinds("a  {{- .x -}} \n b");
+        let texts: Vec<&str> = tokens
+            .iter()
+            .filter(|(k, _)| *k == TokenKind::Text)
+            .map(|(_, t)| t.as_str())
+            .collect();
+        assert_eq!(texts, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_minus_without_space_is_a_number_sign() {
+        let tokens = kinds("{{-3}}");
+        assert_eq!(tokens[1], (TokenKind::Number, "-3".into()));
+    }
+
+    #[test]
+    fn comments_vanish_and_must_touch_the_delimiters() {
+        assert_eq!(
+            kinds("a{{/* c */}}b"),
+            [
+                (TokenKind::Text, "a".into()),
+                (TokenKind::Text, "b".into()),
+                (TokenKind::Eof, String::new())
+            ]
+        );
+        let bad = lex("{{/* c */ }}");
+        assert_eq!(
+            bad.last().map(|t| t.text.as_str()),
+            Some("comment ends before closing delimiter")
+        );
+    }
+
+    #[test]
+    fn fields_chain_as_separate_tokens() {
+        let tokens = kinds("{{.a.b $x.c}}");
+        let words: Vec<_> = tokens
+            .iter()
+            .filter(|(k, _)| *k != TokenKind::Space)
+            .map(|(k, t)| (*k, t.as_str()))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                (TokenKind::LeftDelim, "{{"),
+                (TokenKind::Field, ".a"),
+                (TokenKind::Field, ".b"),
+                (TokenKind::Variable, "$x"),
+                (TokenKind::Field, ".c"),
+                (TokenKind::RightDelim, "}}"),
+                (TokenKind::Eof, "")
+            ]
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! Helm's own template functions: `include`, `tpl`, `required` and `fail`.
+
+use super::{FuncError, FuncMap, FuncResult, args};
+use crate::engine::{Error, Exec};
+use crate::value::Value;
+use crate::value::format::quote;
+
+/// How deeply one name may be included inside itself before Helm gives up.
+const MAX_INCLUDE_NESTING: usize = 1000;
+
+/// Helm marks the messages of `required` and `fail` so that its error cleanup can find them
+/// inside nested template errors.
+pub const MESSAGE_START: &str = "HELM_ERR_START";
+/// The end mark of a `required`/`fail` message.
+pub const MESSAGE_END: &str = "HELM_ERR_END";
+
+/// Registers Helm's functions.
+pub fn install(funcs: &mut FuncMap) {
+    funcs.add_with_engine("include", include);
+    funcs.add_with_engine("tpl", tpl);
+    funcs.add_with_engine("required", required);
+    funcs.add_with_engine("fail", fail);
+}
+
+fn marked(message: &str) -> FuncError {
+    FuncError::failed(format!("{MESSAGE_START}{message}{MESSAGE_END}"))
+}
+
+fn include(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
+    args::count(a, 2)?;
+    let name = args::string(a, 0)?;
+    let depth = exec.include_depths.entry(name.to_string()).or_insert(0);
+    if *depth > MAX_INCLUDE_NESTING {
+        return Err(FuncError::failed(format!(
+            "rendering template has a nested reference name: {name}: unable to execute template"
+        )));
+    }
+    *depth += 1;
+    let result = exec.execute_template(name, a[1].clone());
+    if let Some(depth) = exec.include_depths.get_mut(name) {
+        *depth -= 1;
+    }
+    result
+        .map(Value::from)
+        .map_err(|e| FuncError::Template(Box::new(e)))
+}
+
+fn tpl(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
+    args::count(a, 2)?;
+    let text = args::string(a, 0)?;
+    match exec.execute_text(text, a[1].clone()) {
+        Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+        Err(error) => {
+            let action = match error.kind() {
+                crate::engine::ErrorKind::Parse => "cannot parse template",
+                _ => "error during tpl function execution for",
+            };
+            let message = format!("{action} {}: {error}", quote(text));
+            Err(FuncError::Template(Box::new(Error::wrap(message, error))))
+        }
+    }
+}
+
+fn required(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
+    args::count(a, 2)?;
+    let warning = args::string(a, 0)?;
+    let missing = match &a[1] {
+        Value::Nil => true,
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    };
+    if !missing {
+        return Ok(a[1].clone());
+    }
+    if exec.lint_mode() {
+        return Ok(Value::from(""));
+    }
+    Err(marked(warning))
+}
+
+fn fail(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
+    args::count(a, 1)?;
+    let message = args::string(a, 0)?;
+    if exec.lint_mode() {
+        return Ok(Value::from(""));
+    }
+    Err(marked(message))
+}

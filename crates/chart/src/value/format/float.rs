@@ -1,0 +1,197 @@
+//! Go's `strconv.FormatFloat` formats (`%e`, `%f`, `%g`, `%b`, `%x`) for `float64`.
+//!
+//! Digits come from Rust's exact, correctly rounded formatting; only the layout is Go's.
+
+/// Decimal digits of a float's magnitude: `0.d1d2d3… × 10^dp`, trailing zeros trimmed.
+struct Digits {
+    digits: Vec<u8>,
+    dp: i32,
+}
+
+/// Splits Rust's `{:e}` output (`d.ddde±x`) into digits and decimal point position.
+fn digits_of(scientific: &str) -> Digits {
+    let (mantissa, exp) = scientific.split_once('e').unwrap_or((scientific, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let mut digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if digits.is_empty() {
+        return Digits { digits, dp: 0 };
+    }
+    Digits {
+        digits,
+        dp: exp + 1,
+    }
+}
+
+/// Go's special spellings, or `None` for finite numbers.
+fn special(f: f64) -> Option<String> {
+    if f.is_nan() {
+        Some("NaN".into())
+    } else if f.is_infinite() {
+        Some(if f > 0.0 { "+Inf" } else { "-Inf" }.into())
+    } else {
+        None
+    }
+}
+
+fn sign(f: f64) -> &'static str {
+    if f.is_sign_negative() { "-" } else { "" }
+}
+
+/// Appends Go's exponent: `e+05`, `e-10`, `e+100`.
+fn push_exponent(out: &mut String, exp: i32, upper: bool) {
+    out.push(if upper { 'E' } else { 'e' });
+    out.push(if exp < 0 { '-' } else { '+' });
+    let exp = exp.unsigned_abs();
+    if exp < 10 {
+        out.push('0');
+    }
+    out.push_str(&exp.to_string());
+}
+
+fn layout_e(d: &Digits, prec: usize, upper: bool) -> String {
+    let mut out = String::new();
+    out.push(d.digits.first().map_or('0', |c| char::from(*c)));
+    if prec > 0 {
+        out.push('.');
+        for i in 1..=prec {
+            out.push(d.digits.get(i).map_or('0', |c| char::from(*c)));
+        }
+    }
+    let exp = if d.digits.is_empty() { 0 } else { d.dp - 1 };
+    push_exponent(&mut out, exp, upper);
+    out
+}
+
+fn layout_f(d: &Digits, prec: usize) -> String {
+    let mut out = String::new();
+    if d.dp > 0 {
+        for i in 0..d.dp as usize {
+            out.push(d.digits.get(i).map_or('0', |c| char::from(*c)));
+        }
+    } else {
+        out.push('0');
+    }
+    if prec > 0 {
+        out.push('.');
+        for i in 0..prec as i64 {
+            let j = i64::from(d.dp) + i;
+            let c = usize::try_from(j).ok().and_then(|j| d.digits.get(j));
+            out.push(c.map_or('0', |c| char::from(*c)));
+        }
+    }
+    out
+}
+
+/// `%e` with a precision.
+pub fn format_e(f: f64, prec: usize, upper: bool) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    let d = digits_of(&format!("{:.*e}", prec, f.abs()));
+    format!("{}{}", sign(f), layout_e(&d, prec, upper))
+}
+
+/// `%f` with a precision.
+pub fn format_f(f: f64, prec: usize) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    format!("{}{:.*}", sign(f), prec, f.abs())
+}
+
+/// `%g` (and `%v`): shortest digits when `prec` is `None`.
+pub fn format_g(f: f64, prec: Option<usize>, upper: bool) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    let (d, mut prec, eprec) = match prec {
+        None => {
+            let d = digits_of(&format!("{:e}", f.abs()));
+            let n = d.digits.len();
+            (d, n, 6)
+        }
+        Some(p) => {
+            let p = p.max(1);
+            let d = digits_of(&format!("{:.*e}", p - 1, f.abs()));
+            let nd = d.digits.len();
+            let eprec = if p > nd && nd as i32 >= d.dp { nd } else { p };
+            (d, p, eprec)
+        }
+    };
+    let nd = d.digits.len();
+    let exp = d.dp - 1;
+    let body = if exp < -4 || exp >= eprec as i32 {
+        if prec > nd {
+            prec = nd;
+        }
+        layout_e(&d, prec.saturating_sub(1), upper)
+    } else {
+        if prec as i32 > d.dp {
+            prec = nd;
+        }
+        layout_f(&d, (prec as i32 - d.dp).max(0) as usize)
+    };
+    format!("{}{body}", sign(f))
+}
+
+/// The binary mantissa and exponent of a finite float: `f = mant × 2^exp`.
+fn binary_parts(f: f64) -> (u64, i32) {
+    let bits = f.to_bits();
+    let mut exp = ((bits >> 52) & 0x7ff) as i32;
+    let mut mant = bits & ((1 << 52) - 1);
+    if exp == 0 {
+        exp = 1;
+    } else {
+        mant |= 1 << 52;
+    }
+    (mant, exp - 1023 - 52)
+}
+
+/// `%b`: decimal mantissa and binary exponent, e.g. `4503599627370496p-52`.
+pub fn format_b(f: f64) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    let (mant, exp) = binary_parts(f);
+    let exp_sign = if exp >= 0 { "+" } else { "" };
+    format!("{}{mant}p{exp_sign}{exp}", sign(f))
+}
+
+/// `%x`: hexadecimal mantissa and binary exponent, e.g. `0x1.8p+01`.
+pub fn format_x(f: f64, upper: bool) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    let (mut mant, mut exp) = binary_parts(f);
+    let mut out = String::from(sign(f));
+    if mant == 0 {
+        exp = 0;
+    } else {
+        while mant & (1 << 52) == 0 {
+            mant <<= 1;
+            exp -= 1;
+        }
+        exp += 52;
+    }
+    let frac = mant & ((1 << 52) - 1);
+    let mut hex = format!("{frac:013x}");
+    while hex.ends_with('0') {
+        hex.pop();
+    }
+    out.push_str(if mant == 0 { "0x0" } else { "0x1" });
+    if !hex.is_empty() {
+        out.push('.');
+        out.push_str(&hex);
+    }
+    out.push('p');
+    out.push(if exp < 0 { '-' } else { '+' });
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    out.push_str(&e.to_string());
+    if upper { out.to_uppercase() } else { out }
+}
