@@ -11,5 +11,6 @@ pub mod funcs;
 pub mod gofloat;
 pub mod json;
 pub mod semver;
+pub mod strvals;
 pub mod value;
 pub mod yaml;

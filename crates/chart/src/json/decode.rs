@@ -6,7 +6,7 @@ use crate::data::{Data, Map};
 use super::JsonError;
 
 /// Deepest nesting accepted; deeper input is an error instead of a stack overflow.
-pub const MAX_DEPTH: usize = 1000;
+pub const MAX_DEPTH: usize = 200;
 
 /// Parses one JSON value, rejecting trailing text as Go's `Unmarshal` does.
 pub fn parse(src: &str) -> Result<Data, JsonError> {
@@ -26,6 +26,33 @@ pub fn parse(src: &str) -> Result<Data, JsonError> {
     match p.type_error {
         Some(e) => Err(e),
         None => Ok(value),
+    }
+}
+
+/// Reads the first JSON value of `src` as Go's `json.Decoder.Decode` does and returns it
+/// with the number of bytes consumed; text after the value is left alone.
+pub fn parse_prefix(src: &str) -> Result<(Data, usize), JsonError> {
+    let mut p = Parser {
+        b: src.as_bytes(),
+        src,
+        i: 0,
+        type_error: None,
+    };
+    p.skip_space();
+    if p.i == p.b.len() {
+        return Err(JsonError::at("EOF".to_owned(), p.i));
+    }
+    let value = p.value(0).map_err(|e| {
+        // The streaming decoder reports a value cut short as io.ErrUnexpectedEOF.
+        if e.message == "unexpected end of JSON input" {
+            JsonError::at("unexpected EOF".to_owned(), src.len())
+        } else {
+            e
+        }
+    })?;
+    match p.type_error {
+        Some(e) => Err(e),
+        None => Ok((value, p.i)),
     }
 }
 

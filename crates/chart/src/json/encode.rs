@@ -4,6 +4,7 @@ use crate::data::{Data, sorted_entries};
 use crate::gofloat::{format_json, go_non_finite_name};
 
 use super::JsonError;
+use super::decode::MAX_DEPTH;
 
 /// How the text is laid out and escaped.
 #[derive(Clone, Copy)]
@@ -36,6 +37,9 @@ fn write_value(
     opts: Options,
     depth: usize,
 ) -> Result<(), JsonError> {
+    if depth > MAX_DEPTH {
+        return Err(JsonError::new(format!("exceeded max depth of {MAX_DEPTH}")));
+    }
     match data {
         Data::Null => out.push_str("null"),
         Data::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

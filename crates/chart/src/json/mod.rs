@@ -8,6 +8,7 @@ use std::fmt;
 
 use crate::data::{Data, Map};
 
+/// Deepest nesting read or written; deeper data is an error instead of a stack overflow.
 pub use decode::MAX_DEPTH;
 
 /// A JSON error with Go's wording and, for syntax errors, the byte offset.
@@ -79,6 +80,11 @@ pub fn to_raw_json(data: &Data) -> Result<String, JsonError> {
 /// `json.Unmarshal` into `interface{}`.
 pub fn parse(src: &str) -> Result<Data, JsonError> {
     decode::parse(src)
+}
+
+/// `json.Decoder.Decode` of the first value in `src`: the value and the bytes it used.
+pub fn parse_prefix(src: &str) -> Result<(Data, usize), JsonError> {
+    decode::parse_prefix(src)
 }
 
 /// `json.Unmarshal` into `map[string]interface{}` (Helm's `fromJson`; `null` gives an

@@ -165,3 +165,9 @@ fn random_input_never_panics_and_output_reparses() {
         }
     }
 }
+
+#[test]
+fn nesting_just_below_the_limit_is_fine() {
+    let src = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+    assert!(parse(&src).is_ok());
+}

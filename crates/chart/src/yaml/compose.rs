@@ -10,7 +10,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 use super::error::{Stage, YamlError};
 
 /// Deepest nesting of collections accepted; deeper input is an error, not a stack overflow.
-pub const MAX_DEPTH: usize = 1000;
+pub const MAX_DEPTH: usize = 200;
 
 /// Most nodes alias expansion may add before the document is refused.
 const ALIAS_BUDGET: usize = 1_000_000;

@@ -8,6 +8,7 @@ use std::fmt;
 use crate::data::Data;
 use crate::gofloat::{format_g, format_json, go_non_finite_name};
 
+use super::compose::MAX_DEPTH;
 use super::key_order::sort_keys;
 use super::resolve::{Resolved, is_base60_float, resolve_plain};
 
@@ -30,7 +31,7 @@ impl std::error::Error for EncodeError {}
 
 /// sigs.k8s.io/yaml.Marshal: the YAML document text, ending in a newline.
 pub fn marshal(data: &Data) -> Result<String, EncodeError> {
-    let tree = normalize(data)?;
+    let tree = normalize(data, 0)?;
     let mut e = Emitter::new();
     e.node(&tree, false, false);
     e.write_indent();
@@ -58,7 +59,10 @@ enum Out {
     Map(Vec<(String, Out)>),
 }
 
-fn normalize(data: &Data) -> Result<Out, EncodeError> {
+fn normalize(data: &Data, depth: usize) -> Result<Out, EncodeError> {
+    if depth > MAX_DEPTH {
+        return Err(EncodeError(format!("exceeded max depth of {MAX_DEPTH}")));
+    }
     Ok(match data {
         Data::Null => Out::Scalar("null".into(), false),
         Data::Bool(b) => Out::Scalar(b.to_string(), false),
@@ -69,12 +73,17 @@ fn normalize(data: &Data) -> Result<Out, EncodeError> {
             check_readable(s)?;
             Out::Scalar(reread_json_string(s), true)
         }
-        Data::List(items) => Out::Seq(items.iter().map(normalize).collect::<Result<_, _>>()?),
+        Data::List(items) => Out::Seq(
+            items
+                .iter()
+                .map(|i| normalize(i, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
         Data::Map(map) => {
             let mut entries = Vec::with_capacity(map.len());
             for (k, v) in map {
                 check_readable(k)?;
-                entries.push((reread_json_string(k), normalize(v)?));
+                entries.push((reread_json_string(k), normalize(v, depth + 1)?));
             }
             Out::Map(sort_keys(entries, |(k, _)| k.as_str()))
         }

@@ -163,3 +163,24 @@ fn random_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn nesting_just_below_the_limit_reads_and_writes() {
+    let depth = MAX_DEPTH - 1;
+    // Block style: yaml-rust2 stops flow collections at its own, lower, limit.
+    let src = format!("{}x", "- ".repeat(depth));
+    let v = parse_value(&src).unwrap();
+    assert!(to_yaml(&v).starts_with("- - - "));
+    assert!(crate::json::to_json(&v).unwrap().starts_with("[[["));
+}
+
+#[test]
+fn writing_data_deeper_than_the_limit_is_an_error() {
+    let mut v = Data::Null;
+    for _ in 0..(MAX_DEPTH + 5) {
+        v = Data::List(vec![v]);
+    }
+    assert_eq!(to_yaml(&v), "");
+    assert!(marshal(&v).unwrap_err().0.starts_with("exceeded max depth"));
+    assert!(crate::json::to_json(&v).is_err());
+}
