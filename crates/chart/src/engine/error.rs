@@ -46,16 +46,35 @@ pub enum ErrorKind {
 #[derive(Debug)]
 struct Inner {
     kind: ErrorKind,
-    message: String,
+    /// The message up to the nested error (the whole message when there is none).
+    head: String,
     location: Option<Location>,
     template: Option<String>,
     context: Option<String>,
-    detail: String,
+    /// This level's own failure text after `at <…>: ` (before any nested error).
+    own_detail: String,
     cause: Option<Error>,
+}
+
+impl Drop for Inner {
+    /// Unlinks the cause chain iteratively: a chain thousands of includes deep would otherwise
+    /// be dropped recursively and overflow the stack.
+    fn drop(&mut self) {
+        let mut next = self.cause.take();
+        while let Some(error) = next {
+            next = match Arc::try_unwrap(error.0) {
+                Ok(mut inner) => inner.cause.take(),
+                Err(_) => None,
+            };
+        }
+    }
 }
 
 /// A parse or execution error. `Display` prints Go's (and so Helm's) one-line message;
 /// [`Error::render`] adds the offending source line with a marker.
+///
+/// A nested error (from `include` or `tpl`) is kept as the cause and printed after this
+/// level's text, so deep nesting costs memory in proportion to its depth, not its square.
 #[derive(Clone, Debug)]
 pub struct Error(Arc<Inner>);
 
@@ -64,7 +83,7 @@ impl Error {
     pub fn parse(file: &str, line: usize, message: String) -> Error {
         Error(Arc::new(Inner {
             kind: ErrorKind::Parse,
-            message: format!("template: {file}:{line}: {message}"),
+            head: format!("template: {file}:{line}: {message}"),
             location: Some(Location {
                 file: file.to_string(),
                 line,
@@ -73,34 +92,35 @@ impl Error {
             }),
             template: None,
             context: None,
-            detail: message,
+            own_detail: message,
             cause: None,
         }))
     }
 
     /// An execution error at an action:
-    /// `template: FILE:LINE:COL: executing "NAME" at <CONTEXT>: DETAIL`.
+    /// `template: FILE:LINE:COL: executing "NAME" at <CONTEXT>: DETAIL` where the detail is
+    /// `own_detail` followed by the nested error, if any.
     pub fn exec(
         location: Location,
         template: &str,
         context: String,
-        detail: String,
+        own_detail: String,
         cause: Option<Error>,
     ) -> Error {
         let column = location.column.unwrap_or(0);
-        let message = format!(
-            "template: {}:{}:{column}: executing {} at <{context}>: {detail}",
+        let head = format!(
+            "template: {}:{}:{column}: executing {} at <{context}>: {own_detail}",
             location.file,
             location.line,
             crate::value::format::quote(template)
         );
         Error(Arc::new(Inner {
             kind: ErrorKind::Exec,
-            message,
+            head,
             location: Some(location),
             template: Some(template.to_string()),
             context: Some(context),
-            detail,
+            own_detail,
             cause,
         }))
     }
@@ -109,8 +129,8 @@ impl Error {
     pub fn other(message: String) -> Error {
         Error(Arc::new(Inner {
             kind: ErrorKind::Other,
-            detail: message.clone(),
-            message,
+            own_detail: message.clone(),
+            head: message,
             location: None,
             template: None,
             context: None,
@@ -118,12 +138,12 @@ impl Error {
         }))
     }
 
-    /// The same error with a different one-line message (Helm rewraps errors of `tpl`).
-    pub fn wrap(message: String, cause: Error) -> Error {
+    /// An error whose message is `prefix` followed by `cause`'s (Helm wraps `tpl` errors so).
+    pub fn wrap(prefix: String, cause: Error) -> Error {
         Error(Arc::new(Inner {
             kind: ErrorKind::Other,
-            detail: message.clone(),
-            message,
+            own_detail: prefix.clone(),
+            head: prefix,
             location: None,
             template: None,
             context: None,
@@ -151,10 +171,10 @@ impl Error {
         self.0.context.as_deref()
     }
 
-    /// The message after the location and context (for a nested failure this includes the
-    /// nested error's message, as in Go).
-    pub fn detail(&self) -> &str {
-        &self.0.detail
+    /// This level's failure after the location and context, without the nested error's
+    /// message (e.g. `error calling include: `).
+    pub fn own_detail(&self) -> &str {
+        &self.0.own_detail
     }
 
     /// The nested template error this one wraps (`include`, `tpl`), if any.
@@ -171,10 +191,66 @@ impl Error {
         error
     }
 
+    /// The message Helm v4.1.4 prints for this error: `parse error at (FILE:LINE): MESSAGE` for
+    /// parse errors, `execution error at (FILE:LINE:COL): MESSAGE` when a `required` or `fail`
+    /// message is inside, otherwise Go's message.
+    pub fn helm_message(&self) -> String {
+        match self.kind() {
+            ErrorKind::Parse => {
+                let message = self.to_string();
+                let tokens: Vec<&str> = message.split(": ").collect();
+                match (tokens.get(1), tokens.last()) {
+                    (Some(location), Some(last)) if tokens.len() > 2 => {
+                        format!("parse error at ({location}): {last}")
+                    }
+                    _ => message.clone(),
+                }
+            }
+            ErrorKind::Exec => {
+                let full = self.to_string();
+                let location = full.split(": ").nth(1).unwrap_or("");
+                match marked_message(&full) {
+                    Some(message) => format!("execution error at ({location}): {message}"),
+                    None => full.clone(),
+                }
+            }
+            ErrorKind::Other => self.to_string(),
+        }
+    }
+
+    /// A multi-line trace of nested template errors, as newer Helm versions print it: per
+    /// template its location, the failing action, then the failure indented; innermost last.
+    pub fn trace(&self) -> String {
+        let mut lines = Vec::new();
+        let mut current = Some(self);
+        while let Some(error) = current {
+            let own = error.own_detail().trim_end().to_string();
+            match (error.kind(), error.location()) {
+                (ErrorKind::Exec, Some(location)) => {
+                    lines.push(format!(
+                        "{}:{}:{}",
+                        location.file,
+                        location.line,
+                        location.column.unwrap_or(0)
+                    ));
+                    lines.push(format!(
+                        "  executing {} at <{}>:",
+                        crate::value::format::quote(error.template().unwrap_or("")),
+                        error.context().unwrap_or("")
+                    ));
+                    lines.push(format!("    {own}"));
+                }
+                _ => lines.push(own),
+            }
+            current = error.cause();
+        }
+        lines.join("\n")
+    }
+
     /// A report for people: the one-line message, then the line of the innermost failure
     /// with a marker under the failing action.
     pub fn render(&self) -> String {
-        let mut out = self.0.message.clone();
+        let mut out = self.to_string();
         let innermost = self.root_cause();
         if let Some(location) = innermost.location()
             && !location.source_line.is_empty()
@@ -202,8 +278,22 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.message)
+        let mut level = self;
+        loop {
+            f.write_str(&level.0.head)?;
+            match level.cause() {
+                Some(cause) => level = cause,
+                None => return Ok(()),
+            }
+        }
     }
 }
 
 impl std::error::Error for Error {}
+
+/// The text between Helm's `required`/`fail` markers, if present.
+fn marked_message(message: &str) -> Option<&str> {
+    let start = message.find(crate::funcs::MESSAGE_START)? + crate::funcs::MESSAGE_START.len();
+    let end = message.rfind(crate::funcs::MESSAGE_END)?;
+    message.get(start..end)
+}

@@ -763,7 +763,7 @@ impl<'t, 'x, 'e> State<'t, 'x, 'e> {
             }
             FuncError::Template(cause) => {
                 self.at = call_node;
-                let detail = format!("error calling {name}: {cause}");
+                let detail = format!("error calling {name}: ");
                 self.error_with_cause(detail, Some(*cause))
             }
         }

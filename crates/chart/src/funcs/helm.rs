@@ -55,8 +55,8 @@ fn tpl(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
                 crate::engine::ErrorKind::Parse => "cannot parse template",
                 _ => "error during tpl function execution for",
             };
-            let message = format!("{action} {}: {error}", quote(text));
-            Err(FuncError::Template(Box::new(Error::wrap(message, error))))
+            let prefix = format!("{action} {}: ", quote(text));
+            Err(FuncError::Template(Box::new(Error::wrap(prefix, error))))
         }
     }
 }

@@ -32,6 +32,8 @@ pub mod args;
 mod builtins;
 mod helm;
 
+pub use helm::{MESSAGE_END, MESSAGE_START};
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;

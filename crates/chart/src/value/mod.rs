@@ -8,6 +8,7 @@
 //! `set`/`unset`/`merge` change the map the caller holds.
 
 mod compare;
+mod convert;
 pub mod format;
 mod map;
 mod object;

@@ -54,6 +54,11 @@ pub trait Object {
     /// `String` method prints what it returns).
     fn format(&self) -> String;
 
+    /// The data Go's `json.Marshal` produces for this value (`None`: it cannot be encoded).
+    fn to_data(&self) -> Option<crate::data::Data> {
+        None
+    }
+
     /// The Go kind of this type (`struct` by default; `ptr` types still print as structs).
     fn kind_name(&self) -> &'static str {
         "struct"

@@ -18,6 +18,7 @@ pub fn from_json(json: &serde_json::Value) -> Value {
 }
 
 /// Parses JSON text into template values.
+#[allow(dead_code, reason = "each test binary uses a subset of the helpers")]
 pub fn data(json: &str) -> Value {
     let parsed: serde_json::Value = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
     from_json(&parsed)
