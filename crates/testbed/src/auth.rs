@@ -86,3 +86,27 @@ impl StaticTokens {
             .cloned()
     }
 }
+
+impl UserInfo {
+    /// The identity as the RBAC authorizer sees it.
+    pub fn to_rbac(&self) -> crate::rbac::UserInfo {
+        crate::rbac::UserInfo {
+            name: self.name.clone(),
+            groups: self.groups.clone(),
+        }
+    }
+
+    /// `userInfo` as SelfSubjectReview and TokenReview write it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("username".into(), self.name.clone().into());
+        if !self.uid.is_empty() {
+            m.insert("uid".into(), self.uid.clone().into());
+        }
+        m.insert("groups".into(), serde_json::json!(self.groups));
+        if !self.extra.is_empty() {
+            m.insert("extra".into(), serde_json::json!(self.extra));
+        }
+        serde_json::Value::Object(m)
+    }
+}

@@ -2,17 +2,22 @@
 //! authorize, dispatch.
 
 use crate::auth::{StaticTokens, UserInfo};
+use crate::authn;
 use crate::counters::Counters;
 use crate::faults::{Faults, Injected, RequestFacts};
 use crate::handlers;
+use crate::rbac::{Attributes, Policy, ResourceRequest, forbidden_status};
 use crate::resources::{Registry, builtin_resources};
 use crate::server::path::{self, Route};
 use crate::server::reply::Reply;
 use crate::server::{Control, Request};
-use crate::status::{ApiError, Target};
 use crate::store::{DEFAULT_HISTORY, Store};
+use crate::store::{Event, EventType};
+use crate::token::{TokenError, TokenIssuer};
+use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything one cluster holds.
@@ -39,19 +44,53 @@ pub struct ClusterState {
     pub addr: SocketAddr,
     /// Whether the workload simulator runs.
     pub simulate_workloads: AtomicBool,
+    /// Signs and verifies ServiceAccount tokens.
+    pub issuer: TokenIssuer,
+    /// The RBAC policy, kept in step with the store by a hook.
+    pub policy: Arc<RwLock<Policy>>,
 }
+
+/// `--service-account-issuer` of every cluster, as on the recording rig.
+pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+const RBAC_KEYS: &[&str] = &[
+    "rbac.authorization.k8s.io/roles",
+    "rbac.authorization.k8s.io/clusterroles",
+    "rbac.authorization.k8s.io/rolebindings",
+    "rbac.authorization.k8s.io/clusterrolebindings",
+];
 
 /// The admin user of every cluster.
 pub const ADMIN_USER: &str = "testbed-admin";
 
 impl ClusterState {
     /// A new empty cluster state listening at `addr`.
-    pub fn new(name: &str, addr: SocketAddr, ca_pem: String) -> Self {
+    pub fn new(name: &str, addr: SocketAddr, ca_pem: String) -> Result<Self, TokenError> {
         let tokens = StaticTokens::default();
         let admin_token = tokens.issue(UserInfo::new(ADMIN_USER, &[crate::auth::MASTERS]));
-        Self {
+        let store = Store::new(DEFAULT_HISTORY);
+        let policy = Arc::new(RwLock::new(Policy::default()));
+        let hook_policy = policy.clone();
+        store.add_hook(Box::new(move |ev: &Event| {
+            if !RBAC_KEYS.contains(&&*ev.storage_key) {
+                return;
+            }
+            let mut p = hook_policy.write().unwrap_or_else(|e| e.into_inner());
+            let value = ev.object.value();
+            match ev.kind {
+                EventType::Deleted => {
+                    let kind = value
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    p.remove(kind, &ev.object.namespace, &ev.object.name);
+                }
+                _ => p.upsert(&value),
+            }
+        }));
+        Ok(Self {
             name: name.into(),
-            store: Store::new(DEFAULT_HISTORY),
+            store,
             registry: Registry::new(builtin_resources()),
             tokens,
             admin_token,
@@ -61,7 +100,9 @@ impl ClusterState {
             ca_pem,
             addr,
             simulate_workloads: AtomicBool::new(false),
-        }
+            issuer: TokenIssuer::generate(ISSUER)?,
+            policy,
+        })
     }
 
     /// Whether the workload simulator is on.
@@ -72,9 +113,13 @@ impl ClusterState {
     /// Serves one request.
     pub async fn handle(self: &Arc<Self>, req: Request) -> Reply {
         let route = path::parse(&req.path);
-        let user = match self.authenticate(&req) {
+        let user = match authn::authenticate(self, &req) {
             Ok(u) => u,
             Err(e) => return e.into(),
+        };
+        let user = match authn::impersonate(self, &req, user) {
+            Ok(u) => u,
+            Err(reply) => return reply,
         };
         let info = RequestInfo::of(&route, &req);
         self.counters.record(&info.verb, &info.resource, &user.name);
@@ -89,47 +134,52 @@ impl ClusterState {
             Some(Injected::Hang) => std::future::pending::<()>().await,
             None => {}
         }
-        if let Err(e) = self.authorize(&user, &route, &info) {
-            return e.into();
+        if let Err(reply) = self.authorize(&user, &route, &info) {
+            return reply;
         }
         let reply = handlers::dispatch(self, &req, &user, route).await;
         tracing::debug!(cluster = %self.name, method = %req.method, path = %req.path, user = %user.name, status = reply.status(), "request");
         reply
     }
 
-    fn authenticate(&self, req: &Request) -> Result<UserInfo, ApiError> {
-        let Some(auth) = req.header("authorization") else {
-            return Ok(UserInfo::anonymous());
-        };
-        let token = auth
-            .strip_prefix("Bearer ")
-            .map(str::trim)
-            .unwrap_or_default();
-        self.tokens.lookup(token).ok_or_else(ApiError::unauthorized)
-    }
-
-    fn authorize(
-        &self,
-        user: &UserInfo,
-        route: &Route,
-        info: &RequestInfo,
-    ) -> Result<(), ApiError> {
+    /// Decides a request with the RBAC policy (superusers may do anything).
+    fn authorize(&self, user: &UserInfo, route: &Route, info: &RequestInfo) -> Result<(), Reply> {
         if user.is_superuser() {
             return Ok(());
         }
-        let public = matches!(route, Route::Version | Route::Health);
-        let discovery = matches!(
-            route,
-            Route::Api
-                | Route::Apis
-                | Route::Group(_)
-                | Route::GroupVersion(..)
-                | Route::OpenApi(_)
-        );
-        if public || (discovery && !user.is_anonymous()) {
+        let attrs = match route {
+            Route::Resource(p) => {
+                let (resource, sub) = info
+                    .resource
+                    .split_once('/')
+                    .unwrap_or((&info.resource, ""));
+                Attributes::resource(
+                    user.to_rbac(),
+                    &info.verb,
+                    ResourceRequest {
+                        api_group: p.group.clone(),
+                        api_version: p.version.clone(),
+                        resource: resource.into(),
+                        subresource: sub.into(),
+                        namespace: info.namespace.clone(),
+                        name: info.name.clone(),
+                    },
+                )
+            }
+            _ => Attributes::non_resource(user.to_rbac(), &info.verb, &info.resource),
+        };
+        let decision = self
+            .policy
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .authorize(&attrs);
+        if decision.allowed() {
             return Ok(());
         }
-        Err(forbidden(user, route, info))
+        Err(Reply::status_value(&forbidden_status(
+            &attrs,
+            decision.reason(),
+        )))
     }
 }
 
@@ -189,56 +239,4 @@ impl RequestInfo {
             name: p.name.clone().unwrap_or_default(),
         }
     }
-}
-
-/// kube-apiserver's 403 for a request.
-pub fn forbidden(user: &UserInfo, route: &Route, info: &RequestInfo) -> ApiError {
-    let Route::Resource(_) = route else {
-        return ApiError::forbidden(
-            format!(
-                "forbidden: User \"{}\" cannot {} path \"{}\"",
-                user.name, info.verb, info.resource
-            ),
-            Target {
-                name: "",
-                group: "",
-                kind: "",
-            },
-        );
-    };
-    let (plural, sub) = info
-        .resource
-        .split_once('/')
-        .unwrap_or((&info.resource, ""));
-    let qualified = if info.group.is_empty() {
-        plural.to_string()
-    } else {
-        format!("{plural}.{}", info.group)
-    };
-    let subject = if info.name.is_empty() {
-        qualified
-    } else {
-        format!("{qualified} \"{}\"", info.name)
-    };
-    let resource = if sub.is_empty() {
-        plural.to_string()
-    } else {
-        format!("{plural}/{sub}")
-    };
-    let scope = if info.namespace.is_empty() {
-        "at the cluster scope".to_string()
-    } else {
-        format!("in the namespace \"{}\"", info.namespace)
-    };
-    ApiError::forbidden(
-        format!(
-            "{subject} is forbidden: User \"{}\" cannot {} resource \"{resource}\" in API group \"{}\" {scope}",
-            user.name, info.verb, info.group
-        ),
-        Target {
-            name: &info.name,
-            group: &info.group,
-            kind: plural,
-        },
-    )
 }

@@ -8,6 +8,7 @@
 //! fault injection and request counters.
 
 pub mod auth;
+pub mod authn;
 pub mod clock;
 pub mod cluster;
 pub mod controllers;

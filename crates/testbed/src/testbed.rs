@@ -21,6 +21,9 @@ pub enum StartError {
     /// Certificates could not be made.
     #[error(transparent)]
     Tls(#[from] server::tls::TlsError),
+    /// The ServiceAccount token key could not be made.
+    #[error(transparent)]
+    Token(#[from] crate::token::TokenError),
     /// Binding a port or writing a kubeconfig failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -92,7 +95,7 @@ impl Builder {
         for name in &self.names {
             let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
             let addr = listener.local_addr()?;
-            let state = Arc::new(ClusterState::new(name, addr, tls.ca_pem.clone()));
+            let state = Arc::new(ClusterState::new(name, addr, tls.ca_pem.clone())?);
             state
                 .simulate_workloads
                 .store(self.simulate_workloads, Ordering::Relaxed);

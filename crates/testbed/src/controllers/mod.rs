@@ -5,6 +5,7 @@
 mod crd;
 mod gc;
 mod namespace;
+mod tokens;
 
 use crate::cluster::ClusterState;
 use crate::handlers::create_in_txn;
@@ -19,8 +20,37 @@ use tokio::sync::broadcast;
 /// Namespaces every cluster starts with.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
 
-/// Creates the objects a new cluster has: the system namespaces and their defaults.
+/// Creates the objects a new cluster has: the bootstrap RBAC policy, the system namespaces
+/// and their defaults.
 pub fn bootstrap(state: &ClusterState) {
+    for obj in crate::rbac::bootstrap::objects() {
+        let kind = obj
+            .get("kind")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        let key = match kind {
+            "ClusterRole" => "rbac.authorization.k8s.io/clusterroles",
+            "ClusterRoleBinding" => "rbac.authorization.k8s.io/clusterrolebindings",
+            "Role" => "rbac.authorization.k8s.io/roles",
+            _ => "rbac.authorization.k8s.io/rolebindings",
+        };
+        let Some(res) = resource(state, key) else {
+            continue;
+        };
+        let ns = obj
+            .pointer("/metadata/namespace")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string);
+        let Ok(obj) = lifecycle::prepare_create(&res, ns.as_deref(), obj) else {
+            continue;
+        };
+        if let Err(e) = state
+            .store
+            .write(|txn| create_in_txn(txn, &res, obj, false))
+        {
+            tracing::warn!(error = %e.message, "bootstrap RBAC object");
+        }
+    }
     let Some(res) = resource(state, "/namespaces") else {
         return;
     };
@@ -47,6 +77,7 @@ pub fn spawn_all(state: &Arc<ClusterState>) {
     spawn(state, "crd", crd::handle);
     spawn(state, "garbage-collector", gc::handle);
     spawn(state, "namespace", namespace::handle);
+    spawn(state, "token", tokens::handle);
 }
 
 /// The resource stored under a storage key, in its preferred (first registered) version.

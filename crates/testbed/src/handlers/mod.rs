@@ -8,6 +8,8 @@ mod options;
 mod patch;
 mod read;
 mod render;
+mod review;
+mod token_request;
 mod watch;
 mod write;
 
@@ -163,7 +165,9 @@ async fn resource(ctx: Ctx<'_>) -> Reply {
         ("get", None | Some("status")) => read::get(&ctx),
         ("list", _) => read::list(&ctx).await,
         ("watch", _) => watch::watch(&ctx).await,
+        ("create", None) if !ctx.res.is_stored() => review::create(&ctx),
         ("create", None) => write::create(&ctx),
+        ("create", Some("token")) => token_request::create(&ctx),
         ("update", None | Some("status")) => write::update(&ctx),
         ("patch", None | Some("status")) => patch::patch(&ctx),
         ("delete", None) => delete::delete(&ctx),

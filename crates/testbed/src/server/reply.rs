@@ -42,6 +42,12 @@ impl Reply {
         }
     }
 
+    /// A complete `metav1.Status` body; the HTTP status is its `code`.
+    pub fn status_value(status: &Value) -> Self {
+        let code = status.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
+        Self::json(code, status)
+    }
+
     /// Already serialized JSON.
     pub fn raw(status: u16, body: Bytes) -> Self {
         Self::Json {

@@ -81,10 +81,15 @@ pub struct TooOld {
     pub oldest: u64,
 }
 
+/// A function told of every change while the change is being made (under the store lock),
+/// for state that must never lag behind the store, like the RBAC policy.
+pub type Hook = Box<dyn Fn(&Event) + Send + Sync>;
+
 /// The store: all objects of all resources of one cluster.
 pub struct Store {
     inner: Mutex<Inner>,
     events: broadcast::Sender<Arc<Event>>,
+    hooks: std::sync::RwLock<Vec<Hook>>,
 }
 
 /// Default number of retained changes (watch window).
@@ -103,7 +108,16 @@ impl Store {
                 compacted_rv: 0,
             }),
             events,
+            hooks: std::sync::RwLock::new(Vec::new()),
         }
+    }
+
+    /// Registers a hook called synchronously for every change.
+    pub fn add_hook(&self, hook: Hook) {
+        self.hooks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(hook);
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -113,9 +127,11 @@ impl Store {
     /// Runs `f` as one atomic transaction.
     pub fn write<T>(&self, f: impl FnOnce(&mut Txn<'_>) -> T) -> T {
         let mut guard = self.lock();
+        let hooks = self.hooks.read().unwrap_or_else(|e| e.into_inner());
         let mut txn = Txn {
             inner: &mut guard,
             events: &self.events,
+            hooks: &hooks,
         };
         f(&mut txn)
     }
@@ -292,6 +308,7 @@ fn select(
 pub struct Txn<'a> {
     inner: &'a mut Inner,
     events: &'a broadcast::Sender<Arc<Event>>,
+    hooks: &'a [Hook],
 }
 
 impl Txn<'_> {
@@ -410,6 +427,9 @@ impl Txn<'_> {
             && let Some(old) = self.inner.history.pop_front()
         {
             self.inner.compacted_rv = old.rv();
+        }
+        for hook in self.hooks {
+            hook(&ev);
         }
         self.inner.history.push_back(ev.clone());
         // No receivers is fine: nobody watches.
