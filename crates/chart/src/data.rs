@@ -49,6 +49,23 @@ impl Data {
         }
     }
 
+    /// Whether lists and maps nest deeper than `limit` (checked without recursion, so that
+    /// encoders can refuse such data before recursing into it).
+    pub fn nests_deeper_than(&self, limit: usize) -> bool {
+        let mut stack = vec![(self, 0usize)];
+        while let Some((d, depth)) = stack.pop() {
+            if depth > limit {
+                return true;
+            }
+            match d {
+                Data::List(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+                Data::Map(m) => stack.extend(m.values().map(|v| (v, depth + 1))),
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// The Go type name Helm's errors use for this kind of value.
     pub fn go_type_name(&self) -> &'static str {
         match self {
@@ -86,6 +103,16 @@ pub fn sorted_entries(map: &Map) -> Vec<(&String, &Data)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nesting_depth_counts_collections_only() {
+        let mut d = Data::Int(1);
+        for _ in 0..3 {
+            d = Data::List(vec![d]);
+        }
+        assert!(!d.nests_deeper_than(3));
+        assert!(d.nests_deeper_than(2));
+    }
 
     #[test]
     fn sorted_entries_use_byte_order_not_insertion_order() {

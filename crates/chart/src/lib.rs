@@ -12,5 +12,6 @@ pub mod gofloat;
 pub mod json;
 pub mod semver;
 pub mod strvals;
+pub mod toml;
 pub mod value;
 pub mod yaml;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use landscaper_chart::data::{Data, Map};
-use landscaper_chart::{json, semver, strvals, yaml};
+use landscaper_chart::{json, semver, strvals, toml, yaml};
 
 fn fixture(name: &str) -> Vec<Data> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -63,6 +63,9 @@ fn encoders_match_helm_on_recorded_values() {
             text(case, "toRawJson"),
             "toRawJson {name}"
         );
+        if let Some(Data::String(want)) = case.as_map().and_then(|m| m.get("toToml")) {
+            assert_eq!(&toml::to_toml(&value).unwrap(), want, "toToml {name}");
+        }
         // The whole document (toYaml trims its last newline) reads back as the same data.
         let document = yaml::marshal(&value).unwrap();
         if !reads_back_differently(&value) {
@@ -169,6 +172,7 @@ fn evaluate(tpl: &str, vars: &Data) -> Option<Result<String, String>> {
     Some(match tpl.trim() {
         "{{ toYaml . }}" => Ok(yaml::to_yaml(vars)),
         "{{ toJson . }}" => json::to_json(vars).map_err(|e| e.to_string()),
+        "{{ toToml . }}" => toml::to_toml(vars).map_err(|e| e.to_string()),
         "{{.Top | toJson}}" => json::to_json(&field("Top")).map_err(|e| e.to_string()),
         "{{.Top | toPrettyJson}}" => json::to_pretty_json(&field("Top")).map_err(|e| e.to_string()),
         "{{.Top | toRawJson}}" => json::to_raw_json(&field("Top")).map_err(|e| e.to_string()),
