@@ -167,11 +167,7 @@ fn error_matches(case: &Yaml, error: &Error) -> bool {
     let Some(expected) = case["expectError"].as_str() else {
         return true;
     };
-    let message = if expected.contains("\n  executing") {
-        error.trace()
-    } else {
-        error.helm_message()
-    };
+    let message = error.helm_message();
     match case["errorMatch"].as_str().unwrap_or("exact") {
         "contains" => message.contains(expected),
         "suffix" => message.ends_with(expected),

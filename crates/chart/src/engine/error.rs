@@ -43,6 +43,9 @@ pub enum ErrorKind {
     Other,
 }
 
+/// Helm prints a trace only for chains up to this deep; deeper ones keep Go's message.
+const MAX_TRACE_DEPTH: usize = 100;
+
 #[derive(Debug)]
 struct Inner {
     kind: ErrorKind,
@@ -193,7 +196,8 @@ impl Error {
 
     /// The message Helm v4.1.4 prints for this error: `parse error at (FILE:LINE): MESSAGE` for
     /// parse errors, `execution error at (FILE:LINE:COL): MESSAGE` when a `required` or `fail`
-    /// message is inside, otherwise Go's message.
+    /// message is inside, otherwise the multi-line [`Error::trace`] (Go's one-line message
+    /// when the nesting is too deep for a trace, as for endless `include` recursion).
     pub fn helm_message(&self) -> String {
         match self.kind() {
             ErrorKind::Parse => {
@@ -211,6 +215,7 @@ impl Error {
                 let location = full.split(": ").nth(1).unwrap_or("");
                 match marked_message(&full) {
                     Some(message) => format!("execution error at ({location}): {message}"),
+                    None if self.depth() <= MAX_TRACE_DEPTH => self.trace(),
                     None => full.clone(),
                 }
             }
@@ -218,8 +223,13 @@ impl Error {
         }
     }
 
-    /// A multi-line trace of nested template errors, as newer Helm versions print it: per
-    /// template its location, the failing action, then the failure indented; innermost last.
+    /// How many errors the chain holds (this one and its nested causes).
+    pub fn depth(&self) -> usize {
+        std::iter::successors(Some(self), |e| e.cause()).count()
+    }
+
+    /// A multi-line trace of nested template errors, as Helm v4 prints them: per template its
+    /// location, the failing action, then the failure indented; innermost last.
     pub fn trace(&self) -> String {
         let mut lines = Vec::new();
         let mut current = Some(self);

@@ -31,6 +31,7 @@
 pub mod args;
 mod builtins;
 mod helm;
+pub mod strings;
 
 pub use helm::{MESSAGE_END, MESSAGE_START};
 
@@ -177,5 +178,6 @@ pub fn go_builtins() -> FuncMap {
 pub fn helm_funcs() -> FuncMap {
     let mut funcs = go_builtins();
     helm::install(&mut funcs);
+    strings::install(&mut funcs);
     funcs
 }
