@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, Parser, Tag};
-use yaml_rust2::scanner::{Marker, TScalarStyle};
+use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
 use super::error::{Stage, YamlError};
 
@@ -106,6 +106,8 @@ struct Composer {
 
 /// Composes the first document of `src`; `None` when the stream holds no document.
 pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
+    // libyaml skips a byte order mark at the start of a stream.
+    let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
     let mut parser = Parser::new_from_str(src);
     let mut c = Composer {
         stack: Vec::new(),
@@ -114,9 +116,7 @@ pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
         alias_budget: ALIAS_BUDGET,
     };
     loop {
-        let (event, marker) = parser
-            .next_token()
-            .map_err(|e| YamlError::at(Stage::Syntax, (*e.marker()).into(), e.info()))?;
+        let (event, marker) = parser.next_token().map_err(|e| scan_error(src, &e))?;
         let mark = Mark::from(marker);
         match event {
             Event::StreamEnd => return Ok(c.root),
@@ -154,6 +154,25 @@ pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
             Event::SequenceEnd | Event::MappingEnd => c.close()?,
         }
     }
+}
+
+fn scan_error(src: &str, e: &ScanError) -> YamlError {
+    if e.info().contains("unknown anchor") {
+        // go-yaml names the anchor and gives no line.
+        let name: String = src
+            .chars()
+            .skip(e.marker().index())
+            .skip_while(|c| *c != '*')
+            .skip(1)
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+            .collect();
+        return YamlError::at(
+            Stage::Syntax,
+            (*e.marker()).into(),
+            &format!("unknown anchor '{name}' referenced"),
+        );
+    }
+    YamlError::syntax((*e.marker()).into(), e.info())
 }
 
 fn full_tag(tag: Tag) -> String {

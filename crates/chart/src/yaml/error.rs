@@ -24,18 +24,22 @@ pub struct YamlError {
     pub mark: Option<Mark>,
     /// Which step failed.
     pub stage: Stage,
-    /// The problem, without position or prefix.
+    /// The problem as go-yaml words it, without position or prefix.
     pub reason: String,
+    /// The line go-yaml names in its message (it differs from `mark`: parser errors name
+    /// the line before, and nothing is named on the first line).
+    pub go_line: Option<usize>,
 }
 
 impl YamlError {
-    /// An error at a known position.
+    /// An error at a known position that go-yaml reports without a line (decoding errors).
     pub fn at(stage: Stage, mark: Mark, reason: &str) -> YamlError {
         YamlError {
             file: None,
             mark: Some(mark),
             stage,
             reason: reason.to_owned(),
+            go_line: None,
         }
     }
 
@@ -46,6 +50,31 @@ impl YamlError {
             mark: None,
             stage,
             reason,
+            go_line: None,
+        }
+    }
+
+    /// A syntax error from the YAML scanner or parser, reworded and numbered as libyaml's
+    /// error would be in go-yaml v2.
+    pub fn syntax(mark: Mark, info: &str) -> YamlError {
+        let (reason, parser_error) = go_problem(info);
+        // go-yaml prints the 0-based line of a parser problem and the 1-based line of a
+        // scanner problem, and omits the line when the problem is on the first line.
+        let go_line = if mark.line > 1 {
+            Some(if parser_error {
+                mark.line - 1
+            } else {
+                mark.line
+            })
+        } else {
+            None
+        };
+        YamlError {
+            file: None,
+            mark: Some(mark),
+            stage: Stage::Syntax,
+            reason,
+            go_line,
         }
     }
 
@@ -55,14 +84,22 @@ impl YamlError {
         self
     }
 
+    /// The same error, its position moved down by `lines` (for a document cut out of a file).
+    pub fn shifted(mut self, lines: usize) -> YamlError {
+        if let Some(m) = &mut self.mark {
+            m.line += lines;
+        }
+        self
+    }
+
     /// The text sigs.k8s.io/yaml would return, without file or column: what Helm's
     /// `fromYaml` stores under `Error`.
     pub fn helm_message(&self) -> String {
         match self.stage {
-            Stage::Syntax => match self.mark {
-                Some(m) => format!(
-                    "error converting YAML to JSON: yaml: line {}: {}",
-                    m.line, self.reason
+            Stage::Syntax => match self.go_line {
+                Some(line) => format!(
+                    "error converting YAML to JSON: yaml: line {line}: {}",
+                    self.reason
                 ),
                 None => format!("error converting YAML to JSON: yaml: {}", self.reason),
             },
@@ -73,6 +110,29 @@ impl YamlError {
             ),
         }
     }
+}
+
+/// libyaml's wording of a yaml-rust2 problem, and whether libyaml raises it in the parser
+/// (as opposed to the scanner).
+fn go_problem(info: &str) -> (String, bool) {
+    // libyaml keeps "while parsing a block mapping" as context; go-yaml prints only the problem.
+    let problem = match info.split_once(", ") {
+        Some((context, rest)) if context.starts_with("while ") => rest,
+        _ => info,
+    };
+    let problem = match problem {
+        p if p.starts_with("unexpected character") || p.starts_with("tabs disallowed") => {
+            "found character that cannot start any token"
+        }
+        p if p.starts_with("invalid trailing content after") => "did not find expected key",
+        p if p.starts_with("expected ',' or ']'") => "did not find expected ',' or ']'",
+        p if p.starts_with("expected ',' or '}'") => "did not find expected ',' or '}'",
+        p => p,
+    };
+    (
+        problem.to_owned(),
+        problem.starts_with("did not find expected"),
+    )
 }
 
 impl fmt::Display for YamlError {

@@ -69,9 +69,56 @@ pub fn parse_list(src: &str) -> Result<Vec<Data>, YamlError> {
     }
 }
 
-/// [`parse_values`] for a named file: errors name the file.
+/// Reads a values file as Helm's `LoadValues` does: the text is cut into documents at lines
+/// that are exactly `---` (Kubernetes' YAML reader), each document is read with
+/// [`parse_values`], and later documents are merged over earlier ones (nested maps merged,
+/// anything else replaced). Errors name `file` and the line in the whole file.
 pub fn parse_values_file(file: &str, src: &str) -> Result<Map, YamlError> {
-    parse_values(src).map_err(|e| e.in_file(file))
+    let mut values = Map::new();
+    for (first_line, chunk) in split_documents(src) {
+        let doc = parse_values(&chunk).map_err(|e| e.shifted(first_line).in_file(file))?;
+        merge_maps(&mut values, doc);
+    }
+    Ok(values)
+}
+
+/// Kubernetes' `YAMLReader`: documents end at a line that starts with `---` followed only by
+/// whitespace; a separator before any content stays part of the next document. Each chunk
+/// comes with the number of lines before it.
+fn split_documents(src: &str) -> Vec<(usize, String)> {
+    let mut chunks = Vec::new();
+    let mut buffer = String::new();
+    let mut start = 0;
+    for (index, line) in src.split_inclusive('\n').enumerate() {
+        let is_separator = line
+            .strip_prefix("---")
+            .is_some_and(|rest| rest.trim_end().is_empty());
+        if is_separator && !buffer.is_empty() {
+            chunks.push((start, std::mem::take(&mut buffer)));
+            start = index + 1;
+            continue;
+        }
+        if buffer.is_empty() {
+            start = index;
+        }
+        buffer.push_str(line);
+    }
+    if !buffer.is_empty() {
+        chunks.push((start, buffer));
+    }
+    chunks
+}
+
+/// Helm's `MergeMaps`: values of `over` replace those of `base`, except that two maps merge.
+fn merge_maps(base: &mut Map, over: Map) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(Data::Map(b)), Data::Map(o)) => merge_maps(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

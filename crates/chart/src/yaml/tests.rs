@@ -53,6 +53,73 @@ fn anchors_aliases_and_merges() {
 }
 
 #[test]
+fn values_files_merge_all_their_documents() {
+    let src = "a: {x: 1, z: 3}\n---\n---\na: {x: null, w: 2}\nl: [1]\n--- \nl: [2]\n---\n";
+    let m = parse_values_file("values.yaml", src).unwrap();
+    assert_eq!(
+        crate::json::to_json(&Data::Map(m)).unwrap(),
+        r#"{"a":{"w":2,"x":null,"z":3},"l":[2]}"#
+    );
+    let m = parse_values_file("values.yaml", "---\na: 1\n--- # not a separator\n").unwrap();
+    assert_eq!(m["a"], f(1.0));
+    let err = parse_values_file("values.yaml", "a: 1\n---\nb: [\n").unwrap_err();
+    assert_eq!(
+        err.helm_message(),
+        "error converting YAML to JSON: yaml: line 1: did not find expected node content"
+    );
+    assert_eq!(err.file.as_deref(), Some("values.yaml"));
+    assert!(err.mark.is_some_and(|m| m.line >= 3), "{err:?}");
+    let err = parse_values_file("v.yaml", "a: 1\n---\n- x\n").unwrap_err();
+    assert_eq!(err.stage, Stage::Unmarshal);
+}
+
+#[test]
+fn byte_order_mark_is_skipped() {
+    assert_eq!(parse_values("\u{FEFF}a: 1\n").unwrap()["a"], f(1.0));
+}
+
+#[test]
+fn error_messages_follow_go_yaml() {
+    let cases = [
+        (
+            "a: b: c\n",
+            "yaml: mapping values are not allowed in this context",
+        ),
+        (
+            "a: [1, 2\n",
+            "yaml: line 1: did not find expected ',' or ']'",
+        ),
+        (
+            "- a\nb: 1\n",
+            "yaml: line 1: did not find expected '-' indicator",
+        ),
+        (
+            "a:\n  - b\n  c: 1\n",
+            "yaml: line 2: did not find expected '-' indicator",
+        ),
+        (
+            "a: @x\n",
+            "yaml: found character that cannot start any token",
+        ),
+        ("a: 'x'y\n", "yaml: did not find expected key"),
+        ("a: ,x\n", "yaml: did not find expected node content"),
+        ("a: *nope\n", "yaml: unknown anchor 'nope' referenced"),
+        (
+            "a: - x\n",
+            "yaml: block sequence entries are not allowed in this context",
+        ),
+    ];
+    for (src, want) in cases {
+        let got = parse_values(src).unwrap_err().helm_message();
+        assert_eq!(
+            got,
+            format!("error converting YAML to JSON: {want}"),
+            "{src:?}"
+        );
+    }
+}
+
+#[test]
 fn only_the_first_document_is_read() {
     let m = parse_values("a: 1\n---\nb: 2\n").unwrap();
     assert_eq!(m.len(), 1);
@@ -98,7 +165,7 @@ fn syntax_errors_carry_file_line_and_column() {
     let err = parse_values("a: b: c\n").unwrap_err();
     assert_eq!(
         err.helm_message(),
-        "error converting YAML to JSON: yaml: line 1: mapping values are not allowed in this context"
+        "error converting YAML to JSON: yaml: mapping values are not allowed in this context"
     );
 }
 
