@@ -10,6 +10,7 @@ pub mod engine;
 pub mod funcs;
 pub mod gofloat;
 pub mod json;
+pub mod objects;
 pub mod semver;
 pub mod strvals;
 pub mod toml;

@@ -317,7 +317,11 @@ impl<'t, 'x, 'e> State<'t, 'x, 'e> {
         let value = self.eval_pipeline(dot, &branch.pipe)?;
         let mark = self.vars.len();
         let mut ran = false;
-        match value.value() {
+        let collection = match value.value() {
+            Value::Object(object) => object.as_collection().unwrap_or(Value::Object(object)),
+            other => other,
+        };
+        match collection {
             Value::List(items) => {
                 for (i, item) in items.iter().enumerate() {
                     ran = true;
@@ -621,7 +625,7 @@ impl<'t, 'x, 'e> State<'t, 'x, 'e> {
                 (v, t)
             }
         };
-        match &value {
+        let map = match &value {
             Value::Object(object) => {
                 if object.has_method(name) {
                     return self.call_method(dot, object.as_ref(), name, args, last);
@@ -634,23 +638,25 @@ impl<'t, 'x, 'e> State<'t, 'x, 'e> {
                     }
                     return Ok(Ev::from_result(field));
                 }
+                object.as_collection().and_then(|c| c.as_map().cloned())
             }
-            Value::Map(map) => {
-                if has_args {
-                    return Err(self.error(format!("{name} is not a method but has arguments")));
-                }
-                return match map.get(name) {
-                    Some(item) => Ok(Ev::Iface(item)),
-                    None => match self.missing_key() {
-                        MissingKey::Default => Ok(Ev::Missing),
-                        MissingKey::Zero => Ok(Ev::Iface(Value::Nil)),
-                        MissingKey::Error => {
-                            Err(self.error(format!("map has no entry for key {}", quote(name))))
-                        }
-                    },
-                };
+            Value::Map(map) => Some(map.clone()),
+            _ => None,
+        };
+        if let Some(map) = map {
+            if has_args {
+                return Err(self.error(format!("{name} is not a method but has arguments")));
             }
-            _ => {}
+            return match map.get(name) {
+                Some(item) => Ok(Ev::Iface(item)),
+                None => match self.missing_key() {
+                    MissingKey::Default => Ok(Ev::Missing),
+                    MissingKey::Zero => Ok(Ev::Iface(Value::Nil)),
+                    MissingKey::Error => {
+                        Err(self.error(format!("map has no entry for key {}", quote(name))))
+                    }
+                },
+            };
         }
         Err(self.error(format!("can't evaluate field {name} in type {static_type}")))
     }

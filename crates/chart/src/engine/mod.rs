@@ -1,6 +1,9 @@
 //! Go's `text/template`, natively: lexer, parser, executor and the engine that holds a set of
 //! templates sharing one namespace of `define`d names, as Helm parses a chart.
 //!
+//! Values share maps by reference (`Rc`), so an engine and its values live on one thread:
+//! build and render within one blocking task. Errors are `Send + Sync`.
+//!
 //! ```
 //! use landscaper_chart::engine::Engine;
 //! use landscaper_chart::value::{Map, Value};

@@ -68,9 +68,17 @@ fn joined(a: &[Value]) -> String {
     }
 }
 
+/// The list or map a collection-like object stands for; other values as they are.
+fn collection(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => object.as_collection().unwrap_or_else(|| value.clone()),
+        other => other.clone(),
+    }
+}
+
 fn length(a: &[Value]) -> FuncResult {
     args::count(a, 1)?;
-    match &a[0] {
+    match &collection(&a[0]) {
         Value::Nil => Err(FuncError::failed("len of nil pointer")),
         v => match v.length() {
             Some(n) => Ok(Value::Int(n as i64)),
@@ -104,7 +112,7 @@ fn index(a: &[Value]) -> FuncResult {
         return Err(FuncError::failed("index of untyped nil"));
     }
     for key in &a[1..] {
-        item = match &item {
+        item = match &collection(&item) {
             Value::Nil => return Err(FuncError::failed("index of nil pointer")),
             Value::List(items) => {
                 let i = index_arg(key, items.len())?;

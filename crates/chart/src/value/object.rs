@@ -54,6 +54,12 @@ pub trait Object {
     /// `String` method prints what it returns).
     fn format(&self) -> String;
 
+    /// The list or map this value is, for a Go type defined over a slice or map (Helm's
+    /// `chart.Files` is a map, `APIVersions` a slice): `range`, `len` and `index` use it.
+    fn as_collection(&self) -> Option<Value> {
+        None
+    }
+
     /// The data Go's `json.Marshal` produces for this value (`None`: it cannot be encoded).
     fn to_data(&self) -> Option<crate::data::Data> {
         None
