@@ -49,6 +49,11 @@ fn encoders_match_helm_on_recorded_values() {
         let value = json::parse(text(case, "value")).unwrap();
         assert_eq!(yaml::to_yaml(&value), text(case, "toYaml"), "toYaml {name}");
         assert_eq!(
+            yaml::to_yaml_pretty(&value),
+            text(case, "toYamlPretty"),
+            "toYamlPretty {name}"
+        );
+        assert_eq!(
             json::to_json(&value).unwrap(),
             text(case, "toJson"),
             "toJson {name}"
@@ -171,6 +176,7 @@ fn evaluate(tpl: &str, vars: &Data) -> Option<Result<String, String>> {
     };
     Some(match tpl.trim() {
         "{{ toYaml . }}" => Ok(yaml::to_yaml(vars)),
+        "{{ toYamlPretty . }}" => Ok(yaml::to_yaml_pretty(vars)),
         "{{ toJson . }}" => json::to_json(vars).map_err(|e| e.to_string()),
         "{{ toToml . }}" => toml::to_toml(vars).map_err(|e| e.to_string()),
         "{{.Top | toJson}}" => json::to_json(&field("Top")).map_err(|e| e.to_string()),

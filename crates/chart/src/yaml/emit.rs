@@ -10,7 +10,11 @@ use crate::gofloat::{format_g, format_json, go_non_finite_name};
 
 use super::compose::MAX_DEPTH;
 use super::key_order::sort_keys;
-use super::resolve::{Resolved, is_base60_float, resolve_plain};
+use super::resolve::{Resolved, resolve_plain};
+
+mod analysis;
+
+use analysis::{Style, analyze, is_break, is_printable, requested_style, select_style};
 
 const BEST_INDENT: i32 = 2;
 const BEST_WIDTH: usize = 80;
@@ -32,7 +36,7 @@ impl std::error::Error for EncodeError {}
 /// sigs.k8s.io/yaml.Marshal: the YAML document text, ending in a newline.
 pub fn marshal(data: &Data) -> Result<String, EncodeError> {
     let tree = normalize(data, 0)?;
-    let mut e = Emitter::new();
+    let mut e = Emitter::new(Flavor::V2);
     e.node(&tree, false, false);
     e.write_indent();
     Ok(e.out)
@@ -49,6 +53,65 @@ pub fn to_yaml(data: &Data) -> String {
         }
         Err(_) => String::new(),
     }
+}
+
+/// Helm 4's `toYamlPretty`: go-yaml v3's encoder with a two-space indent on the data as it
+/// is (no JSON round trip): sequences indented under their key, no line folding, floats in
+/// Go's `%g` form; `""` when encoding fails, final newline trimmed.
+pub fn to_yaml_pretty(data: &Data) -> String {
+    let Ok(tree) = normalize_v3(data, 0) else {
+        return String::new();
+    };
+    let mut e = Emitter::new(Flavor::V3);
+    e.node(&tree, false, false);
+    e.write_indent();
+    let mut s = e.out;
+    if s.ends_with('\n') {
+        s.pop();
+    }
+    s
+}
+
+/// Which go-yaml generation's emitter rules apply.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Flavor {
+    /// go-yaml v2 (Helm's `toYaml`): sequences flush under their key, folding at 80 columns.
+    V2,
+    /// go-yaml v3 (Helm's `toYamlPretty`): sequences indented, no folding.
+    V3,
+}
+
+/// The data as go-yaml v3 sees it: Go values, no JSON step.
+fn normalize_v3(data: &Data, depth: usize) -> Result<Out, EncodeError> {
+    if depth > MAX_DEPTH {
+        return Err(EncodeError(format!("exceeded max depth of {MAX_DEPTH}")));
+    }
+    Ok(match data {
+        Data::Float(f) => {
+            let text = match format_g(*f, false).as_str() {
+                "+Inf" => ".inf".to_owned(),
+                "-Inf" => "-.inf".to_owned(),
+                "NaN" => ".nan".to_owned(),
+                s => s.to_owned(),
+            };
+            Out::Scalar(text, false)
+        }
+        Data::String(s) => Out::Scalar(s.clone(), true),
+        Data::List(items) => Out::Seq(
+            items
+                .iter()
+                .map(|i| normalize_v3(i, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        Data::Map(map) => {
+            let mut entries = Vec::with_capacity(map.len());
+            for (k, v) in map {
+                entries.push((k.clone(), normalize_v3(v, depth + 1)?));
+            }
+            Out::Map(sort_keys(entries, |(k, _)| k.as_str(), true))
+        }
+        other => normalize(other, depth)?,
+    })
 }
 
 /// The document as go-yaml sees it after the JSON round trip.
@@ -85,7 +148,7 @@ fn normalize(data: &Data, depth: usize) -> Result<Out, EncodeError> {
                 check_readable(k)?;
                 entries.push((reread_json_string(k), normalize(v, depth + 1)?));
             }
-            Out::Map(sort_keys(entries, |(k, _)| k.as_str()))
+            Out::Map(sort_keys(entries, |(k, _)| k.as_str(), false))
         }
     })
 }
@@ -154,158 +217,8 @@ fn flush_run(out: &mut String, run: &mut String, breaks: &mut usize) {
     *breaks = 0;
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Style {
-    Plain,
-    Single,
-    Double,
-    Literal,
-}
-
-/// libyaml's scalar analysis: which styles can carry the text unchanged.
-struct Analysis {
-    multiline: bool,
-    block_plain_allowed: bool,
-    single_quoted_allowed: bool,
-    block_allowed: bool,
-}
-
-fn is_break(c: char) -> bool {
-    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-fn is_blank_or_end(c: Option<char>) -> bool {
-    match c {
-        None => true,
-        Some(c) => c == ' ' || c == '\t' || is_break(c) || c == '\0',
-    }
-}
-
-/// go-yaml v2's `is_printable`: note that it rejects tabs and characters beyond the BMP.
-fn is_printable(c: char) -> bool {
-    let v = c as u32;
-    v == 0x0A
-        || (0x20..=0x7E).contains(&v)
-        || (0xA0..=0xD7FF).contains(&v)
-        || ((0xE000..=0xFFFD).contains(&v) && v != 0xFEFF)
-}
-
-fn analyze(value: &str) -> Analysis {
-    if value.is_empty() {
-        return Analysis {
-            multiline: false,
-            block_plain_allowed: true,
-            single_quoted_allowed: true,
-            block_allowed: false,
-        };
-    }
-    let chars: Vec<char> = value.chars().collect();
-    let mut block_indicators = value.starts_with("---") || value.starts_with("...");
-    let (mut line_breaks, mut special) = (false, false);
-    let (mut leading_space, mut leading_break) = (false, false);
-    let (mut trailing_space, mut trailing_break) = (false, false);
-    let (mut break_space, mut space_break) = (false, false);
-    let (mut previous_space, mut previous_break) = (false, false);
-    let mut preceded_by_whitespace = true;
-    for (i, &c) in chars.iter().enumerate() {
-        let followed_by_whitespace = i + 1 >= chars.len() || matches!(chars[i + 1], ' ' | '\t');
-        let last = i + 1 == chars.len();
-        if i == 0 {
-            match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => block_indicators = true,
-                '?' | ':' | '-' if followed_by_whitespace => block_indicators = true,
-                _ => {}
-            }
-        } else {
-            match c {
-                ':' if followed_by_whitespace => block_indicators = true,
-                '#' if preceded_by_whitespace => block_indicators = true,
-                _ => {}
-            }
-        }
-        if !is_printable(c) {
-            special = true;
-        }
-        if c == ' ' {
-            leading_space |= i == 0;
-            trailing_space |= last;
-            break_space |= previous_break;
-            previous_space = true;
-            previous_break = false;
-        } else if is_break(c) {
-            line_breaks = true;
-            leading_break |= i == 0;
-            trailing_break |= last;
-            space_break |= previous_space;
-            previous_space = false;
-            previous_break = true;
-        } else {
-            previous_space = false;
-            previous_break = false;
-        }
-        preceded_by_whitespace = is_blank_or_end(Some(c));
-    }
-    let mut a = Analysis {
-        multiline: line_breaks,
-        block_plain_allowed: true,
-        single_quoted_allowed: true,
-        block_allowed: true,
-    };
-    if leading_space || leading_break || trailing_space || trailing_break {
-        a.block_plain_allowed = false;
-    }
-    if trailing_space {
-        a.block_allowed = false;
-    }
-    if break_space {
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-    }
-    if space_break || special {
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-        a.block_allowed = false;
-    }
-    if line_breaks || block_indicators {
-        a.block_plain_allowed = false;
-    }
-    a
-}
-
-/// The style go-yaml's encoder asks for: strings that would read back as another type are
-/// quoted, multi-line strings ask for a literal block.
-fn requested_style(text: &str, is_string: bool) -> Style {
-    if !is_string {
-        Style::Plain
-    } else if text.contains('\n') {
-        Style::Literal
-    } else if resolve_plain(text) == Resolved::Str && !is_base60_float(text) {
-        Style::Plain
-    } else {
-        Style::Double
-    }
-}
-
-/// libyaml's `select_scalar_style` for block context (no flow collections are ever open).
-fn select_style(text: &str, requested: Style, simple_key: bool, a: &Analysis) -> Style {
-    let mut style = requested;
-    if simple_key && a.multiline {
-        style = Style::Double;
-    }
-    if style == Style::Plain && (!a.block_plain_allowed || (text.is_empty() && simple_key)) {
-        style = Style::Single;
-    }
-    if style == Style::Single && !a.single_quoted_allowed {
-        style = Style::Double;
-    }
-    if style == Style::Literal && (!a.block_allowed || simple_key) {
-        style = Style::Double;
-    }
-    style
-}
-
 struct Emitter {
+    flavor: Flavor,
     out: String,
     column: usize,
     indent: i32,
@@ -315,14 +228,23 @@ struct Emitter {
 }
 
 impl Emitter {
-    fn new() -> Emitter {
+    fn new(flavor: Flavor) -> Emitter {
         Emitter {
+            flavor,
             out: String::new(),
             column: 0,
             indent: -1,
             indents: Vec::new(),
             whitespace: true,
             indention: true,
+        }
+    }
+
+    /// The column past which text folds at a space; go-yaml v3 never folds.
+    fn best_width(&self) -> usize {
+        match self.flavor {
+            Flavor::V2 => BEST_WIDTH,
+            Flavor::V3 => usize::MAX,
         }
     }
 
@@ -403,8 +325,9 @@ impl Emitter {
     }
 
     fn block_sequence(&mut self, items: &[Out], mapping_context: bool) {
-        // A sequence directly under a mapping key is not indented ("key:\n- a").
-        self.increase_indent(false, mapping_context && !self.indention);
+        // go-yaml v2 does not indent a sequence directly under a mapping key ("key:\n- a").
+        let indentless = self.flavor == Flavor::V2 && mapping_context && !self.indention;
+        self.increase_indent(false, indentless);
         for item in items {
             self.write_indent();
             self.write_indicator("-", true, false, true);
@@ -417,7 +340,7 @@ impl Emitter {
         self.increase_indent(false, false);
         for (key, value) in entries {
             self.write_indent();
-            let a = analyze(key);
+            let a = analyze(key, self.flavor);
             if key.len() <= MAX_SIMPLE_KEY && !a.multiline {
                 self.scalar(key, true, true);
                 self.write_indicator(":", false, false, false);
@@ -433,7 +356,7 @@ impl Emitter {
     }
 
     fn scalar(&mut self, text: &str, is_string: bool, simple_key: bool) {
-        let analysis = analyze(text);
+        let analysis = analyze(text, self.flavor);
         let style = select_style(
             text,
             requested_style(text, is_string),
@@ -460,7 +383,7 @@ impl Emitter {
         for (i, &c) in chars.iter().enumerate() {
             if c == ' ' {
                 let next_is_space = chars.get(i + 1) == Some(&' ');
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && !next_is_space {
+                if allow_breaks && !spaces && self.column > self.best_width() && !next_is_space {
                     self.write_indent();
                 } else {
                     self.put(c);
@@ -494,7 +417,7 @@ impl Emitter {
         for (i, &c) in chars.iter().enumerate() {
             if c == ' ' {
                 let inner = i > 0 && i + 1 < chars.len() && chars[i + 1] != ' ';
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && inner {
+                if allow_breaks && !spaces && self.column > self.best_width() && inner {
                     self.write_indent();
                 } else {
                     self.put(c);
@@ -537,7 +460,7 @@ impl Emitter {
             } else if c == ' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.best_width()
                     && i > 0
                     && i + 1 < chars.len()
                 {

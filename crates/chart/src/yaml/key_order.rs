@@ -18,10 +18,22 @@ fn digit_value(c: char) -> i64 {
 
 /// go-yaml v2's `keyList.Less` for two string keys.
 pub fn key_less(a: &str, b: &str) -> bool {
+    less(a, b, false)
+}
+
+/// go-yaml v3's `keyList.Less`: as v2, except that right after a shared digit a letter sorts
+/// before a non-letter.
+pub fn key_less_v3(a: &str, b: &str) -> bool {
+    less(a, b, true)
+}
+
+fn less(a: &str, b: &str, v3: bool) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    let mut after_digit = false;
     for i in 0..ar.len().min(br.len()) {
         if ar[i] == br[i] {
+            after_digit = is_digit(ar[i]);
             continue;
         }
         let al = is_letter(ar[i]);
@@ -30,7 +42,7 @@ pub fn key_less(a: &str, b: &str) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if v3 && after_digit { al } else { bl };
         }
         let (mut an, mut bn) = (0i64, 0i64);
         if ar[i] == '0' || br[i] == '0' {
@@ -66,21 +78,22 @@ pub fn key_less(a: &str, b: &str) -> bool {
     ar.len() < br.len()
 }
 
-/// Sorts keys with [`key_less`]. A merge sort of our own: the comparison is not guaranteed to
-/// be a total order for odd inputs, and this sort never panics on that.
-pub fn sort_keys<T>(items: Vec<T>, key: impl Fn(&T) -> &str + Copy) -> Vec<T> {
+/// Sorts keys with [`key_less`] (or [`key_less_v3`]). A merge sort of our own: the
+/// comparison is not guaranteed to be a total order for odd inputs, and this sort never
+/// panics on that.
+pub fn sort_keys<T>(items: Vec<T>, key: impl Fn(&T) -> &str + Copy, v3: bool) -> Vec<T> {
     if items.len() <= 1 {
         return items;
     }
     let mut items = items;
     let right = items.split_off(items.len() / 2);
-    let left = sort_keys(items, key);
-    let right = sort_keys(right, key);
+    let left = sort_keys(items, key, v3);
+    let right = sort_keys(right, key, v3);
     let mut out = Vec::with_capacity(left.len() + right.len());
     let mut l = left.into_iter().peekable();
     let mut r = right.into_iter().peekable();
     while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
-        if key_less(key(b), key(a)) {
+        if less(key(b), key(a), v3) {
             out.extend(r.next());
         } else {
             out.extend(l.next());
@@ -107,7 +120,11 @@ mod tests {
     use super::*;
 
     fn sorted(keys: &[&str]) -> Vec<String> {
-        sort_keys(keys.iter().map(|s| s.to_string()).collect(), |s| s.as_str())
+        sort_keys(
+            keys.iter().map(|s| s.to_string()).collect(),
+            |s| s.as_str(),
+            false,
+        )
     }
 
     #[test]
@@ -130,5 +147,12 @@ mod tests {
         assert_eq!(sorted(&["abc", "ab"]), ["ab", "abc"]);
         assert_eq!(sorted(&["a01", "a1", "a001"]), ["a1", "a01", "a001"]);
         assert_eq!(key_cmp("x", "x"), Ordering::Equal);
+    }
+
+    #[test]
+    fn v3_puts_letters_first_after_a_shared_digit() {
+        assert!(key_less("a1-", "a1b"));
+        assert!(key_less_v3("a1b", "a1-"));
+        assert!(key_less_v3("-", "b"));
     }
 }

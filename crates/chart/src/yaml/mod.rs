@@ -17,9 +17,9 @@ mod values;
 
 pub use compose::{MAX_DEPTH, Mark};
 pub use decode::Yaml;
-pub use emit::{EncodeError, marshal, to_yaml};
+pub use emit::{EncodeError, marshal, to_yaml, to_yaml_pretty};
 pub use error::{Stage, YamlError};
-pub use key_order::{key_cmp, key_less};
+pub use key_order::{key_cmp, key_less, key_less_v3};
 pub use resolve::{Resolved, is_timestamp, resolve_plain};
 pub use values::key_string;
 

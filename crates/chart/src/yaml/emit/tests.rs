@@ -206,3 +206,35 @@ fn nel_folds_like_go_yaml_reading_the_json_text() {
     assert_eq!(yaml_of(s("a \u{85}\u{85} b")), "|-\n  a\n  b");
     assert_eq!(yaml_of(s("a\u{85}")), "'a '");
 }
+
+#[test]
+fn pretty_yaml_indents_sequences_and_keeps_go_floats() {
+    let v = map(vec![
+        ("f", Data::Float(1e6)),
+        ("g", Data::Float(1.5)),
+        (
+            "l",
+            Data::List(vec![
+                Data::Float(1.0),
+                Data::List(vec![Data::Float(2.0), Data::Float(3.0)]),
+                map(vec![
+                    ("a", Data::Float(1.0)),
+                    ("b", Data::List(vec![s("x")])),
+                ]),
+            ]),
+        ),
+        ("m", s("a\nb")),
+        ("on", s("on")),
+        ("tab", s("a\tb")),
+        ("tabs", s("a\tb\nc")),
+        ("long", s(&["word"; 20].join(" "))),
+    ]);
+    assert_eq!(
+        to_yaml_pretty(&v),
+        format!(
+            "f: 1e+06\ng: 1.5\nl:\n  - 1\n  - - 2\n    - 3\n  - a: 1\n    b:\n      - x\nlong: {}\nm: |-\n  a\n  b\n\"on\": \"on\"\ntab: \"a\\tb\"\ntabs: |-\n  a\tb\n  c",
+            ["word"; 20].join(" ")
+        )
+    );
+    assert_eq!(to_yaml_pretty(&Data::Float(f64::NAN)), ".nan");
+}
