@@ -169,13 +169,17 @@ impl ApiError {
 
     /// 422 Invalid for an object, with its causes.
     pub fn invalid(kind: &str, group: &str, name: &str, causes: Vec<Cause>) -> Self {
-        let summary = if causes.len() == 1 {
-            cause_text(&causes[0])
+        // Like Go's field.ErrorList aggregate, identical messages are printed once.
+        let mut texts: Vec<String> = Vec::new();
+        for t in causes.iter().map(cause_text) {
+            if !texts.contains(&t) {
+                texts.push(t);
+            }
+        }
+        let summary = if texts.len() == 1 {
+            texts.remove(0)
         } else {
-            format!(
-                "[{}]",
-                causes.iter().map(cause_text).collect::<Vec<_>>().join(", ")
-            )
+            format!("[{}]", texts.join(", "))
         };
         let message = format!(
             "{} \"{name}\" is invalid: {summary}",
@@ -257,14 +261,14 @@ impl ApiError {
     }
 
     /// 415 UnsupportedMediaType.
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    pub fn unsupported_media_type(accepted: &str) -> Self {
         Self {
             details: None,
             ..Self::new(
                 415,
                 "UnsupportedMediaType",
                 format!(
-                    "the body of the request was in an unknown format - accepted media types include: {content_type}"
+                    "the body of the request was in an unknown format - accepted media types include: {accepted}"
                 ),
             )
         }
@@ -298,6 +302,51 @@ impl ApiError {
                 "TooManyRequests",
                 "Too many requests, please try again later.",
             )
+        }
+    }
+
+    /// An error from a complete `metav1.Status` body built elsewhere.
+    pub fn from_status(status: &Value) -> Self {
+        const REASONS: &[&str] = &[
+            "BadRequest",
+            "Unauthorized",
+            "Forbidden",
+            "NotFound",
+            "AlreadyExists",
+            "Conflict",
+            "Gone",
+            "Expired",
+            "Invalid",
+            "Timeout",
+            "TooManyRequests",
+            "InternalError",
+            "MethodNotAllowed",
+            "UnsupportedMediaType",
+            "RequestEntityTooLarge",
+            "NotAcceptable",
+            "ServiceUnavailable",
+        ];
+        let reason = status
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Self {
+            code: status.get("code").and_then(Value::as_u64).unwrap_or(500) as u16,
+            reason: REASONS
+                .iter()
+                .find(|r| **r == reason)
+                .copied()
+                .unwrap_or(""),
+            message: status
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            details: status
+                .get("details")
+                .and_then(Value::as_object)
+                .map(|d| Box::new(d.clone())),
+            retry_after: None,
         }
     }
 

@@ -114,6 +114,10 @@ pub fn delete(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .store
         .write(|txn| delete_in_txn(txn, res, ctx.ns(), ctx.name(), &opts))?;
     Ok(match out {
+        // Some kinds answer an immediate delete with the object rather than a Status.
+        Deleted::Gone(obj) if res.group.is_empty() && res.plural == "serviceaccounts" => {
+            Reply::raw(200, object_json(res, &obj))
+        }
         Deleted::Gone(obj) => Reply::json(
             200,
             &status::success(&obj.name, &res.group, &res.plural, &obj.uid),

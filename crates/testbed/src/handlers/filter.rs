@@ -14,11 +14,16 @@ pub struct Filter {
     schema: FieldSchema,
     /// Whether field terms need more than the object's name and namespace.
     needs_body: bool,
+    /// The resource, to read field values in the version it serves.
+    res: std::sync::Arc<ResourceDef>,
 }
 
 impl Filter {
     /// Parses `labelSelector` and `fieldSelector`; 400 when malformed or unsupported.
-    pub fn from_request(req: &Request, res: &ResourceDef) -> Result<Self, ApiError> {
+    pub fn from_request(
+        req: &Request,
+        res: &std::sync::Arc<ResourceDef>,
+    ) -> Result<Self, ApiError> {
         let label = LabelSelector::parse(req.param("labelSelector").unwrap_or(""))
             .map_err(|e| ApiError::bad_request(e.message))?;
         let field = FieldSelector::parse(req.param("fieldSelector").unwrap_or(""))
@@ -40,6 +45,7 @@ impl Filter {
             field,
             schema,
             needs_body,
+            res: res.clone(),
         })
     }
 
@@ -64,7 +70,7 @@ impl Filter {
             return true;
         }
         let value = if self.needs_body {
-            obj.value()
+            super::render::value_for(&self.res, obj)
         } else {
             json!({"metadata": {"name": obj.name, "namespace": obj.namespace}})
         };

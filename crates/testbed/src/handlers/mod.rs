@@ -1,6 +1,7 @@
 //! Request handlers: routing a resource request to get/list/watch/create/update/patch/
 //! delete, and the discovery documents.
 
+mod admission;
 mod delete;
 mod discovery;
 mod filter;
@@ -9,6 +10,7 @@ mod patch;
 mod read;
 mod render;
 mod review;
+mod table;
 mod token_request;
 mod watch;
 mod write;
@@ -123,7 +125,11 @@ fn resolve(
     if let Some(sub) = &path.subresource
         && !res.has_subresource(sub)
     {
-        return Err(ApiError::no_resource().into());
+        return Err(match &path.name {
+            Some(name) => ApiError::not_found(&res.plural, &res.group, name),
+            None => ApiError::no_resource(),
+        }
+        .into());
     }
     Ok((res, path))
 }

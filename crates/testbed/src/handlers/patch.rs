@@ -22,6 +22,14 @@ fn format_of(ctx: &Ctx<'_>) -> Result<Format, ApiError> {
     match ct.split(';').next().unwrap_or_default().trim() {
         "application/json-patch+json" => Ok(Format::Json),
         "application/merge-patch+json" => Ok(Format::Merge),
+        "application/strategic-merge-patch+json" | "application/apply-patch+yaml" => {
+            let accepted = if ctx.res.crd.is_some() {
+                "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+            } else {
+                "application/json-patch+json, application/merge-patch+json"
+            };
+            Err(ApiError::unsupported_media_type(accepted))
+        }
         _ => {
             let mut e = ApiError::new(415, "UnsupportedMediaType", "415: Unsupported Media Type");
             e.details = Some(Box::default());
@@ -55,7 +63,22 @@ pub fn patch(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         }
         .map_err(patch_error)?;
         let mut patched = check_patched(ctx, patched, old.rv)?;
+        // A patch that breaks a field's type fails validation (422), not decoding.
+        if let Some((field, what)) = crate::objects::kinds::type_error(res, &patched) {
+            let cause = crate::status::Cause::new(
+                "FieldValueInvalid",
+                format!("Invalid value: {what}"),
+                field,
+            );
+            let mut e = ApiError::invalid(&res.kind, &res.group, &name, vec![cause]);
+            // This error names no object in its details, only the causes.
+            if let Some(d) = e.details.as_mut() {
+                d.retain(|k, _| k == "causes");
+            }
+            return Err(e);
+        }
         convert::to_stored(res, &mut patched);
+        super::admission::check(ctx, &patched)?;
         apply_update(txn, res, &old, patched, sub.as_deref(), dry_run)
     })?;
     Ok(Reply::raw(200, updated_json(res, out)))

@@ -71,6 +71,17 @@ pub async fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     } else {
         &selected[..]
     };
+    if super::table::wants_table(ctx.req) {
+        let mut t = super::table::table(&ctx.res, page, rv);
+        if let (Some(token), Some(m)) = (
+            &meta.continue_token,
+            t.get_mut("metadata")
+                .and_then(serde_json::Value::as_object_mut),
+        ) {
+            m.insert("continue".into(), token.clone().into());
+        }
+        return Ok(Reply::json(200, &t));
+    }
     Ok(Reply::raw(200, list_json(&ctx.res, page, &meta)))
 }
 

@@ -30,9 +30,22 @@ pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     };
     map.insert("kind".into(), res.kind.clone().into());
     map.insert("apiVersion".into(), res.api_version().into());
+    // Typed decoding drops empty optional strings from the echoed spec.
+    for attrs in ["resourceAttributes", "nonResourceAttributes"] {
+        if let Some(a) = map
+            .get_mut("spec")
+            .and_then(|s| s.get_mut(attrs))
+            .and_then(Value::as_object_mut)
+        {
+            a.retain(|_, v| v.as_str() != Some(""));
+        }
+    }
     let meta = map.entry("metadata").or_insert_with(|| json!({}));
     if let Some(m) = meta.as_object_mut() {
         m.entry("creationTimestamp").or_insert(Value::Null);
+        if res.namespaced {
+            m.insert("namespace".into(), ctx.ns().into());
+        }
     }
     let status = match res.kind.as_str() {
         "SelfSubjectReview" => {

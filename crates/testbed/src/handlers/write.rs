@@ -19,6 +19,7 @@ pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let mut obj = lifecycle::prepare_create(res, ctx.path.namespace.as_deref(), decoded.object)?;
     convert::to_stored(res, &mut obj);
     kinds::default(res, &mut obj)?;
+    super::admission::check(ctx, &obj)?;
     let dry_run = ctx.dry_run();
     let stored = ctx
         .cluster
@@ -142,7 +143,7 @@ pub fn update(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     };
     if rv.is_none() && res.crd.is_some() {
         return Err(ApiError::invalid(
-            &res.kind,
+            &res.plural,
             &res.group,
             ctx.name(),
             vec![Cause::new(
@@ -153,6 +154,10 @@ pub fn update(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         ));
     }
     convert::to_stored(res, &mut obj);
+    if res.namespaced {
+        crate::objects::meta_mut(&mut obj).insert("namespace".into(), ctx.ns().into());
+    }
+    super::admission::check(ctx, &obj)?;
     let sub = ctx.path.subresource.clone();
     let dry_run = ctx.dry_run();
     let (name, ns) = (ctx.name().to_string(), ctx.ns().to_string());

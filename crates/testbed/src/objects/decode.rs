@@ -2,7 +2,7 @@
 
 use crate::resources::ResourceDef;
 use crate::server::Request;
-use crate::status::ApiError;
+use crate::status::{ApiError, Cause};
 use serde_json::Value;
 
 /// Fields of `metadata` (ObjectMeta) a client may send.
@@ -133,6 +133,23 @@ pub fn decode_object(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
+    if !body_kind.is_empty() && body_kind != kind && res.crd.is_some() {
+        let name = map
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        return Err(ApiError::invalid(
+            &body_kind,
+            &res.group,
+            name,
+            vec![Cause::new(
+                "FieldValueInvalid",
+                format!("Invalid value: \"{body_kind}\": must be {kind}"),
+                "kind",
+            )],
+        ));
+    }
     if !body_kind.is_empty() && body_kind != kind {
         return Err(ApiError::bad_request(format!(
             "{body_kind} in version \"{}\" cannot be handled as a {kind}: no kind \"{body_kind}\" is registered for version \"{body_version}\"",
@@ -147,8 +164,15 @@ pub fn decode_object(
     map.insert("kind".into(), kind.into());
     map.insert("apiVersion".into(), api_version.into());
     let validation = FieldValidation::from_request(req)?;
-    let unknown = unknown_fields(&obj, kind);
-    strip(&mut obj, &unknown);
+    let schema = res.crd.as_ref().and_then(|c| c.schema(&res.version));
+    let unknown = match schema {
+        Some(schema) => super::schema::prune(&mut obj, schema),
+        None => {
+            let unknown = unknown_fields(&obj, kind);
+            strip(&mut obj, &unknown);
+            unknown
+        }
+    };
     let warnings = match validation {
         FieldValidation::Ignore => Vec::new(),
         FieldValidation::Warn => unknown

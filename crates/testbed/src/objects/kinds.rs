@@ -10,8 +10,22 @@ const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STA
 
 /// Applies a kind's defaults to a new or updated object; decoding errors are 400s.
 pub fn default(res: &ResourceDef, obj: &mut Value) -> Result<(), ApiError> {
+    if let Some(schema) = res.crd.as_ref().and_then(|c| c.schema(&res.version)) {
+        super::schema::prune(obj, schema);
+        super::schema::apply_defaults(obj, schema);
+        return Ok(());
+    }
+    if let Some((field, what)) = type_error(res, obj) {
+        return Err(ApiError::bad_request(format!(
+            "{kind} in version \"{v}\" cannot be handled as a {kind}: {field}: {what}",
+            kind = res.kind,
+            v = res.version
+        )));
+    }
     match (res.group.as_str(), res.kind.as_str()) {
         ("", "Namespace") => default_namespace(obj),
+        (_, "Event") => default_event(obj),
+        ("coordination.k8s.io", "Lease") => check_lease_times(obj)?,
         ("", "Secret") => default_secret(obj)?,
         ("apiextensions.k8s.io", "CustomResourceDefinition") => default_crd(obj),
         _ => {}
@@ -22,12 +36,35 @@ pub fn default(res: &ResourceDef, obj: &mut Value) -> Result<(), ApiError> {
 /// Checks a kind's rules; `old` is the stored object for updates.
 pub fn validate(res: &ResourceDef, obj: &Value, old: Option<&Value>) -> Result<(), ApiError> {
     let causes = match (res.group.as_str(), res.kind.as_str()) {
+        _ if res.crd.is_some() => res
+            .crd
+            .as_ref()
+            .and_then(|c| c.schema(&res.version))
+            .map(|schema| super::schema::validate(obj, schema))
+            .unwrap_or_default(),
         ("", "ConfigMap") => validate_config_map(obj, old),
+        ("", "Event") => validate_core_event(obj),
+        ("events.k8s.io", "Event") => validate_events_event(obj),
+        ("coordination.k8s.io", "Lease") => validate_lease(obj),
+        ("rbac.authorization.k8s.io", "RoleBinding") => {
+            validate_role_ref(obj, &["Role", "ClusterRole"])
+        }
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
+            validate_role_ref(obj, &["ClusterRole"])
+        }
         ("", "Secret") => validate_secret(obj, old),
         _ => Vec::new(),
     };
     if causes.is_empty() {
         Ok(())
+    } else if res.kind == "Event" {
+        // Event validation errors name the kind without its group in either API.
+        Err(ApiError::invalid(
+            "Event",
+            "",
+            meta_str(obj, "name"),
+            causes,
+        ))
     } else {
         Err(ApiError::invalid(
             &res.kind,
@@ -36,6 +73,140 @@ pub fn validate(res: &ResourceDef, obj: &Value, old: Option<&Value>) -> Result<(
             causes,
         ))
     }
+}
+
+/// Fields that must be maps of strings, by kind.
+fn string_maps(res: &ResourceDef) -> &'static [&'static str] {
+    match (res.group.as_str(), res.kind.as_str()) {
+        ("", "ConfigMap") => &["data", "binaryData"],
+        ("", "Secret") => &["data", "stringData"],
+        _ => &[],
+    }
+}
+
+/// The first field whose JSON type cannot decode into the kind's Go type.
+pub fn type_error(res: &ResourceDef, obj: &Value) -> Option<(String, String)> {
+    let is_string_map = |v: &Value| {
+        v.is_null()
+            || v.as_object()
+                .is_some_and(|m| m.values().all(Value::is_string))
+    };
+    for f in ["labels", "annotations"] {
+        if let Some(v) = obj.pointer(&format!("/metadata/{f}"))
+            && !is_string_map(v)
+        {
+            return Some((format!("metadata.{f}"), "expected a map of strings".into()));
+        }
+    }
+    string_maps(res)
+        .iter()
+        .find(|f| obj.get(**f).is_some_and(|v| !is_string_map(v)))
+        .map(|f| (f.to_string(), "expected a map of strings".into()))
+}
+
+fn default_event(obj: &mut Value) {
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
+    map.entry("source").or_insert_with(|| json!({}));
+    for k in ["eventTime", "firstTimestamp", "lastTimestamp"] {
+        map.entry(k).or_insert(Value::Null);
+    }
+    for k in ["reportingComponent", "reportingInstance"] {
+        map.entry(k).or_insert_with(|| "".into());
+    }
+}
+
+fn validate_core_event(obj: &Value) -> Vec<Cause> {
+    let ns = meta_str(obj, "namespace");
+    let involved = obj
+        .pointer("/involvedObject/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !involved.is_empty() && involved != ns {
+        return vec![Cause::new(
+            "FieldValueInvalid",
+            format!("Invalid value: \"{involved}\": does not match event.namespace"),
+            "involvedObject.namespace",
+        )];
+    }
+    Vec::new()
+}
+
+fn validate_events_event(obj: &Value) -> Vec<Cause> {
+    let mut causes = validate_core_event(obj);
+    if obj.get("eventTime").is_none_or(Value::is_null) {
+        causes.push(Cause::new(
+            "FieldValueRequired",
+            "Required value",
+            "eventTime",
+        ));
+    }
+    causes
+}
+
+/// MicroTime fields must carry exactly six fraction digits, or decoding fails (400).
+fn check_lease_times(obj: &Value) -> Result<(), ApiError> {
+    for f in ["acquireTime", "renewTime"] {
+        let Some(t) = obj.pointer(&format!("/spec/{f}")).and_then(Value::as_str) else {
+            continue;
+        };
+        let six_digits =
+            t.len() == 27 && t.as_bytes()[19] == b'.' && crate::clock::parse_time(t).is_some();
+        if !six_digits {
+            return Err(ApiError::bad_request(format!(
+                "Lease in version \"v1\" cannot be handled as a Lease: parsing time \"{t}\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"{t}\" as a MicroTime"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn validate_lease(obj: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for f in ["leaseDurationSeconds", "leaseTransitions"] {
+        let Some(n) = obj.pointer(&format!("/spec/{f}")).and_then(Value::as_i64) else {
+            continue;
+        };
+        let bad = if f == "leaseDurationSeconds" {
+            n <= 0
+        } else {
+            n < 0
+        };
+        if bad {
+            let rule = if f == "leaseDurationSeconds" {
+                "must be greater than 0"
+            } else {
+                "must be greater than or equal to 0"
+            };
+            causes.push(Cause::new(
+                "FieldValueInvalid",
+                format!("Invalid value: {n}: {rule}"),
+                format!("spec.{f}"),
+            ));
+        }
+    }
+    causes
+}
+
+fn validate_role_ref(obj: &Value, kinds: &[&str]) -> Vec<Cause> {
+    let kind = obj
+        .pointer("/roleRef/kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if kinds.contains(&kind) {
+        return Vec::new();
+    }
+    let supported = kinds
+        .iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![Cause::new(
+        "FieldValueNotSupported",
+        format!("Unsupported value: \"{kind}\": supported values: {supported}"),
+        "roleRef.kind",
+    )]
 }
 
 fn default_namespace(obj: &mut Value) {

@@ -112,6 +112,7 @@ pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cau
             ));
         }
     }
+    causes.extend(owner_reference_causes(obj));
     for (i, f) in finalizers(obj).iter().enumerate() {
         if !names::is_qualified_name(f) {
             causes.push(Cause::new(
@@ -127,6 +128,55 @@ pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cau
                 format!("metadata.finalizers[{i}]"),
             ));
         }
+    }
+    causes
+}
+
+fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
+    let refs = obj
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut causes = Vec::new();
+    for r in &refs {
+        let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
+        for (key, what) in [
+            ("apiVersion", "version"),
+            ("kind", "kind"),
+            ("name", "name"),
+            ("uid", "uid"),
+        ] {
+            if text(key).is_empty() {
+                causes.push(Cause::new(
+                    "FieldValueInvalid",
+                    format!("Invalid value: \"\": {what} must not be empty"),
+                    format!("metadata.ownerReferences.{key}"),
+                ));
+            }
+        }
+    }
+    let controllers: Vec<String> = refs
+        .iter()
+        .filter(|r| r.get("controller") == Some(&Value::Bool(true)))
+        .map(|r| {
+            format!(
+                "{}/{}",
+                r["kind"].as_str().unwrap_or_default(),
+                r["name"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    if controllers.len() > 1 {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            format!(
+                "Invalid value: {}: Only one reference can have Controller set to true. Found \"true\" in references for {}",
+                Value::Array(refs.clone()),
+                controllers.join(" and ")
+            ),
+            "metadata.ownerReferences",
+        ));
     }
     causes
 }
@@ -237,15 +287,13 @@ fn check_finalizers_while_deleting(
     let msg = format!(
         "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{list}}}"
     );
+    // kube-apiserver checks this twice (generic and strategy validation): two causes.
+    let cause = Cause::new("FieldValueForbidden", msg, "metadata.finalizers");
     Err(ApiError::invalid(
         &res.kind,
         &res.group,
         meta_str(old, "name"),
-        vec![Cause::new(
-            "FieldValueForbidden",
-            msg,
-            "metadata.finalizers",
-        )],
+        vec![cause.clone(), cause],
     ))
 }
 

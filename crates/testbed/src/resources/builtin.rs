@@ -147,6 +147,8 @@ const ROWS: &[Row] = &[
         categories: &["api-extensions"],
         subresources: &[STATUS],
         shape: Shape::SpecStatus,
+        // CRDs are still stored as v1beta1, which their storageVersionHash shows.
+        stored_as: Some(("apiextensions.k8s.io", "v1beta1")),
         ..row(
             "apiextensions.k8s.io",
             "CustomResourceDefinition",

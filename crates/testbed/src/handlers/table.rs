@@ -1,0 +1,107 @@
+//! `application/json;as=Table;g=meta.k8s.io;v=v1`: the server-side tables kubectl prints.
+
+use super::render::value_for;
+use crate::clock;
+use crate::resources::ResourceDef;
+use crate::server::Request;
+use crate::store::Stored;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+const AGE_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+/// Whether the client asked for a Table.
+pub fn wants_table(req: &Request) -> bool {
+    req.header("accept").is_some_and(|a| {
+        a.split(',')
+            .next()
+            .is_some_and(|first| first.contains("as=Table"))
+    })
+}
+
+/// One column: its definition and the JSON path its cells come from (`None`: the age).
+struct Column {
+    definition: Value,
+    path: Option<Vec<String>>,
+}
+
+fn columns(res: &ResourceDef) -> Vec<Column> {
+    let mut cols = vec![Column {
+        definition: json!({"name": "Name", "type": "string", "format": "name", "description": NAME_DESCRIPTION, "priority": 0}),
+        path: Some(vec!["metadata".into(), "name".into()]),
+    }];
+    let printer = res
+        .crd
+        .as_ref()
+        .and_then(|c| c.columns(&res.version))
+        .and_then(Value::as_array);
+    match printer {
+        Some(defs) if !defs.is_empty() => {
+            for d in defs {
+                let path = d.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
+                cols.push(Column {
+                    definition: json!({
+                        "name": d.get("name").cloned().unwrap_or_default(),
+                        "type": d.get("type").cloned().unwrap_or_else(|| "string".into()),
+                        "format": d.get("format").cloned().unwrap_or_else(|| "".into()),
+                        "description": d.get("description").cloned()
+                            .unwrap_or_else(|| format!("Custom resource definition column (in JSONPath format): {path}").into()),
+                        "priority": d.get("priority").cloned().unwrap_or_else(|| 0.into()),
+                    }),
+                    path: Some(path.trim_start_matches('.').split('.').map(str::to_string).collect()),
+                });
+            }
+        }
+        _ => cols.push(Column {
+            definition: json!({"name": "Age", "type": "date", "format": "", "description": AGE_DESCRIPTION, "priority": 0}),
+            path: None,
+        }),
+    }
+    cols
+}
+
+fn age(obj: &Value) -> Value {
+    let created = obj
+        .pointer("/metadata/creationTimestamp")
+        .and_then(Value::as_str)
+        .and_then(clock::parse_time);
+    let Some(created) = created else {
+        return "<unknown>".into();
+    };
+    let secs = (clock::unix_now().0 - created).max(0);
+    let text = match secs {
+        s if s < 120 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 172_800 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    };
+    text.into()
+}
+
+/// A Table of objects.
+pub fn table(res: &ResourceDef, items: &[Arc<Stored>], rv: u64) -> Value {
+    let cols = columns(res);
+    let rows: Vec<Value> = items
+        .iter()
+        .map(|item| {
+            let obj = value_for(res, item);
+            let cells: Vec<Value> = cols
+                .iter()
+                .map(|c| match &c.path {
+                    Some(path) => path.iter().try_fold(&obj, |v, k| v.get(k)).cloned().unwrap_or(Value::Null),
+                    None => age(&obj),
+                })
+                .collect();
+            let meta = obj.get("metadata").cloned().unwrap_or_default();
+            json!({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}})
+        })
+        .collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": rv.to_string()},
+        "columnDefinitions": cols.into_iter().map(|c| c.definition).collect::<Vec<_>>(),
+        "rows": rows,
+    })
+}
