@@ -30,7 +30,9 @@
 
 pub mod args;
 mod builtins;
+mod encoding;
 mod helm;
+mod regex;
 pub mod strings;
 
 pub use helm::{MESSAGE_END, MESSAGE_START};
@@ -173,11 +175,13 @@ pub fn go_builtins() -> FuncMap {
     funcs
 }
 
-/// The functions Helm gives every chart: Go's builtins and Helm's `include`, `tpl`,
-/// `required` and `fail`.
+/// The functions Helm gives every chart: Go's builtins, Sprig's library and Helm's `include`,
+/// `tpl`, `required` and `fail`.
 pub fn helm_funcs() -> FuncMap {
     let mut funcs = go_builtins();
-    helm::install(&mut funcs);
     strings::install(&mut funcs);
+    regex::install(&mut funcs);
+    encoding::install(&mut funcs);
+    helm::install(&mut funcs);
     funcs
 }

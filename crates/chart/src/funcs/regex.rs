@@ -1,0 +1,478 @@
+//! Sprig's regular expression functions with Go's RE2 dialect and Go's `regexp` semantics:
+//! ASCII-only `\d`, `\w`, `\s` and `\b`, `\Q…\E` quoting, Go's rules for successive empty
+//! matches and Go's `$name` expansion in replacements.
+
+use regex::{Captures, Regex};
+
+use super::{FuncError, FuncMap, FuncResult, args};
+use crate::value::Value;
+use crate::value::format::quote;
+
+/// Registers the regular expression functions.
+pub fn install(funcs: &mut FuncMap) {
+    funcs.add("regexMatch", |a: &[Value]| {
+        args::count(a, 2)?;
+        let s = args::string(a, 1)?;
+        Ok(Value::Bool(
+            compile(args::string(a, 0)?).is_ok_and(|re| re.is_match(s)),
+        ))
+    });
+    funcs.add("mustRegexMatch", |a: &[Value]| {
+        args::count(a, 2)?;
+        let s = args::string(a, 1)?;
+        Ok(Value::Bool(compile(args::string(a, 0)?)?.is_match(s)))
+    });
+    for (name, must) in [("regexFindAll", false), ("mustRegexFindAll", true)] {
+        funcs.add(name, move |a: &[Value]| {
+            args::count(a, 3)?;
+            let re = compile_for(args::string(a, 0)?, must)?;
+            let s = args::string(a, 1)?;
+            let n = args::int(a, 2)?;
+            let found = find_all(&re, s, n)
+                .into_iter()
+                .map(|(from, to)| Value::from(&s[from..to]))
+                .collect();
+            Ok(Value::list(found))
+        });
+    }
+    for (name, must) in [("regexFind", false), ("mustRegexFind", true)] {
+        funcs.add(name, move |a: &[Value]| {
+            args::count(a, 2)?;
+            let re = compile_for(args::string(a, 0)?, must)?;
+            let s = args::string(a, 1)?;
+            Ok(Value::from(re.find(s).map_or("", |m| m.as_str())))
+        });
+    }
+    for (name, must, literal) in [
+        ("regexReplaceAll", false, false),
+        ("mustRegexReplaceAll", true, false),
+        ("regexReplaceAllLiteral", false, true),
+        ("mustRegexReplaceAllLiteral", true, true),
+    ] {
+        funcs.add(name, move |a: &[Value]| {
+            args::count(a, 3)?;
+            let re = compile_for(args::string(a, 0)?, must)?;
+            let s = args::string(a, 1)?;
+            let repl = args::string(a, 2)?;
+            replace_all(&re, s, repl, literal)
+        });
+    }
+    for (name, must) in [("regexSplit", false), ("mustRegexSplit", true)] {
+        funcs.add(name, move |a: &[Value]| {
+            args::count(a, 3)?;
+            let re = compile_for(args::string(a, 0)?, must)?;
+            let s = args::string(a, 1)?;
+            let n = args::int(a, 2)?;
+            Ok(Value::list(
+                split(&re, s, n).into_iter().map(Value::from).collect(),
+            ))
+        });
+    }
+    funcs.add("regexQuoteMeta", |a: &[Value]| {
+        args::count(a, 1)?;
+        Ok(Value::from(quote_meta(args::string(a, 0)?)))
+    });
+}
+
+/// Compiles for a `must…` function (the error is returned) or for its plain twin, which in
+/// Sprig calls `regexp.MustCompile` and so panics; Go's template engine reports that panic.
+fn compile_for(pattern: &str, must: bool) -> Result<Regex, FuncError> {
+    compile(pattern).map_err(|e| {
+        if must {
+            e
+        } else {
+            FuncError::failed(format!("regexp: Compile({}): {e}", quote(pattern)))
+        }
+    })
+}
+
+/// Compiles a Go regular expression.
+pub(crate) fn compile(pattern: &str) -> Result<Regex, FuncError> {
+    let translated = translate(pattern)?;
+    regex::RegexBuilder::new(&translated)
+        .size_limit(8 << 20)
+        .build()
+        .map_err(|e| go_error(pattern, &e))
+}
+
+/// Go's message for a pattern our translation let through but the engine rejected.
+fn go_error(pattern: &str, error: &regex::Error) -> FuncError {
+    let detail = match error {
+        regex::Error::Syntax(text) => {
+            let kind = text
+                .lines()
+                .last()
+                .unwrap_or(text)
+                .trim_start_matches("error: ");
+            match kind {
+                k if k.contains("unclosed character class") => "missing closing ]",
+                k if k.contains("unclosed group") => "missing closing )",
+                k if k.contains("unopened group") => "unexpected )",
+                k if k.contains("repetition operator missing expression") => {
+                    "missing argument to repetition operator"
+                }
+                k if k.contains("unrecognized escape sequence") => "invalid escape sequence",
+                k if k.contains("invalid repetition count range") => "invalid repeat count",
+                k if k.contains("invalid character class range") => "invalid character class range",
+                _ => "invalid or unsupported Perl syntax",
+            }
+        }
+        _ => "expression too large",
+    };
+    FuncError::failed(format!("error parsing regexp: {detail}: `{pattern}`"))
+}
+
+/// Rewrites Go's syntax into the `regex` crate's: Go's Perl classes and word boundaries are
+/// ASCII-only where the crate's are Unicode-aware, and `\Q…\E` quotes literal text.
+fn translate(pattern: &str) -> Result<String, FuncError> {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    let mut class_start = false;
+    while let Some(c) = chars.next() {
+        let at_class_start = std::mem::take(&mut class_start);
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    return Err(FuncError::failed(
+                        "error parsing regexp: trailing backslash at end of expression: ``",
+                    ));
+                };
+                match (e, in_class) {
+                    ('Q', _) => {
+                        let mut literal = String::new();
+                        while let Some(q) = chars.next() {
+                            if q == '\\' && chars.peek() == Some(&'E') {
+                                chars.next();
+                                break;
+                            }
+                            literal.push(q);
+                        }
+                        if in_class {
+                            for q in literal.chars() {
+                                out.push_str(&regex::escape(&q.to_string()));
+                            }
+                        } else {
+                            out.push_str(&regex::escape(&literal));
+                        }
+                    }
+                    ('d', false) => out.push_str("[0-9]"),
+                    ('D', false) => out.push_str("[^0-9]"),
+                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
+                    ('W', false) => out.push_str("[^0-9A-Za-z_]"),
+                    ('s', false) => out.push_str("[\\t\\n\\f\\r ]"),
+                    ('S', false) => out.push_str("[^\\t\\n\\f\\r ]"),
+                    ('d', true) => out.push_str("0-9"),
+                    ('w', true) => out.push_str("0-9A-Za-z_"),
+                    ('s', true) => out.push_str("\\t\\n\\f\\r "),
+                    ('D', true) => out.push_str("[^0-9]"),
+                    ('W', true) => out.push_str("[^0-9A-Za-z_]"),
+                    ('S', true) => out.push_str("[^\\t\\n\\f\\r ]"),
+                    ('b', false) => out.push_str("(?-u:\\b)"),
+                    ('B', false) => out.push_str("(?-u:\\B)"),
+                    (e, _) => {
+                        out.push('\\');
+                        out.push(e);
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                class_start = true;
+                out.push('[');
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                    out.push('^');
+                }
+                // A `]` right after the opening bracket is a literal in Go.
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            '[' if in_class && chars.peek() == Some(&':') => {
+                // A POSIX class `[:alpha:]` inside a bracket expression.
+                out.push('[');
+                for p in chars.by_ref() {
+                    out.push(p);
+                    if p == ']' {
+                        break;
+                    }
+                }
+            }
+            '[' => out.push_str("\\["),
+            ']' if in_class && !at_class_start => {
+                in_class = false;
+                out.push(']');
+            }
+            '&' | '~' | '-' if in_class => {
+                // The crate reads `&&`, `~~` and `--` as set operations; Go has none.
+                if c == '-' {
+                    out.push('-');
+                } else {
+                    out.push('\\');
+                    out.push(c);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// Go's `FindAllStringIndex(s, n)`: an empty match right after a previous match is skipped.
+fn find_all(re: &Regex, s: &str, n: i64) -> Vec<(usize, usize)> {
+    let limit = if n < 0 {
+        usize::MAX
+    } else {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    };
+    let mut found = Vec::new();
+    let mut pos = 0;
+    let mut prev_end: Option<usize> = None;
+    while found.len() < limit && pos <= s.len() {
+        let Some(m) = re.find_at(s, pos) else {
+            break;
+        };
+        let mut accept = true;
+        if m.end() == pos {
+            if Some(m.start()) == prev_end {
+                accept = false;
+            }
+            pos += s[pos..].chars().next().map_or(1, char::len_utf8);
+        } else {
+            pos = m.end();
+        }
+        prev_end = Some(m.end());
+        if accept {
+            found.push((m.start(), m.end()));
+        }
+    }
+    found
+}
+
+/// Go's `Regexp.Split(s, n)`.
+fn split<'a>(re: &Regex, s: &'a str, n: i64) -> Vec<&'a str> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if re.as_str().is_empty() && !s.is_empty() {
+        // An empty pattern splits into characters (at most n parts, the rest in the last).
+        let mut parts: Vec<&str> = Vec::new();
+        let mut rest = s;
+        while !rest.is_empty() {
+            if n > 0 && parts.len() as i64 == n - 1 {
+                parts.push(rest);
+                return parts;
+            }
+            let len = rest.chars().next().map_or(1, char::len_utf8);
+            parts.push(&rest[..len]);
+            rest = &rest[len..];
+        }
+        return parts;
+    }
+    let matches = find_all(re, s, n);
+    let mut parts = Vec::with_capacity(matches.len() + 1);
+    let mut beg = 0;
+    for (start, end) in matches {
+        if n > 0 && parts.len() as i64 == n - 1 {
+            break;
+        }
+        if end == 0 {
+            continue;
+        }
+        parts.push(&s[beg..start]);
+        beg = end;
+    }
+    parts.push(&s[beg..]);
+    parts
+}
+
+/// Go's `ReplaceAllString`/`ReplaceAllLiteralString`.
+fn replace_all(re: &Regex, s: &str, repl: &str, literal: bool) -> FuncResult {
+    let mut out = String::with_capacity(s.len());
+    let mut last_end = 0;
+    let mut search = 0;
+    while search <= s.len() {
+        let Some(caps) = re.captures_at(s, search) else {
+            break;
+        };
+        let Some(m) = caps.get(0) else {
+            break;
+        };
+        out.push_str(&s[last_end..m.start()]);
+        // No replacement for an empty match right after another match, as Go.
+        if m.end() > last_end || m.start() == 0 {
+            if literal {
+                out.push_str(repl);
+            } else {
+                expand(re, &caps, repl, &mut out);
+            }
+            if out.len() > super::strings::MAX_OUTPUT {
+                return Err(FuncError::failed(format!(
+                    "output exceeds the limit of {} bytes",
+                    super::strings::MAX_OUTPUT
+                )));
+            }
+        }
+        last_end = m.end();
+        let width = s[search..].chars().next().map_or(1, char::len_utf8);
+        search = if search + width > m.end() {
+            search + width
+        } else if search + 1 > m.end() {
+            search + 1
+        } else {
+            m.end()
+        };
+    }
+    out.push_str(&s[last_end..]);
+    Ok(Value::from(out))
+}
+
+/// Go's `Regexp.Expand`: `$name` takes the longest run of letters, digits and `_`; `${name}`
+/// delimits it; `$$` is a dollar; a malformed reference stays literal text.
+fn expand(re: &Regex, caps: &Captures<'_>, template: &str, out: &mut String) {
+    let mut rest = template;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+        if let Some(after) = rest.strip_prefix('$') {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        let Some((name, after)) = reference(rest) else {
+            out.push('$');
+            continue;
+        };
+        rest = after;
+        match group_number(name) {
+            Some(i) => {
+                if let Some(m) = caps.get(i) {
+                    out.push_str(m.as_str());
+                }
+            }
+            None => {
+                let index = re.capture_names().position(|n| n == Some(name));
+                if let Some(m) = index.and_then(|i| caps.get(i)) {
+                    out.push_str(m.as_str());
+                }
+            }
+        }
+    }
+    out.push_str(rest);
+}
+
+/// The name of a `$` reference at the start of `s` and what follows it.
+fn reference(s: &str) -> Option<(&str, &str)> {
+    let (braced, body) = match s.strip_prefix('{') {
+        Some(body) => (true, body),
+        None => (false, s),
+    };
+    let len = body
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(body.len(), |(i, _)| i);
+    if len == 0 {
+        return None;
+    }
+    let name = &body[..len];
+    if braced {
+        let after = body[len..].strip_prefix('}')?;
+        return Some((name, after));
+    }
+    Some((name, &body[len..]))
+}
+
+/// A reference's group number: decimal digits without a leading zero.
+fn group_number(name: &str) -> Option<usize> {
+    if !name.bytes().all(|b| b.is_ascii_digit()) || name.len() > 1 && name.starts_with('0') {
+        return None;
+    }
+    name.parse().ok().filter(|&n: &usize| n < 100_000_000)
+}
+
+/// Go's `regexp.QuoteMeta`.
+fn quote_meta(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn re(p: &str) -> Regex {
+        compile(p).unwrap_or_else(|e| panic!("{p}: {e}"))
+    }
+
+    #[test]
+    fn perl_classes_are_ascii_only() {
+        assert!(!re(r"^\d$").is_match("٣"));
+        assert!(re(r"^\D$").is_match("٣"));
+        assert!(re(r"^[\w-]+$").is_match("a_b-9"));
+        assert!(!re(r"^\w$").is_match("é"));
+        assert!(re(r"\bfoo\b").is_match("a foo b"));
+        assert!(re(r"\Qa.b\E").is_match("xa.by"));
+        assert!(!re(r"\Qa.b\E").is_match("xacby"));
+        assert!(re(r"^[]a]+$").is_match("]a"));
+    }
+
+    #[test]
+    fn find_all_skips_empty_matches_after_a_match() {
+        let found: Vec<&str> = find_all(&re("a*"), "baaab", -1)
+            .into_iter()
+            .map(|(f, t)| &"baaab"[f..t])
+            .collect();
+        assert_eq!(found, ["", "aaa", ""]);
+        assert_eq!(find_all(&re("a"), "aaa", 2).len(), 2);
+        assert!(find_all(&re("a"), "aaa", 0).is_empty());
+    }
+
+    #[test]
+    fn replacement_expands_like_go() {
+        let r = re("a(x*)b");
+        let run = |repl: &str| {
+            replace_all(&r, "-ab-axxb-", repl, false)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+        };
+        assert_eq!(run("${1}W").as_deref(), Some("-W-xxW-"));
+        assert_eq!(run("$1W").as_deref(), Some("---"));
+        assert_eq!(run("$$1").as_deref(), Some("-$1-$1-"));
+        assert_eq!(run("$").as_deref(), Some("-$-$-"));
+        let empty = replace_all(&re("a*"), "baaac", "x", false).ok();
+        assert_eq!(
+            empty.as_ref().and_then(Value::as_str),
+            Some("xbxcx"),
+            "Go's empty-match rule"
+        );
+    }
+
+    #[test]
+    fn split_follows_go() {
+        assert_eq!(split(&re("a"), "banana", -1), ["b", "n", "n", ""]);
+        assert_eq!(split(&re("a"), "banana", 2), ["b", "nana"]);
+        assert_eq!(split(&re(""), "abc", -1), ["a", "b", "c"]);
+        assert_eq!(split(&re("z+"), "pizza", -1), ["pi", "a"]);
+    }
+
+    #[test]
+    fn bad_patterns_report_go_messages() {
+        let message = |p: &str| compile(p).err().map(|e| e.to_string());
+        assert_eq!(
+            message("[a").as_deref(),
+            Some("error parsing regexp: missing closing ]: `[a`")
+        );
+        assert_eq!(
+            message("a)").as_deref(),
+            Some("error parsing regexp: unexpected ): `a)`")
+        );
+    }
+}
