@@ -29,5 +29,6 @@ pub mod store;
 mod testbed;
 pub mod token;
 
+pub use controllers::simulator::NEVER_READY;
 pub use faults::{Fault, Matcher};
 pub use testbed::{Builder, Cluster, Faults, StartError, Testbed};

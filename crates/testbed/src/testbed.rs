@@ -246,6 +246,10 @@ impl Cluster {
     /// Turns the workload simulator on or off.
     pub fn set_simulate_workloads(&self, on: bool) {
         self.state.simulate_workloads.store(on, Ordering::Relaxed);
+        // Workloads created while it was off become ready now, not at their next change.
+        if on && let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(controllers::simulator::handle(self.state.clone(), None));
+        }
     }
 
     /// The current resourceVersion of the cluster's store.

@@ -5,6 +5,7 @@
 mod crd;
 mod gc;
 mod namespace;
+pub mod simulator;
 mod tokens;
 
 use crate::cluster::ClusterState;
@@ -78,6 +79,7 @@ pub fn spawn_all(state: &Arc<ClusterState>) {
     spawn(state, "garbage-collector", gc::handle);
     spawn(state, "namespace", namespace::handle);
     spawn(state, "token", tokens::handle);
+    spawn(state, "workload-simulator", simulator::handle);
 }
 
 /// The resource stored under a storage key, in its preferred (first registered) version.
