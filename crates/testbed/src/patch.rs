@@ -6,6 +6,7 @@
 
 pub mod json_patch;
 pub mod merge_patch;
+pub mod strategic;
 
 use serde_json::Value;
 
