@@ -1,0 +1,124 @@
+//! Parse and render timings of the template engine on chart-like templates (helpers included
+//! from a partial, ranges over values, conditionals, string functions).
+//!
+//! Run with `cargo bench -p landscaper-chart --bench engine`; prints one line per case.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use landscaper_chart::engine::Engine;
+use landscaper_chart::value::{Map, Value};
+
+const HELPERS: &str = r#"
+{{- define "app.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "app.fullname" -}}
+{{- printf "%s-%s" .Release.Name (include "app.name" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "app.labels" -}}
+app.kubernetes.io/name: {{ include "app.name" . | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
+{{- end -}}
+"#;
+
+const DEPLOYMENT: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "app.fullname" . }}
+  labels:
+    {{- include "app.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicas }}
+  template:
+    spec:
+      containers:
+        - name: {{ .Chart.Name }}
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          env:
+          {{- range $name, $value := .Values.env }}
+            - name: {{ $name | upper | quote }}
+              value: {{ $value | quote }}
+          {{- end }}
+          ports:
+          {{- range $i, $port := .Values.ports }}
+            - containerPort: {{ $port }}
+              name: {{ printf "port-%d" $i }}
+          {{- end }}
+          {{- if .Values.resources }}
+          resources: {{ .Values.resources }}
+          {{- else }}
+          resources: {}
+          {{- end }}
+"#;
+
+fn context() -> Value {
+    let env = Map::new();
+    for i in 0..200 {
+        env.insert(
+            format!("var_{i:03}"),
+            Value::from(format!("value number {i}")),
+        );
+    }
+    let image = Map::new();
+    image.insert("repository", Value::from("registry.example/app"));
+    image.insert("tag", Value::from("1.2.3"));
+    let values = Map::new();
+    values.insert("replicas", Value::Float(3.0));
+    values.insert("image", Value::Map(image));
+    values.insert("env", Value::Map(env));
+    values.insert(
+        "ports",
+        Value::list(
+            (0..20)
+                .map(|p| Value::Float(8000.0 + f64::from(p)))
+                .collect(),
+        ),
+    );
+    let chart = Map::new();
+    chart.insert("Name", Value::from("app"));
+    let release = Map::new();
+    release.insert("Name", Value::from("bench"));
+    let top = Map::new();
+    top.insert("Values", Value::Map(values));
+    top.insert("Chart", Value::Map(chart));
+    top.insert("Release", Value::Map(release));
+    Value::Map(top)
+}
+
+fn time(label: &str, iterations: u32, mut f: impl FnMut()) {
+    f();
+    let start = Instant::now();
+    for _ in 0..iterations {
+        f();
+    }
+    let per = start.elapsed() / iterations;
+    println!("{label:<32} {:>10.1} µs/iter", per.as_secs_f64() * 1e6);
+}
+
+fn engine() -> Engine {
+    let mut engine = Engine::new();
+    engine
+        .add_template("app/templates/_helpers.tpl", HELPERS)
+        .unwrap_or_else(|e| panic!("{e}"));
+    engine
+        .add_template("app/templates/deployment.yaml", DEPLOYMENT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    engine
+}
+
+fn main() {
+    let dot = context();
+    time("parse helpers + deployment", 2_000, || {
+        black_box(engine());
+    });
+    let engine = engine();
+    let mut bytes = 0;
+    time("render deployment (200 env)", 2_000, || {
+        let out = engine.render_helm("app/templates/deployment.yaml", &dot);
+        bytes = out.map(|s| s.len()).unwrap_or(0);
+        black_box(bytes);
+    });
+    println!("{:<32} {bytes:>10} bytes", "rendered size");
+    assert!(bytes > 0, "the deployment must render");
+}
