@@ -3,6 +3,7 @@
 //! natural order, two-space indent, sequences not indented under their key, YAML 1.1 quoting,
 //! literal blocks for multi-line strings and plain/quoted text folded at 80 columns.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::data::Data;
@@ -82,7 +83,7 @@ enum Flavor {
 }
 
 /// The data as go-yaml v3 sees it: Go values, no JSON step.
-fn normalize_v3(data: &Data, depth: usize) -> Result<Out, EncodeError> {
+fn normalize_v3(data: &Data, depth: usize) -> Result<Out<'_>, EncodeError> {
     if depth > MAX_DEPTH {
         return Err(EncodeError(format!("exceeded max depth of {MAX_DEPTH}")));
     }
@@ -94,9 +95,9 @@ fn normalize_v3(data: &Data, depth: usize) -> Result<Out, EncodeError> {
                 "NaN" => ".nan".to_owned(),
                 s => s.to_owned(),
             };
-            Out::Scalar(text, false)
+            Out::Scalar(Cow::Owned(text), false)
         }
-        Data::String(s) => Out::Scalar(s.clone(), true),
+        Data::String(s) => Out::Scalar(Cow::Borrowed(s), true),
         Data::List(items) => Out::Seq(
             items
                 .iter()
@@ -106,32 +107,32 @@ fn normalize_v3(data: &Data, depth: usize) -> Result<Out, EncodeError> {
         Data::Map(map) => {
             let mut entries = Vec::with_capacity(map.len());
             for (k, v) in map {
-                entries.push((k.clone(), normalize_v3(v, depth + 1)?));
+                entries.push((Cow::Borrowed(k.as_str()), normalize_v3(v, depth + 1)?));
             }
-            Out::Map(sort_keys(entries, |(k, _)| k.as_str(), true))
+            Out::Map(sort_keys(entries, |(k, _)| k, true))
         }
         other => normalize(other, depth)?,
     })
 }
 
 /// The document as go-yaml sees it after the JSON round trip.
-enum Out {
+enum Out<'a> {
     /// A scalar's text and whether it is a string (strings get quoting analysis).
-    Scalar(String, bool),
-    Seq(Vec<Out>),
-    Map(Vec<(String, Out)>),
+    Scalar(Cow<'a, str>, bool),
+    Seq(Vec<Out<'a>>),
+    Map(Vec<(Cow<'a, str>, Out<'a>)>),
 }
 
-fn normalize(data: &Data, depth: usize) -> Result<Out, EncodeError> {
+fn normalize(data: &Data, depth: usize) -> Result<Out<'_>, EncodeError> {
     if depth > MAX_DEPTH {
         return Err(EncodeError(format!("exceeded max depth of {MAX_DEPTH}")));
     }
     Ok(match data {
-        Data::Null => Out::Scalar("null".into(), false),
-        Data::Bool(b) => Out::Scalar(b.to_string(), false),
-        Data::Int(i) => Out::Scalar(i.to_string(), false),
-        Data::Uint(u) => Out::Scalar(u.to_string(), false),
-        Data::Float(f) => Out::Scalar(float_text(*f)?, false),
+        Data::Null => Out::Scalar(Cow::Borrowed("null"), false),
+        Data::Bool(b) => Out::Scalar(Cow::Borrowed(if *b { "true" } else { "false" }), false),
+        Data::Int(i) => Out::Scalar(Cow::Owned(i.to_string()), false),
+        Data::Uint(u) => Out::Scalar(Cow::Owned(u.to_string()), false),
+        Data::Float(f) => Out::Scalar(Cow::Owned(float_text(*f)?), false),
         Data::String(s) => {
             check_readable(s)?;
             Out::Scalar(reread_json_string(s), true)
@@ -148,7 +149,7 @@ fn normalize(data: &Data, depth: usize) -> Result<Out, EncodeError> {
                 check_readable(k)?;
                 entries.push((reread_json_string(k), normalize(v, depth + 1)?));
             }
-            Out::Map(sort_keys(entries, |(k, _)| k.as_str(), false))
+            Out::Map(sort_keys(entries, |(k, _)| k, false))
         }
     })
 }
@@ -186,9 +187,9 @@ fn check_readable(s: &str) -> Result<(), EncodeError> {
 /// The string go-yaml reads back from the JSON text of `s`. JSON leaves U+0085 (NEL)
 /// unescaped, and YAML 1.1 treats it as a line break inside the double-quoted scalar, so it
 /// folds: a run of spaces and NELs becomes one space, or n-1 newlines for n NELs.
-fn reread_json_string(s: &str) -> String {
+fn reread_json_string(s: &str) -> Cow<'_, str> {
     if !s.contains('\u{85}') {
-        return s.to_owned();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut run = String::new();
@@ -204,7 +205,7 @@ fn reread_json_string(s: &str) -> String {
         }
     }
     flush_run(&mut out, &mut run, &mut breaks);
-    out
+    Cow::Owned(out)
 }
 
 fn flush_run(out: &mut String, run: &mut String, breaks: &mut usize) {
@@ -336,7 +337,7 @@ impl Emitter {
         self.decrease_indent();
     }
 
-    fn block_mapping(&mut self, entries: &[(String, Out)]) {
+    fn block_mapping(&mut self, entries: &[(Cow<'_, str>, Out<'_>)]) {
         self.increase_indent(false, false);
         for (key, value) in entries {
             self.write_indent();

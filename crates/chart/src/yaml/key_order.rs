@@ -30,6 +30,10 @@ pub fn key_less_v3(a: &str, b: &str) -> bool {
 fn less(a: &str, b: &str, v3: bool) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    less_chars(&ar, &br, v3)
+}
+
+fn less_chars(ar: &[char], br: &[char], v3: bool) -> bool {
     let mut after_digit = false;
     for i in 0..ar.len().min(br.len()) {
         if ar[i] == br[i] {
@@ -81,19 +85,30 @@ fn less(a: &str, b: &str, v3: bool) -> bool {
 /// Sorts keys with [`key_less`] (or [`key_less_v3`]). A merge sort of our own: the
 /// comparison is not guaranteed to be a total order for odd inputs, and this sort never
 /// panics on that.
-pub fn sort_keys<T>(items: Vec<T>, key: impl Fn(&T) -> &str + Copy, v3: bool) -> Vec<T> {
+pub fn sort_keys<T>(items: Vec<T>, key: impl Fn(&T) -> &str, v3: bool) -> Vec<T> {
+    // Each key is decoded to characters once, not at every comparison.
+    let decorated: Vec<(Vec<char>, T)> = items
+        .into_iter()
+        .map(|item| (key(&item).chars().collect(), item))
+        .collect();
+    merge_sort(decorated, v3)
+        .into_iter()
+        .map(|(_, item)| item)
+        .collect()
+}
+
+fn merge_sort<T>(mut items: Vec<(Vec<char>, T)>, v3: bool) -> Vec<(Vec<char>, T)> {
     if items.len() <= 1 {
         return items;
     }
-    let mut items = items;
     let right = items.split_off(items.len() / 2);
-    let left = sort_keys(items, key, v3);
-    let right = sort_keys(right, key, v3);
+    let left = merge_sort(items, v3);
+    let right = merge_sort(right, v3);
     let mut out = Vec::with_capacity(left.len() + right.len());
     let mut l = left.into_iter().peekable();
     let mut r = right.into_iter().peekable();
     while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
-        if less(key(b), key(a), v3) {
+        if less_chars(&b.0, &a.0, v3) {
             out.extend(r.next());
         } else {
             out.extend(l.next());

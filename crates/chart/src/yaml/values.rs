@@ -33,6 +33,23 @@ pub fn to_data(y: &Yaml) -> Result<Data, YamlError> {
     })
 }
 
+impl Yaml {
+    /// The string sigs.k8s.io/yaml puts into a Go `string` field (Chart.yaml's `version`,
+    /// `appVersion`, `keywords`, `annotations`…): scalars keep their text form, but numbers
+    /// are re-printed, floats with 32-bit precision (`1.10` becomes `1.1`). `None` for null
+    /// and collections.
+    pub fn to_go_string(&self) -> Option<String> {
+        match self {
+            Yaml::String(s) => Some(s.clone()),
+            Yaml::Int(i) => Some(i.to_string()),
+            Yaml::Uint(u) => Some(u.to_string()),
+            Yaml::Float(f) => Some(format_g(*f, true)),
+            Yaml::Bool(b) => Some(b.to_string()),
+            Yaml::Null | Yaml::Seq(_) | Yaml::Map(_) => None,
+        }
+    }
+}
+
 /// The JSON key for a YAML key, as sigs.k8s.io/yaml stringifies it.
 pub fn key_string(key: &Yaml, value: &Yaml) -> Result<String, YamlError> {
     Ok(match key {
@@ -107,6 +124,18 @@ mod tests {
         assert_eq!(m["1"], Data::Float(2.0));
         assert_eq!(m["1.5"], Data::Float(u64::MAX as f64));
         assert_eq!(m["false"], Data::Null);
+    }
+
+    #[test]
+    fn string_fields_reprint_numbers_like_chart_yaml_loading() {
+        let text = |y: Yaml| y.to_go_string();
+        assert_eq!(text(Yaml::Float(1.10)), Some("1.1".into()));
+        assert_eq!(text(Yaml::Float(1000.0)), Some("1000".into()));
+        assert_eq!(text(Yaml::Float(1.123456789)), Some("1.1234568".into()));
+        assert_eq!(text(Yaml::Int(16)), Some("16".into()));
+        assert_eq!(text(Yaml::Bool(true)), Some("true".into()));
+        assert_eq!(text(Yaml::String("1.10".into())), Some("1.10".into()));
+        assert_eq!(text(Yaml::Null), None);
     }
 
     #[test]
