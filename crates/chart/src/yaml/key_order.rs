@@ -83,8 +83,9 @@ fn less_chars(ar: &[char], br: &[char], v3: bool) -> bool {
 }
 
 /// Sorts keys with [`key_less`] (or [`key_less_v3`]). A merge sort of our own: the
-/// comparison is not guaranteed to be a total order for odd inputs, and this sort never
-/// panics on that.
+/// comparison is not a total order for some keys (`017` < `0x1F` < `1_0` < `017`), and this
+/// sort never panics on that. For such keys Helm's own order is not fixed either: Go starts
+/// from a map's random iteration order, so the same chart renders differently run to run.
 pub fn sort_keys<T>(items: Vec<T>, key: impl Fn(&T) -> &str, v3: bool) -> Vec<T> {
     // Each key is decoded to characters once, not at every comparison.
     let decorated: Vec<(Vec<char>, T)> = items
