@@ -1,3 +1,40 @@
-//! The `landscaper` binary.
+//! The `landscaper` binary: manages deployers in environments and runs the installation,
+//! execution and deploy-item flow.
 
-fn main() {}
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The landscaper: reacts to Environments and DeployerRegistrations and runs the
+/// installation, execution and deploy-item flow.
+#[derive(Parser, Debug)]
+#[command(name = "landscaper", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the CustomResourceDefinitions of all landscaper kinds as YAML.
+    Crds(commands::crds::Args),
+    /// Check manifests and configuration files against the landscaper API.
+    Validate(commands::validate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Crds(args) => commands::crds::run(&args),
+        Command::Validate(args) => commands::validate::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
