@@ -84,7 +84,11 @@ pub fn from_value<T: DeserializeOwned>(
     let mut record =
         |path: serde_ignored::Path<'_>| unknown_fields.push(FieldPath(&path).to_string());
     let tracked = serde_ignored::Deserializer::new(value, &mut record);
-    match serde_path_to_error::deserialize::<_, T>(tracked) {
+    let result = serde_path_to_error::deserialize::<_, T>(tracked);
+    // kube's derived resources check `apiVersion` and `kind` without storing them (they
+    // are written back from the type), so they show up as ignored though nothing is lost.
+    unknown_fields.retain(|path| path != ".apiVersion" && path != ".kind");
+    match result {
         Ok(value) => Ok(Decoded {
             value,
             unknown_fields,
@@ -180,6 +184,6 @@ mod tests {
         let error = from_yaml::<DeployItem>("spec: [", "broken.yaml").unwrap_err();
         let message = error.to_string();
         assert!(message.starts_with("broken.yaml: "), "{message}");
-        assert!(message.contains("line 1"), "{message}");
+        assert!(message.contains("at line 2 column 1"), "{message}");
     }
 }

@@ -19,6 +19,9 @@ pub struct Blueprint {
     /// `Blueprint`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The JSON schema draft the blueprint's schemas use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_schema_version: Option<String>,
     /// Free-form annotations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<BTreeMap<String, String>>,
@@ -103,8 +106,9 @@ pub struct ExportDefinition {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateExecutor {
-    /// Unique name of the executor.
-    pub name: String,
+    /// Unique name of the executor (required by upstream's validation, not by its decoder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Template engine: `GoTemplate` or `Spiff`.
     #[serde(rename = "type")]
     pub type_: String,
