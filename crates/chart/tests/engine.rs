@@ -189,12 +189,12 @@ fn comparisons_follow_go_kind_rules() {
         (
             "{{eq 1 1.0}}",
             "{}",
-            "ERROR: template: t:1:2: executing \"t\" at <eq 1 1.0>: error calling eq: incompatible types for comparison",
+            "ERROR: template: t:1:2: executing \"t\" at <eq 1 1.0>: error calling eq: incompatible types for comparison: int and float64",
         ),
         (
             "{{eq .f 1}}",
             r#"{"f":1}"#,
-            "ERROR: template: t:1:2: executing \"t\" at <eq .f 1>: error calling eq: incompatible types for comparison",
+            "ERROR: template: t:1:2: executing \"t\" at <eq .f 1>: error calling eq: incompatible types for comparison: float64 and int",
         ),
         (
             "{{lt true false}}",

@@ -3,6 +3,7 @@
 //! `'a'` is `int`).
 
 use crate::value::Value;
+use crate::value::format::quote;
 
 /// Go's `strconv.Unquote` for `"…"` and `` `…` `` literals; `None` on invalid syntax.
 pub fn unquote_string(source: &str) -> Option<String> {
@@ -89,28 +90,67 @@ fn unescape(
     Some(())
 }
 
-/// Why a number literal was rejected (Go's messages).
+/// A number literal's value with the kind Go's executor gives it, or Go's message when the
+/// literal is rejected.
 pub fn parse_number(text: &str) -> Result<Value, String> {
     let looks_float = !is_hex(text) && text.contains(['.', 'e', 'E', 'p', 'P']);
-    if !looks_float && let Some(i) = parse_int(text) {
-        return Ok(Value::Int(i));
-    }
     if !looks_float {
-        if is_integer_syntax(text) {
+        if let Some(i) = parse_int(text) {
+            return Ok(Value::Int(i));
+        }
+        if parse_uint(text).is_some() {
             return Err(format!("{text} overflows int"));
         }
-        return Err(format!(
-            "illegal number syntax: {}",
-            crate::value::format::quote(text)
-        ));
+        return match parse_float(text) {
+            Some(_) => Err(format!("integer overflow: {}", quote(text))),
+            None => Err(format!("illegal number syntax: {}", quote(text))),
+        };
     }
+    parse_float(text)
+        .map(Value::Float)
+        .ok_or_else(|| format!("illegal number syntax: {}", quote(text)))
+}
+
+/// Go's `strconv.ParseFloat` for template literals: decimal, or hexadecimal with a `p`
+/// exponent; underscores between digits.
+fn parse_float(text: &str) -> Option<f64> {
     let cleaned = text.replace('_', "");
-    cleaned.parse::<f64>().map(Value::Float).map_err(|_| {
-        format!(
-            "illegal number syntax: {}",
-            crate::value::format::quote(text)
-        )
-    })
+    let (negative, body) = match cleaned.as_bytes().first() {
+        Some(b'-') => (true, &cleaned[1..]),
+        Some(b'+') => (false, &cleaned[1..]),
+        _ => (false, cleaned.as_str()),
+    };
+    let magnitude = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Some(hex) => parse_hex_float(hex)?,
+        None if body
+            .chars()
+            .all(|c| c.is_ascii_digit() || ".eE+-".contains(c)) =>
+        {
+            body.parse::<f64>().ok()?
+        }
+        None => return None,
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// `1.8p3` (after `0x`): hexadecimal mantissa times a power of two.
+fn parse_hex_float(hex: &str) -> Option<f64> {
+    let (mantissa, exponent) = hex.split_once(['p', 'P'])?;
+    let exponent: i32 = exponent.parse().ok()?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let mut value = 0f64;
+    for digit in whole.chars() {
+        value = value * 16.0 + f64::from(digit.to_digit(16)?);
+    }
+    let mut scale = 1.0 / 16.0;
+    for digit in fraction.chars() {
+        value += f64::from(digit.to_digit(16)?) * scale;
+        scale /= 16.0;
+    }
+    Some(value * 2f64.powi(exponent))
 }
 
 fn is_hex(text: &str) -> bool {
@@ -118,17 +158,27 @@ fn is_hex(text: &str) -> bool {
     (t.starts_with("0x") || t.starts_with("0X")) && !t.contains(['p', 'P'])
 }
 
-/// Whether the text is an integer literal in any base (so failing to parse means overflow).
-fn is_integer_syntax(text: &str) -> bool {
-    let t = text.trim_start_matches(['+', '-']);
-    !t.is_empty()
-        && t.chars()
-            .all(|c| c.is_ascii_hexdigit() || "xXoObB_".contains(c))
-}
-
 /// Go's `strconv.ParseInt(text, 0, 64)`: sign, `0x`/`0o`/`0b`/leading-`0` prefixes, underscores
 /// between digits.
 fn parse_int(text: &str) -> Option<i64> {
+    let (negative, magnitude) = parse_magnitude(text)?;
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Go's `strconv.ParseUint(text, 0, 64)`.
+fn parse_uint(text: &str) -> Option<u64> {
+    match parse_magnitude(text)? {
+        (false, magnitude) => Some(magnitude),
+        (true, _) => None,
+    }
+}
+
+/// The sign and magnitude of an integer literal in any base.
+fn parse_magnitude(text: &str) -> Option<(bool, u64)> {
     let (negative, body) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -154,11 +204,7 @@ fn parse_int(text: &str) -> Option<i64> {
     }
     let cleaned = digits.replace('_', "");
     let magnitude = u64::from_str_radix(&cleaned, radix).ok()?;
-    if negative {
-        0i64.checked_sub_unsigned(magnitude)
-    } else {
-        i64::try_from(magnitude).ok()
-    }
+    Some((negative, magnitude))
 }
 
 #[cfg(test)]
@@ -174,9 +220,17 @@ mod tests {
         assert!(matches!(parse_number("1.5"), Ok(Value::Float(f)) if f == 1.5));
         assert!(matches!(parse_number("1e3"), Ok(Value::Float(f)) if f == 1000.0));
         assert_eq!(
-            parse_number("99999999999999999999").unwrap_err(),
-            "99999999999999999999 overflows int"
+            parse_number("18446744073709551615").unwrap_err(),
+            "18446744073709551615 overflows int"
         );
+        assert_eq!(
+            parse_number("99999999999999999999").unwrap_err(),
+            "integer overflow: \"99999999999999999999\""
+        );
+        assert_eq!(parse_number("08").unwrap_err(), "integer overflow: \"08\"");
+        assert!(matches!(parse_number("0x1p4"), Ok(Value::Float(f)) if f == 16.0));
+        assert!(matches!(parse_number("0x1.8p1"), Ok(Value::Float(f)) if f == 3.0));
+        assert!(matches!(parse_number(".5"), Ok(Value::Float(f)) if f == 0.5));
     }
 
     #[test]

@@ -13,8 +13,8 @@ use super::format::sprintf;
 pub enum CompareError {
     /// Go: `invalid type for comparison` (e.g. `lt` on lists or bools).
     BadType,
-    /// Go: `incompatible types for comparison` (e.g. `eq 1 1.0`).
-    Incompatible,
+    /// Go: `incompatible types for comparison: int and float64` (e.g. `eq 1 1.0`).
+    Incompatible(String, String),
     /// Go: `missing argument for comparison` (`eq` with one argument).
     MissingArgument,
     /// Go's message for lists, maps and other values `==` cannot compare.
@@ -25,7 +25,9 @@ impl fmt::Display for CompareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompareError::BadType => f.write_str("invalid type for comparison"),
-            CompareError::Incompatible => f.write_str("incompatible types for comparison"),
+            CompareError::Incompatible(a, b) => {
+                write!(f, "incompatible types for comparison: {a} and {b}")
+            }
             CompareError::MissingArgument => f.write_str("missing argument for comparison"),
             CompareError::NonComparable(message) => f.write_str(message),
         }
@@ -64,7 +66,7 @@ pub fn equal(arg1: &Value, others: &[Value]) -> Result<bool, CompareError> {
         let k2 = basic_kind(arg);
         let truth = if k1 != k2 {
             if !arg1.is_nil() && !arg.is_nil() {
-                return Err(CompareError::Incompatible);
+                return Err(incompatible(arg1, arg));
             }
             false
         } else {
@@ -81,6 +83,10 @@ pub fn equal(arg1: &Value, others: &[Value]) -> Result<bool, CompareError> {
         }
     }
     Ok(false)
+}
+
+fn incompatible(a: &Value, b: &Value) -> CompareError {
+    CompareError::Incompatible(a.type_name(), b.type_name())
 }
 
 /// Equality of values that are not basic kinds: nil equals only nil, objects are equal when
@@ -118,7 +124,7 @@ pub fn less(arg1: &Value, arg2: &Value) -> Result<bool, CompareError> {
         return Err(CompareError::BadType);
     }
     if k1 != k2 {
-        return Err(CompareError::Incompatible);
+        return Err(incompatible(arg1, arg2));
     }
     match (arg1, arg2) {
         (Value::Float(a), Value::Float(b)) => Ok(a < b),
@@ -144,13 +150,15 @@ mod tests {
     fn numbers_compare_within_their_kind_only() {
         assert_eq!(equal(&Value::Int(1), &[Value::Int64(1)]), Ok(true));
         assert_eq!(
-            equal(&Value::Int(1), &[Value::Float(1.0)]),
-            Err(CompareError::Incompatible)
+            equal(&Value::Int(1), &[Value::Float(1.0)])
+                .unwrap_err()
+                .to_string(),
+            "incompatible types for comparison: int and float64"
         );
         assert_eq!(less(&Value::Float(1.0), &Value::Float(2.0)), Ok(true));
         assert_eq!(
             less(&Value::Int(1), &Value::Float(2.0)),
-            Err(CompareError::Incompatible)
+            Err(CompareError::Incompatible("int".into(), "float64".into()))
         );
     }
 
