@@ -7,7 +7,9 @@
 //!   `not-run` rows (Go-only types, Windows, env) are not run;
 //! * rows with `goTypes`, `os`, `env` or `expectDotAfter` are not run here: they need Go types,
 //!   another OS, the environment, or a check of the data after execution;
-//! * rows calling a function this crate does not provide yet are counted, not run.
+//! * rows calling a function this crate does not provide yet are counted, not run;
+//! * `differs` rows whose recorded output is a description in parentheses (the current time)
+//!   are not run: their output changes from run to run.
 
 mod support;
 
@@ -72,6 +74,10 @@ fn run_case(case: &Yaml, tally: &mut Tally) {
     let result = helm["result"].as_str().unwrap_or("same");
     if result == "not-run" {
         tally.skip("not-run on helm v4.1.4");
+        return;
+    }
+    if result == "differs" && helm["output"].as_str().is_some_and(|o| o.starts_with('(')) {
+        tally.skip("time-dependent on helm v4.1.4");
         return;
     }
     for field in ["goTypes", "os", "env", "expectDotAfter"] {

@@ -30,6 +30,7 @@
 
 pub mod args;
 mod builtins;
+pub mod dates;
 mod encoding;
 mod helm;
 mod regex;
@@ -182,6 +183,7 @@ pub fn helm_funcs() -> FuncMap {
     strings::install(&mut funcs);
     regex::install(&mut funcs);
     encoding::install(&mut funcs);
+    dates::install(&mut funcs);
     helm::install(&mut funcs);
     funcs
 }

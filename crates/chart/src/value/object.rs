@@ -65,6 +65,12 @@ pub trait Object {
         None
     }
 
+    /// The object as `Any`, for functions whose parameter is one concrete Go type (Sprig's date
+    /// functions take a `time.Time`); `None` for types no function needs to recognise.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// The Go kind of this type (`struct` by default; `ptr` types still print as structs).
     fn kind_name(&self) -> &'static str {
         "struct"
