@@ -31,6 +31,15 @@ use std::rc::Rc;
 use crate::funcs::{FuncMap, helm_funcs};
 use crate::value::Value;
 
+/// Helm's cleanup of Go's `<no value>` placeholders from rendered text.
+pub fn remove_no_value(text: String) -> String {
+    if text.contains("<no value>") {
+        text.replace("<no value>", "")
+    } else {
+        text
+    }
+}
+
 /// What a field lookup on a map does when the key is absent (Go's `missingkey` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MissingKey {
@@ -170,8 +179,7 @@ impl Engine {
 
     /// Renders template `name` as Helm does: Go's output with every `<no value>` removed.
     pub fn render_helm(&self, name: &str, dot: &Value) -> Result<String, Error> {
-        self.render(name, dot)
-            .map(|out| out.replace("<no value>", ""))
+        self.render(name, dot).map(remove_no_value)
     }
 
     /// Renders, the Helm way, every template added by [`Engine::add_template`] whose base name

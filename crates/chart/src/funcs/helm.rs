@@ -1,7 +1,7 @@
 //! Helm's own template functions: `include`, `tpl`, `required` and `fail`.
 
 use super::{FuncError, FuncMap, FuncResult, args};
-use crate::engine::{Error, Exec};
+use crate::engine::{Error, Exec, remove_no_value};
 use crate::value::Value;
 use crate::value::format::quote;
 
@@ -48,8 +48,12 @@ fn include(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
 fn tpl(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
     args::count(a, 2)?;
     let text = args::string(a, 0)?;
+    if !text.contains("{{") {
+        // Text without actions renders as itself; skip parsing it.
+        return Ok(Value::from(remove_no_value(text.to_string())));
+    }
     match exec.execute_text(text, a[1].clone()) {
-        Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+        Ok(out) => Ok(Value::from(remove_no_value(out))),
         Err(error) => {
             let action = match error.kind() {
                 crate::engine::ErrorKind::Parse => "cannot parse template",
