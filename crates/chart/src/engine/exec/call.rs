@@ -1,0 +1,202 @@
+//! Function and method calls, the short-circuit builtins, and Go's messages for failed calls.
+
+use super::{At, Ev, Exe, State};
+use crate::engine::ast::Arg;
+use crate::engine::error::Error;
+use crate::funcs::{FuncError, Function};
+use crate::value::format::quote;
+use crate::value::{MethodError, Object, Value};
+
+impl<'t> State<'t, '_, '_> {
+    pub(super) fn call_method(
+        &mut self,
+        dot: &Ev,
+        object: &dyn Object,
+        name: &str,
+        args: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        let at = self.at;
+        let explicit = args.get(1..).unwrap_or(&[]);
+        let mut evaluated = Vec::with_capacity(explicit.len() + 1);
+        for arg in explicit {
+            evaluated.push(self.eval_arg(dot, arg)?);
+        }
+        evaluated.extend(last);
+        let values: Vec<Value> = evaluated.iter().map(Ev::value).collect();
+        self.at = at;
+        match object.call_method(name, &values) {
+            Ok(value) => Ok(Ev::from_result(value)),
+            Err(MethodError::NoSuchMethod) => Err(self.error(format!(
+                "can't evaluate field {name} in type {}",
+                object.type_name()
+            ))),
+            Err(MethodError::ArgCount { want, got }) => Err(self.error(format!(
+                "wrong number of args for {name}: want {want} got {got}"
+            ))),
+            Err(MethodError::ArgType { index, expected }) => {
+                if let Some(arg) = explicit.get(index).or(explicit.last()) {
+                    self.at = At::Arg(arg);
+                }
+                Err(self.arg_type_error(explicit, &evaluated, index, &expected))
+            }
+            Err(MethodError::Failed(message)) => {
+                Err(self.error(format!("error calling {name}: {message}")))
+            }
+        }
+    }
+
+    pub(super) fn eval_function(
+        &mut self,
+        dot: &Ev,
+        node: &'t Arg,
+        name: &str,
+        call_node: At<'t>,
+        args: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        self.at = At::Arg(node);
+        let explicit = args.get(1..).unwrap_or(&[]);
+        match name {
+            "and" | "or" => return self.eval_and_or(dot, name, explicit, last),
+            "call" => return self.eval_call(dot, explicit, last, call_node),
+            _ => {}
+        }
+        let Some(function) = self.exec.engine.funcs.get(name).cloned() else {
+            return Err(self.error(format!("function {} not defined", quote(name))));
+        };
+        let mut evaluated = Vec::with_capacity(explicit.len() + 1);
+        for arg in explicit {
+            evaluated.push(self.eval_arg(dot, arg)?);
+        }
+        evaluated.extend(last);
+        let values: Vec<Value> = evaluated.iter().map(Ev::value).collect();
+        let result = match &function {
+            Function::Pure(f) => f(&values),
+            Function::Engine(f) => f(self.exec, &values),
+        };
+        match result {
+            Ok(value) => Ok(Ev::from_result(value)),
+            Err(error) => Err(self.call_error(name, node, call_node, explicit, &evaluated, error)),
+        }
+    }
+
+    /// Phrases a function's failure as Go does, naming the node Go names.
+    pub(super) fn call_error(
+        &mut self,
+        name: &str,
+        node: &'t Arg,
+        call_node: At<'t>,
+        explicit: &'t [Arg],
+        evaluated: &[Ev],
+        error: FuncError,
+    ) -> Error {
+        match error {
+            FuncError::ArgCount {
+                want,
+                got,
+                variadic,
+            } => {
+                self.at = At::Arg(node);
+                let at_least = if variadic { "at least " } else { "" };
+                self.error(format!(
+                    "wrong number of args for {name}: want {at_least}{want} got {got}"
+                ))
+            }
+            FuncError::ArgType { index, expected } => {
+                self.at = match explicit.get(index).or(explicit.last()) {
+                    Some(arg) => At::Arg(arg),
+                    None => At::Arg(node),
+                };
+                self.arg_type_error(explicit, evaluated, index, &expected)
+            }
+            FuncError::Failed(message) => {
+                self.at = call_node;
+                self.error(format!("error calling {name}: {message}"))
+            }
+            FuncError::Template(cause) => {
+                self.at = call_node;
+                let detail = format!("error calling {name}: ");
+                self.error_with_cause(detail, Some(*cause))
+            }
+        }
+    }
+
+    /// Go's `validateType` messages for an argument of the wrong type.
+    pub(super) fn arg_type_error(
+        &self,
+        explicit: &'t [Arg],
+        evaluated: &[Ev],
+        index: usize,
+        expected: &str,
+    ) -> Error {
+        let literal_nil = matches!(explicit.get(index), Some(Arg::Nil(_)));
+        let detail = match evaluated.get(index) {
+            _ if literal_nil => format!("cannot assign nil to {expected}"),
+            Some(Ev::Missing) | None => format!("invalid value; expected {expected}"),
+            Some(Ev::Iface(Value::Nil)) => {
+                format!("wrong type for value; expected {expected}; got interface {{}}")
+            }
+            Some(Ev::Val(v) | Ev::Iface(v)) => format!(
+                "wrong type for value; expected {expected}; got {}",
+                v.type_name()
+            ),
+        };
+        self.error(detail)
+    }
+
+    /// `and`/`or`: evaluate left to right, stop at the deciding operand and return it.
+    pub(super) fn eval_and_or(
+        &mut self,
+        dot: &Ev,
+        name: &str,
+        explicit: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        if explicit.is_empty() && last.is_none() {
+            return Err(self.error(format!(
+                "wrong number of args for {name}: want at least 1 got 0"
+            )));
+        }
+        let stop_on = name == "or";
+        let mut value = Ev::Missing;
+        for arg in explicit {
+            value = self.eval_arg(dot, arg)?;
+            if value.is_true() == stop_on {
+                return Ok(value);
+            }
+        }
+        Ok(last.unwrap_or(value))
+    }
+
+    /// `call`: templates hold no function values, so there is never anything to call.
+    pub(super) fn eval_call(
+        &mut self,
+        dot: &Ev,
+        explicit: &'t [Arg],
+        last: Option<Ev>,
+        call_node: At<'t>,
+    ) -> Exe<Ev> {
+        let Some(callee) = explicit.first() else {
+            let got = usize::from(last.is_some());
+            return Err(self.error(format!(
+                "wrong number of args for call: want at least 1 got {got}"
+            )));
+        };
+        let value = self.eval_arg(dot, callee)?;
+        for arg in &explicit[1..] {
+            self.eval_arg(dot, arg)?;
+        }
+        self.at = call_node;
+        let detail = match value {
+            Ev::Missing | Ev::Iface(Value::Nil) | Ev::Val(Value::Nil) => {
+                "error calling call: call of nil".to_string()
+            }
+            Ev::Val(v) | Ev::Iface(v) => format!(
+                "error calling call: non-function {callee} of type {}",
+                v.type_name()
+            ),
+        };
+        Err(self.error(detail))
+    }
+}

@@ -1,0 +1,212 @@
+//! Expressions: pipelines, operands, variables and field chains on maps and objects.
+
+use super::{At, Ev, Exe, STACK_RED_ZONE, STACK_SEGMENT, State};
+use crate::engine::MissingKey;
+use crate::engine::ast::{Arg, Command, Pipe};
+use crate::value::Value;
+use crate::value::format::quote;
+
+impl<'t> State<'t, '_, '_> {
+    pub(super) fn eval_pipeline(&mut self, dot: &Ev, pipe: &'t Pipe) -> Exe<Ev> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.eval_pipeline_here(dot, pipe)
+        })
+    }
+
+    pub(super) fn eval_pipeline_here(&mut self, dot: &Ev, pipe: &'t Pipe) -> Exe<Ev> {
+        self.at = At::Pipe(pipe);
+        let mut value: Option<Ev> = None;
+        for cmd in &pipe.cmds {
+            let result = self.eval_command(dot, cmd, value.take())?;
+            value = Some(result.concrete());
+        }
+        let value = value.unwrap_or(Ev::Missing);
+        for (name, _) in &pipe.decl {
+            if pipe.is_assign {
+                self.set_var(name, value.clone())?;
+            } else {
+                self.vars.push((name.as_str(), value.clone()));
+            }
+        }
+        Ok(value)
+    }
+
+    pub(super) fn not_a_function(&self, args: &'t [Arg], last: &Option<Ev>) -> Exe<()> {
+        if args.len() > 1 || last.is_some() {
+            let first = args.first().map(ToString::to_string).unwrap_or_default();
+            return Err(self.error(format!("can't give argument to non-function {first}")));
+        }
+        Ok(())
+    }
+
+    pub(super) fn eval_command(&mut self, dot: &Ev, cmd: &'t Command, last: Option<Ev>) -> Exe<Ev> {
+        let first = &cmd.args[0];
+        match first {
+            Arg::Field { names, .. } => {
+                self.at = At::Arg(first);
+                self.eval_field_chain(dot, dot.clone(), names, &cmd.args, last)
+            }
+            Arg::Chain { .. } => self.eval_chain(dot, first, &cmd.args, last),
+            Arg::Identifier { name, .. } => {
+                self.eval_function(dot, first, name, At::Command(cmd), &cmd.args, last)
+            }
+            Arg::Pipe(pipe) => {
+                self.not_a_function(&cmd.args, &last)?;
+                self.eval_pipeline(dot, pipe)
+            }
+            Arg::Variable { names, .. } => self.eval_variable(dot, first, names, &cmd.args, last),
+            Arg::Constant { value, .. } => {
+                self.at = At::Arg(first);
+                self.not_a_function(&cmd.args, &last)?;
+                Ok(Ev::Val(value.clone()))
+            }
+            Arg::Dot(_) => {
+                self.at = At::Arg(first);
+                self.not_a_function(&cmd.args, &last)?;
+                Ok(dot.clone())
+            }
+            Arg::Nil(_) => {
+                self.at = At::Arg(first);
+                self.not_a_function(&cmd.args, &last)?;
+                Err(self.error("nil is not a command".into()))
+            }
+        }
+    }
+
+    /// An operand used as an argument (Go's `evalArg` for an `interface{}` parameter).
+    pub(super) fn eval_arg(&mut self, dot: &Ev, arg: &'t Arg) -> Exe<Ev> {
+        self.at = At::Arg(arg);
+        match arg {
+            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Nil(_) => Ok(Ev::Iface(Value::Nil)),
+            Arg::Field { names, .. } => self.eval_field_chain(dot, dot.clone(), names, &[], None),
+            Arg::Variable { names, .. } => self.eval_variable(dot, arg, names, &[], None),
+            Arg::Pipe(pipe) => self.eval_pipeline(dot, pipe),
+            Arg::Identifier { name, .. } => {
+                self.eval_function(dot, arg, name, At::Arg(arg), &[], None)
+            }
+            Arg::Chain { .. } => self.eval_chain(dot, arg, &[], None),
+            Arg::Constant { value, .. } => Ok(Ev::Val(value.clone())),
+        }
+    }
+
+    pub(super) fn eval_variable(
+        &mut self,
+        dot: &Ev,
+        node: &'t Arg,
+        names: &'t [String],
+        args: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        self.at = At::Arg(node);
+        let value = self.var_value(&names[0])?;
+        if names.len() == 1 {
+            self.not_a_function(args, &last)?;
+            return Ok(value);
+        }
+        self.eval_field_chain(dot, value, &names[1..], args, last)
+    }
+
+    pub(super) fn eval_chain(
+        &mut self,
+        dot: &Ev,
+        node: &'t Arg,
+        args: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        self.at = At::Arg(node);
+        let Arg::Chain {
+            node: inner,
+            fields,
+            ..
+        } = node
+        else {
+            return self.eval_arg(dot, node);
+        };
+        if matches!(inner.as_ref(), Arg::Nil(_)) {
+            return Err(self.error(format!("indirection through explicit nil in {node}")));
+        }
+        let receiver = self.eval_arg(dot, inner)?;
+        self.at = At::Arg(node);
+        self.eval_field_chain(dot, receiver, fields, args, last)
+    }
+
+    pub(super) fn eval_field_chain(
+        &mut self,
+        dot: &Ev,
+        receiver: Ev,
+        names: &'t [String],
+        args: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        let Some((final_name, leading)) = names.split_last() else {
+            return Ok(receiver);
+        };
+        let mut receiver = receiver;
+        for name in leading {
+            receiver = self.eval_field(dot, name, &[], None, receiver)?;
+        }
+        self.eval_field(dot, final_name, args, last, receiver)
+    }
+
+    pub(super) fn eval_field(
+        &mut self,
+        dot: &Ev,
+        name: &str,
+        args: &'t [Arg],
+        last: Option<Ev>,
+        receiver: Ev,
+    ) -> Exe<Ev> {
+        let has_args = args.len() > 1 || last.is_some();
+        let (value, static_type) = match receiver {
+            Ev::Missing | Ev::Val(Value::Nil) => {
+                if self.missing_key() == MissingKey::Error {
+                    return Err(self.error(format!("nil data; no entry for key {}", quote(name))));
+                }
+                return Ok(Ev::Missing);
+            }
+            Ev::Iface(Value::Nil) => {
+                return Err(self.error(format!("nil pointer evaluating interface {{}}.{name}")));
+            }
+            Ev::Iface(v) => (v, "interface {}".to_string()),
+            Ev::Val(v) => {
+                let t = v.type_name();
+                (v, t)
+            }
+        };
+        let map = match &value {
+            Value::Object(object) => {
+                if object.has_method(name) {
+                    return self.call_method(dot, object.as_ref(), name, args, last);
+                }
+                if let Some(field) = object.field(name) {
+                    if has_args {
+                        return Err(self.error(format!(
+                            "{name} has arguments but cannot be invoked as function"
+                        )));
+                    }
+                    return Ok(Ev::from_result(field));
+                }
+                object.as_collection().and_then(|c| c.as_map().cloned())
+            }
+            Value::Map(map) => Some(map.clone()),
+            _ => None,
+        };
+        if let Some(map) = map {
+            if has_args {
+                return Err(self.error(format!("{name} is not a method but has arguments")));
+            }
+            return match map.get(name) {
+                Some(item) => Ok(Ev::Iface(item)),
+                None => match self.missing_key() {
+                    MissingKey::Default => Ok(Ev::Missing),
+                    MissingKey::Zero => Ok(Ev::Iface(Value::Nil)),
+                    MissingKey::Error => {
+                        Err(self.error(format!("map has no entry for key {}", quote(name))))
+                    }
+                },
+            };
+        }
+        Err(self.error(format!("can't evaluate field {name} in type {static_type}")))
+    }
+}

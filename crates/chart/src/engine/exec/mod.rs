@@ -1,0 +1,266 @@
+//! Executes parse trees with Go's semantics: variable scoping, `if`/`with`/`range`, template
+//! calls, field and method lookup, function calls, and Go's error messages with the failing
+//! action as context.
+//!
+//! This module holds the running render ([`Exec`]) and one template invocation's state; the
+//! statement walk, expression evaluation and calls live in the submodules.
+
+mod call;
+mod eval;
+mod walk;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::ast::{Arg, Command, Pipe, TemplateCall};
+use super::error::{Error, Location};
+use super::{Engine, MissingKey, Template, parser};
+use crate::value::Value;
+use crate::value::format::quote;
+
+/// The limit on nested template invocations, counting `include` and `tpl` too.
+///
+/// Go allows 100000 nested `{{template}}` calls; real charts nest a few levels, and each level
+/// costs stack here, so the bound is 10000 (the message names it as Go's does).
+pub const MAX_TEMPLATE_DEPTH: usize = 10_000;
+
+/// Stack left before a nested call moves to a fresh stack segment, and that segment's size.
+/// Nesting is bounded by [`MAX_TEMPLATE_DEPTH`], so growth is bounded too.
+const STACK_RED_ZONE: usize = 128 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
+/// A value during execution, with what Go's reflection knows about it: whether it is missing
+/// altogether (an invalid `reflect.Value`), held in an `interface{}` (a map or list element),
+/// or concrete. Go names `interface {}` in some errors and turns a nil interface into "no value"
+/// between pipeline commands, so the distinction shows in output.
+#[derive(Clone, Debug)]
+enum Ev {
+    Missing,
+    Val(Value),
+    Iface(Value),
+}
+
+impl Ev {
+    fn from_result(value: Value) -> Ev {
+        if value.is_nil() {
+            Ev::Iface(Value::Nil)
+        } else {
+            Ev::Val(value)
+        }
+    }
+
+    /// What Go does after each pipeline command: unwrap an `interface{}`.
+    fn concrete(self) -> Ev {
+        match self {
+            Ev::Iface(Value::Nil) | Ev::Val(Value::Nil) => Ev::Missing,
+            Ev::Iface(v) => Ev::Val(v),
+            other => other,
+        }
+    }
+
+    fn value(&self) -> Value {
+        match self {
+            Ev::Missing => Value::Nil,
+            Ev::Val(v) | Ev::Iface(v) => v.clone(),
+        }
+    }
+
+    fn is_true(&self) -> bool {
+        match self {
+            Ev::Missing => false,
+            Ev::Val(v) | Ev::Iface(v) => v.is_true(),
+        }
+    }
+}
+
+/// How a walk over a list ended.
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+}
+
+/// The node Go names in an error (`at <…>`).
+#[derive(Clone, Copy)]
+enum At<'t> {
+    Start,
+    Arg(&'t Arg),
+    Command(&'t Command),
+    Pipe(&'t Pipe),
+    Template(&'t TemplateCall),
+}
+
+impl At<'_> {
+    fn pos(&self) -> usize {
+        match self {
+            At::Start => 0,
+            At::Arg(arg) => arg.pos(),
+            At::Command(cmd) => cmd.pos,
+            At::Pipe(pipe) => pipe.pos,
+            At::Template(call) => call.pos,
+        }
+    }
+
+    fn context(&self) -> String {
+        match self {
+            At::Start => String::new(),
+            At::Arg(arg) => arg.to_string(),
+            At::Command(cmd) => cmd.to_string(),
+            At::Pipe(pipe) => pipe.to_string(),
+            At::Template(call) => call.to_string(),
+        }
+    }
+}
+
+/// A running render: what functions that drive the engine (`include`, `tpl`) work with.
+pub struct Exec<'e> {
+    engine: &'e Engine,
+    /// Templates defined by `tpl` text, innermost last; they shadow the engine's.
+    overlays: Vec<HashMap<String, Rc<Template>>>,
+    /// How deeply each name is being `include`d right now (Helm's recursion guard).
+    pub(crate) include_depths: HashMap<String, usize>,
+    depth: usize,
+}
+
+type Exe<T> = Result<T, Error>;
+
+impl<'e> Exec<'e> {
+    pub(crate) fn new(engine: &'e Engine) -> Exec<'e> {
+        Exec {
+            engine,
+            overlays: Vec::new(),
+            include_depths: HashMap::new(),
+            depth: 0,
+        }
+    }
+
+    /// Whether the engine runs in Helm's lint mode (`required` and `fail` do not stop it).
+    pub fn lint_mode(&self) -> bool {
+        self.engine.options.lint_mode
+    }
+
+    /// The name of the engine's root template (Helm: `gotpl`), used for `tpl` text.
+    pub fn root_name(&self) -> &str {
+        &self.engine.root_name
+    }
+
+    fn lookup(&self, name: &str) -> Option<Rc<Template>> {
+        self.overlays
+            .iter()
+            .rev()
+            .find_map(|layer| layer.get(name))
+            .or_else(|| self.engine.templates.get(name))
+            .cloned()
+    }
+
+    /// Renders the template `name` with `dot`, as Go's `ExecuteTemplate` does.
+    pub fn execute_template(&mut self, name: &str, dot: Value) -> Result<String, Error> {
+        let Some(template) = self.lookup(name) else {
+            return Err(Error::other(format!(
+                "template: no template {} associated with template {}",
+                quote(name),
+                quote(&self.engine.root_name)
+            )));
+        };
+        self.run(&template, Ev::from_result(dot).concrete())
+    }
+
+    /// Parses `text` as a template named like the root template and renders it with `dot`.
+    /// Templates it defines are visible only while it runs (Helm's `tpl` works on a clone).
+    pub fn execute_text(&mut self, text: &str, dot: Value) -> Result<String, Error> {
+        let name = self.engine.root_name.clone();
+        let trees = parser::parse(&name, text, &|f| self.engine.has_function(f))?;
+        let text: Rc<str> = text.into();
+        let parse_name: Rc<str> = name.as_str().into();
+        let mut layer: HashMap<String, Rc<Template>> = HashMap::new();
+        for tree in trees {
+            let template = Template {
+                name: tree.name,
+                parse_name: parse_name.clone(),
+                text: text.clone(),
+                root: tree.root,
+            };
+            let keep_existing = template.is_empty()
+                && self
+                    .lookup(&template.name)
+                    .is_some_and(|old| !old.is_empty());
+            if !keep_existing {
+                layer.insert(template.name.clone(), Rc::new(template));
+            }
+        }
+        let Some(top) = layer.get(&name).cloned() else {
+            return Ok(String::new());
+        };
+        self.overlays.push(layer);
+        let result = self.run(&top, Ev::from_result(dot).concrete());
+        self.overlays.pop();
+        result
+    }
+
+    /// Runs a template in a fresh variable scope, on a fresh stack segment when needed.
+    fn run(&mut self, template: &Rc<Template>, dot: Ev) -> Exe<String> {
+        if self.depth >= MAX_TEMPLATE_DEPTH {
+            return Err(Error::other(format!(
+                "template: {}: exceeded maximum template depth ({MAX_TEMPLATE_DEPTH})",
+                template.name
+            )));
+        }
+        self.depth += 1;
+        let mut out = String::new();
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            let mut state = State::new(self, template, dot.clone());
+            state.walk_list(&dot, &template.root, &mut out)
+        });
+        self.depth -= 1;
+        result.map(|_| out)
+    }
+}
+
+/// One template invocation: its variables and the node being evaluated.
+struct State<'t, 'x, 'e> {
+    exec: &'x mut Exec<'e>,
+    template: &'t Template,
+    vars: Vec<(&'t str, Ev)>,
+    at: At<'t>,
+}
+
+impl<'t, 'x, 'e> State<'t, 'x, 'e> {
+    fn new(exec: &'x mut Exec<'e>, template: &'t Template, dot: Ev) -> Self {
+        State {
+            exec,
+            template,
+            vars: vec![("$", dot)],
+            at: At::Start,
+        }
+    }
+
+    fn missing_key(&self) -> MissingKey {
+        self.exec.engine.options.missing_key
+    }
+
+    fn error(&self, detail: String) -> Error {
+        self.error_with_cause(detail, None)
+    }
+
+    fn error_with_cause(&self, detail: String, cause: Option<Error>) -> Error {
+        let location = Location::at(
+            &self.template.parse_name,
+            &self.template.text,
+            self.at.pos(),
+        );
+        if matches!(self.at, At::Start) {
+            let message = format!("template: {}: {detail}", self.template.name);
+            return match cause {
+                Some(cause) => Error::wrap(message, cause),
+                None => Error::other(message),
+            };
+        }
+        Error::exec(
+            location,
+            &self.template.name,
+            self.at.context(),
+            detail,
+            cause,
+        )
+    }
+}
