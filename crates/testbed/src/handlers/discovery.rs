@@ -174,12 +174,57 @@ pub fn openapi(cluster: &ClusterState, rest: &str) -> Reply {
             }
             Reply::json(200, &json!({"paths": paths}))
         }
-        other if other.starts_with("v3/") => Reply::json(
-            200,
-            &json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": {}, "components": {"schemas": {}}}),
-        ),
+        other if other.starts_with("v3/") => group_version_openapi(cluster, &other[3..]),
         _ => ApiError::no_resource().into(),
     }
+}
+
+/// The OpenAPI v3 document of one group version (`api/v1`, `apis/<group>/<version>`).
+///
+/// It lists every resource's paths with their PATCH operation and its query parameters,
+/// which is what kubectl reads to learn that the server validates fields itself; schemas
+/// are left open.
+fn group_version_openapi(cluster: &ClusterState, gv_path: &str) -> Reply {
+    let (group, version) = match gv_path.split('/').collect::<Vec<_>>().as_slice() {
+        ["api", v] => (String::new(), v.to_string()),
+        ["apis", g, v] => (g.to_string(), v.to_string()),
+        _ => return Reply::Text(404, "404 page not found\n"),
+    };
+    let resources = cluster.registry.resources_of(&group, &version);
+    if resources.is_empty() {
+        return Reply::Text(404, "404 page not found\n");
+    }
+    let prefix = if group.is_empty() {
+        format!("/api/{version}")
+    } else {
+        format!("/apis/{group}/{version}")
+    };
+    let params: Vec<Value> = ["dryRun", "fieldManager", "fieldValidation", "force"]
+        .iter()
+        .map(|p| json!({"name": p, "in": "query", "schema": {"type": "string", "uniqueItems": true}}))
+        .collect();
+    let mut paths = Map::new();
+    for r in resources.iter().filter(|r| r.supports("patch")) {
+        let scope = if r.namespaced {
+            "/namespaces/{namespace}"
+        } else {
+            ""
+        };
+        let gvk = json!({"group": group, "version": version, "kind": r.kind});
+        paths.insert(
+            format!("{prefix}{scope}/{}/{{name}}", r.plural),
+            json!({"patch": {
+                "x-kubernetes-group-version-kind": gvk,
+                "x-kubernetes-action": "patch",
+                "parameters": params,
+                "responses": {"200": {"description": "OK"}}
+            }}),
+        );
+    }
+    Reply::json(
+        200,
+        &json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": paths, "components": {"schemas": {}}}),
+    )
 }
 
 /// A stable hash for OpenAPI URLs (only needs to change when the text does).

@@ -78,7 +78,9 @@ impl FieldValidation {
 /// Parses a request body as JSON, or YAML when the content type says so.
 pub fn parse_body(req: &Request) -> Result<Value, String> {
     let ct = req.header("content-type").unwrap_or("application/json");
-    if ct.contains("yaml") {
+    if ct.starts_with(super::protobuf::MEDIA_TYPE) {
+        super::protobuf::decode(&req.body).map_err(|e| e.to_string())
+    } else if ct.contains("yaml") {
         serde_yaml_ng::from_slice::<Value>(&req.body).map_err(|e| e.to_string())
     } else {
         serde_json::from_slice::<Value>(&req.body).map_err(|e| e.to_string())
@@ -91,6 +93,12 @@ pub fn check_object_content_type(req: &Request) -> Result<(), ApiError> {
     let base = ct.split(';').next().unwrap_or_default().trim();
     match base {
         "application/json" | "application/yaml" | "" => Ok(()),
+        super::protobuf::MEDIA_TYPE => match super::protobuf::decode(&req.body) {
+            Err(super::protobuf::ProtoError::Unsupported(_)) => Err(
+                ApiError::unsupported_media_type("application/json, application/yaml"),
+            ),
+            _ => Ok(()),
+        },
         other => Err(ApiError::unsupported_media_type(&format!(
             "application/json, application/yaml, application/vnd.kubernetes.protobuf (got {other})"
         ))),

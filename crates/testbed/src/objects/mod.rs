@@ -6,6 +6,7 @@ pub mod decode;
 pub mod kinds;
 pub mod lifecycle;
 pub mod names;
+pub mod protobuf;
 pub mod schema;
 
 use serde_json::{Map, Value};

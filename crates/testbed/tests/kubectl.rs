@@ -1,0 +1,325 @@
+//! kubectl against the testbed. These run when `kubectl` is on PATH; with `CI=true` a missing
+//! kubectl is a failure, elsewhere the tests say so and pass.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use testbed::Testbed;
+
+/// Whether kubectl can be used; panics in CI when it is missing.
+fn kubectl_available() -> bool {
+    let found = Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "kubectl is required in CI but not on PATH"
+        );
+        eprintln!("kubectl not on PATH: skipping");
+    }
+    found
+}
+
+/// Runs kubectl with the cluster's kubeconfig; returns (success, stdout, stderr).
+async fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+    let kubeconfig = kubeconfig.to_path_buf();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let stdin = stdin.map(str::to_string);
+    tokio::task::spawn_blocking(move || {
+        let mut child = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kubectl starts");
+        if let Some(input) = stdin {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("piped stdin")
+                .write_all(input.as_bytes())
+                .expect("write stdin");
+        } else {
+            drop(child.stdin.take());
+        }
+        let out = child.wait_with_output().expect("kubectl finishes");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+    .await
+    .expect("kubectl task")
+}
+
+async fn ok(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    let (success, out, err) = kubectl(kubeconfig, args, stdin).await;
+    assert!(success, "kubectl {args:?} failed: {err}");
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_creates_gets_and_selects() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let kc = bed.cluster().kubeconfig_path();
+    ok(
+        kc,
+        &["create", "configmap", "a", "--from-literal=k=1"],
+        None,
+    )
+    .await;
+    ok(kc, &["label", "configmap", "a", "app=web"], None).await;
+    ok(
+        kc,
+        &["create", "configmap", "b", "--from-literal=k=2"],
+        None,
+    )
+    .await;
+    let names = ok(
+        kc,
+        &["get", "configmaps", "-l", "app=web", "-o", "name"],
+        None,
+    )
+    .await;
+    assert_eq!(names.trim(), "configmap/a");
+    let value = ok(
+        kc,
+        &["get", "configmap", "b", "-o", "jsonpath={.data.k}"],
+        None,
+    )
+    .await;
+    assert_eq!(value, "2");
+    let table = ok(kc, &["get", "namespaces"], None).await;
+    assert!(
+        table.starts_with("NAME") && table.contains("kube-system"),
+        "{table}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_apply_creates_and_replace_detects_conflicts() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let kc = bed.cluster().kubeconfig_path();
+    let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v1\n";
+    ok(kc, &["apply", "-f", "-"], Some(manifest)).await;
+    let json = ok(kc, &["get", "configmap", "applied", "-o", "json"], None).await;
+    let mut obj: serde_json::Value = serde_json::from_str(&json).unwrap();
+    obj["data"]["k"] = "v2".into();
+    ok(kc, &["replace", "-f", "-"], Some(&obj.to_string())).await;
+    obj["data"]["k"] = "v3".into();
+    let (success, _, err) = kubectl(kc, &["replace", "-f", "-"], Some(&obj.to_string())).await;
+    assert!(
+        !success && err.contains("the object has been modified"),
+        "a stale replace conflicts: {err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_delete_waits_for_finalizers() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let kc = bed.cluster().kubeconfig_path();
+    let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n";
+    ok(kc, &["create", "-f", "-"], Some(manifest)).await;
+    ok(kc, &["delete", "configmap", "held", "--wait=false"], None).await;
+    let ts = ok(
+        kc,
+        &[
+            "get",
+            "configmap",
+            "held",
+            "-o",
+            "jsonpath={.metadata.deletionTimestamp}",
+        ],
+        None,
+    )
+    .await;
+    assert!(!ts.is_empty(), "the held object is marked for deletion");
+    ok(
+        kc,
+        &[
+            "patch",
+            "configmap",
+            "held",
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ],
+        None,
+    )
+    .await;
+    let (found, _, _) = kubectl(kc, &["get", "configmap", "held"], None).await;
+    assert!(!found, "the object is gone once its finalizer is removed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_waits_for_simulated_rollouts() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::builder()
+        .simulate_workloads(true)
+        .start()
+        .await
+        .unwrap();
+    let kc = bed.cluster().kubeconfig_path();
+    ok(kc, &["create", "-f", "-"], Some(DEPLOYMENT)).await;
+    ok(
+        kc,
+        &[
+            "wait",
+            "--for=condition=Available",
+            "deployment/web",
+            "--timeout=30s",
+        ],
+        None,
+    )
+    .await;
+}
+
+const DEPLOYMENT: &str = r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+  "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+           "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_tokens_and_access_checks() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let kc = bed.cluster().kubeconfig_path();
+    ok(kc, &["create", "serviceaccount", "robot"], None).await;
+    let token = ok(kc, &["create", "token", "robot", "--duration=15m"], None).await;
+    assert_eq!(token.trim().split('.').count(), 3, "a JWT");
+    assert_eq!(
+        ok(kc, &["auth", "can-i", "list", "pods"], None)
+            .await
+            .trim(),
+        "yes"
+    );
+    let (allowed, out, _) = kubectl(
+        kc,
+        &[
+            "auth",
+            "can-i",
+            "list",
+            "pods",
+            "--as=system:serviceaccount:default:robot",
+        ],
+        None,
+    )
+    .await;
+    assert!(!allowed && out.trim() == "no", "{out}");
+    ok(
+        kc,
+        &[
+            "create",
+            "role",
+            "pod-reader",
+            "--verb=get,list",
+            "--resource=pods",
+        ],
+        None,
+    )
+    .await;
+    ok(
+        kc,
+        &[
+            "create",
+            "rolebinding",
+            "robot-view",
+            "--role=pod-reader",
+            "--serviceaccount=default:robot",
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(
+        ok(
+            kc,
+            &[
+                "auth",
+                "can-i",
+                "list",
+                "pods",
+                "--as=system:serviceaccount:default:robot"
+            ],
+            None
+        )
+        .await
+        .trim(),
+        "yes"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_watch_streams_changes() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let kc = bed.cluster().kubeconfig_path().to_path_buf();
+    let mut child = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&kc)
+        .args(["get", "configmaps", "-w", "-o", "name"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kubectl starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let reader = tokio::task::spawn_blocking(move || {
+        let mut seen = Vec::new();
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("a line");
+            let done = line.contains("configmap/late");
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        seen
+    });
+    // The initial list shows kube-root-ca.crt; a later create must arrive as an event.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while bed
+        .cluster()
+        .counters()
+        .count(Some("watch"), Some("configmaps"), None)
+        == 0
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "kubectl never started watching"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    ok(&kc, &["create", "configmap", "late"], None).await;
+    let seen = tokio::time::timeout(std::time::Duration::from_secs(20), reader)
+        .await
+        .expect("the event arrives")
+        .expect("reader");
+    child.kill().expect("stop kubectl");
+    child.wait().expect("reap kubectl");
+    assert_eq!(
+        seen.last().map(String::as_str),
+        Some("configmap/late"),
+        "{seen:?}"
+    );
+}
