@@ -4,6 +4,7 @@
 //! say which HTTP status and reason kube-apiserver answers them with; validation of the result
 //! (names, kinds, immutable fields) stays with the handler.
 
+pub mod apply;
 pub mod json_patch;
 pub mod merge_patch;
 pub mod strategic;
