@@ -362,7 +362,12 @@ fn missing_fields_and_nil_errors_match_go() {
         (
             "{{printf 1}}",
             "{}",
-            "ERROR: template: t:1:9: executing \"t\" at <1>: wrong type for value; expected string; got int",
+            "ERROR: template: t:1:9: executing \"t\" at <1>: expected string; found 1",
+        ),
+        (
+            "{{printf .f}}",
+            r#"{"f":1}"#,
+            "ERROR: template: t:1:9: executing \"t\" at <.f>: wrong type for value; expected string; got float64",
         ),
         (
             "{{len 1 2}}",
@@ -576,7 +581,7 @@ fn objects_offer_fields_and_methods() {
         ("{{.Version.Major}} {{.Version}}", "1 1.2.3"),
         (
             "{{.Files.Get 1}}",
-            "ERROR: template: t:1:13: executing \"t\" at <1>: wrong type for value; expected string; got int",
+            "ERROR: template: t:1:13: executing \"t\" at <1>: expected string; found 1",
         ),
         (
             "{{.Files.Get}}",

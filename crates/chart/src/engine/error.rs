@@ -43,10 +43,7 @@ pub enum ErrorKind {
     Other,
 }
 
-/// Helm prints a trace only for chains up to this deep; deeper ones keep Go's message.
-const MAX_TRACE_DEPTH: usize = 100;
-
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Inner {
     kind: ErrorKind,
     /// The message up to the nested error (the whole message when there is none).
@@ -56,6 +53,9 @@ struct Inner {
     context: Option<String>,
     /// This level's own failure text after `at <…>: ` (before any nested error).
     own_detail: String,
+    /// Whether the failure wraps an error a function returned (Go's `error calling X: %w`
+    /// with a plain error), which Helm cannot trace and prints as Go's message.
+    wraps_function_error: bool,
     cause: Option<Error>,
 }
 
@@ -96,6 +96,7 @@ impl Error {
             template: None,
             context: None,
             own_detail: message,
+            wraps_function_error: false,
             cause: None,
         }))
     }
@@ -124,8 +125,16 @@ impl Error {
             template: Some(template.to_string()),
             context: Some(context),
             own_detail,
+            wraps_function_error: false,
             cause,
         }))
+    }
+
+    /// The same execution error, marked as wrapping an error a template function returned.
+    pub fn wrapping_function_error(self) -> Error {
+        let mut inner = Arc::unwrap_or_clone(self.0);
+        inner.wraps_function_error = true;
+        Error(Arc::new(inner))
     }
 
     /// An error outside any action, with Go's message as given.
@@ -137,6 +146,7 @@ impl Error {
             location: None,
             template: None,
             context: None,
+            wraps_function_error: false,
             cause: None,
         }))
     }
@@ -150,6 +160,7 @@ impl Error {
             location: None,
             template: None,
             context: None,
+            wraps_function_error: false,
             cause: Some(cause),
         }))
     }
@@ -196,8 +207,9 @@ impl Error {
 
     /// The message Helm v4.1.4 prints for this error: `parse error at (FILE:LINE): MESSAGE` for
     /// parse errors, `execution error at (FILE:LINE:COL): MESSAGE` when a `required` or `fail`
-    /// message is inside, otherwise the multi-line [`Error::trace`] (Go's one-line message
-    /// when the nesting is too deep for a trace, as for endless `include` recursion).
+    /// message is inside, the multi-line [`Error::trace`] when every level is a template
+    /// failure Helm can take apart, otherwise Go's one-line message (a function's own error,
+    /// `tpl`'s wrapping, `include` recursion).
     pub fn helm_message(&self) -> String {
         match self.kind() {
             ErrorKind::Parse => {
@@ -215,7 +227,7 @@ impl Error {
                 let location = full.split(": ").nth(1).unwrap_or("");
                 match marked_message(&full) {
                     Some(message) => format!("execution error at ({location}): {message}"),
-                    None if self.depth() <= MAX_TRACE_DEPTH => self.trace(),
+                    None if self.traceable() => self.trace(),
                     None => full.clone(),
                 }
             }
@@ -226,6 +238,18 @@ impl Error {
     /// How many errors the chain holds (this one and its nested causes).
     pub fn depth(&self) -> usize {
         std::iter::successors(Some(self), |e| e.cause()).count()
+    }
+
+    /// Whether Helm can show this chain as a trace: template failures all the way down,
+    /// optionally ending in Go's "no template associated" error.
+    fn traceable(&self) -> bool {
+        std::iter::successors(Some(self), |e| e.cause()).all(|level| match level.kind() {
+            ErrorKind::Exec => !level.0.wraps_function_error,
+            ErrorKind::Other => {
+                level.cause().is_none() && level.0.head.starts_with("template: no template ")
+            }
+            ErrorKind::Parse => false,
+        })
     }
 
     /// A multi-line trace of nested template errors, as Helm v4 prints them: per template its

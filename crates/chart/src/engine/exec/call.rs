@@ -40,9 +40,9 @@ impl<'t> State<'t, '_, '_> {
                 }
                 Err(self.arg_type_error(explicit, &evaluated, index, &expected))
             }
-            Err(MethodError::Failed(message)) => {
-                Err(self.error(format!("error calling {name}: {message}")))
-            }
+            Err(MethodError::Failed(message)) => Err(self
+                .error(format!("error calling {name}: {message}"))
+                .wrapping_function_error()),
         }
     }
 
@@ -113,6 +113,7 @@ impl<'t> State<'t, '_, '_> {
             FuncError::Failed(message) => {
                 self.at = call_node;
                 self.error(format!("error calling {name}: {message}"))
+                    .wrapping_function_error()
             }
             FuncError::Template(cause) => {
                 self.at = call_node;
@@ -130,17 +131,10 @@ impl<'t> State<'t, '_, '_> {
         index: usize,
         expected: &str,
     ) -> Error {
-        let literal_nil = matches!(explicit.get(index), Some(Arg::Nil(_)));
-        let detail = match evaluated.get(index) {
-            _ if literal_nil => format!("cannot assign nil to {expected}"),
-            Some(Ev::Missing) | None => format!("invalid value; expected {expected}"),
-            Some(Ev::Iface(Value::Nil)) => {
-                format!("wrong type for value; expected {expected}; got interface {{}}")
-            }
-            Some(Ev::Val(v) | Ev::Iface(v)) => format!(
-                "wrong type for value; expected {expected}; got {}",
-                v.type_name()
-            ),
+        let detail = match (explicit.get(index), evaluated.get(index)) {
+            (Some(Arg::Nil(_)), _) => format!("cannot assign nil to {expected}"),
+            (Some(Arg::Constant { source, .. }), _) => literal_mismatch(source, expected),
+            (_, evaluated) => value_mismatch(evaluated, expected),
         };
         self.error(detail)
     }
@@ -197,6 +191,34 @@ impl<'t> State<'t, '_, '_> {
                 v.type_name()
             ),
         };
-        Err(self.error(detail))
+        Err(self.error(detail).wrapping_function_error())
+    }
+}
+
+/// Go's message for a constant of the wrong kind written as an argument (`printf 1`).
+fn literal_mismatch(source: &str, expected: &str) -> String {
+    let kind = match expected {
+        "string" => "string",
+        "bool" => "bool",
+        "float64" | "float32" => "float",
+        "int" | "int64" | "int32" | "int16" | "int8" | "uint" | "uint64" | "uint32" | "uint8" => {
+            "integer"
+        }
+        other => return format!("can't handle {source} for arg of type {other}"),
+    };
+    format!("expected {kind}; found {source}")
+}
+
+/// Go's `validateType` message for an evaluated argument of the wrong type.
+fn value_mismatch(evaluated: Option<&Ev>, expected: &str) -> String {
+    match evaluated {
+        Some(Ev::Missing) | None => format!("invalid value; expected {expected}"),
+        Some(Ev::Iface(Value::Nil)) => {
+            format!("wrong type for value; expected {expected}; got interface {{}}")
+        }
+        Some(Ev::Val(v) | Ev::Iface(v)) => format!(
+            "wrong type for value; expected {expected}; got {}",
+            v.type_name()
+        ),
     }
 }

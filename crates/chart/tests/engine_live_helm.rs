@@ -1,0 +1,259 @@
+//! Live differential test of the template engine against the reference helm binary ($HELM or
+//! `helm` on PATH; CI installs helm v4.1.4). Every snippet below is rendered by helm and by
+//! this crate in the same chart with the same values; outputs (and error messages, for the
+//! failing snippets) must be byte-identical. Without helm the test is skipped, except under
+//! CI=true where it fails.
+//!
+//! Snippets use only Go's builtins, Helm's `include`/`tpl`/`required`/`fail` and Sprig's
+//! string functions, which this crate provides.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use landscaper_chart::engine::Engine;
+use landscaper_chart::value::{Map, Value};
+
+const VALUES: &str = r#"{
+  "f": 1, "big": 1234567, "small": 0.00001, "frac": 2.5, "neg": -3,
+  "s": "hello world", "u": "café ☃ \u0007", "e": "", "t": true, "n": null,
+  "l": [1, "a", null, true, 2.5], "strs": ["pear", "apple", "fig"], "empty": [],
+  "m": {"b": 2, "a": {"k": "v"}, "z": null}, "multi": "line one\nline two\n",
+  "tmpl": "{{ .Values.s | upper }}", "deep": {"x": {"y": {"z": "bottom"}}}
+}"#;
+
+const HELPERS: &str = r#"{{- define "helper.name" -}}{{ .Values.s | trunc 5 }}{{- end -}}
+{{- define "helper.args" -}}[{{ . }}]{{- end -}}
+{{- define "helper.nested" -}}<{{ include "helper.name" . }}>{{- end -}}
+"#;
+
+/// Snippets that render: each becomes a `define` included from one file.
+const SNIPPETS: &[&str] = &[
+    r#"{{ .Values.f }} {{ .Values.big }} {{ .Values.small }} {{ .Values.frac }} {{ .Values.neg }}"#,
+    r#"{{ .Values.l }} {{ .Values.m }} {{ .Values.n }} {{ .Values.missing }} {{ .Values.empty }}"#,
+    r#"{{ printf "%v|%d|%s|%q|%x|%X|%o|%b|%c|%U" .Values.l 42 .Values.s .Values.u 255 255 8 5 65 9731 }}"#,
+    r#"{{ printf "%5d|%-5d|%05d|%+d|% d|%.3d|%x|% x|%#x" 7 7 -7 3 3 7 "hi" "hi" 255 }}"#,
+    r#"{{ printf "%f|%.2f|%8.3f|%-8.3f|%e|%E|%g|%.3g|%G" 3.25159 2.675 3.25159 3.25159 1234.5678 0.000123 100000.0 1234.0 1e-7 }}"#,
+    r#"{{ printf "%v %v %v %v %v" 1e21 1e20 123456789.0 0.0001 -0.0 }}"#,
+    r#"{{ printf "%s|%10s|%-10s|%.2s|%q|%+q|%#q" "abc" "hi" "hi" "hello" "a\"b\n" "é" "raw" }}"#,
+    r#"{{ printf "%T %T %T %T %T %T" 1 1.5 "s" .Values.l .Values.m .Values.n }}"#,
+    r#"{{ printf "%d %s" "x" 5 }}|{{ printf "%d" }}|{{ printf "%d" 1 2 }}|{{ printf "%!" }}|{{ printf "%[2]d %[1]d" 1 2 }}"#,
+    r#"{{ printf "%v" .Values.m }}|{{ printf "%d" .Values.m }}|{{ printf "%s" .Values.l }}|{{ printf "%#v" .Values.m }}"#,
+    r#"{{ printf "%*d|%-*d|%.*f" 5 1 4 2 2 3.14159 }}"#,
+    r#"{{ print 1 2 "a" "b" 3 nil .Values.n }}|{{ println "x" 1 }}|"#,
+    r#"{{ $x := 1 }}{{ range .Values.strs }}{{ $x = . }}{{ end }}{{ $x }}"#,
+    r#"{{ $x := "a" }}{{ if true }}{{ $x := "b" }}{{ $x }}{{ end }}{{ $x }}"#,
+    r#"{{ range $i, $v := .Values.l }}{{ $i }}={{ $v }};{{ end }}"#,
+    r#"{{ range $k, $v := .Values.m }}{{ $k }}:{{ $v }};{{ end }}"#,
+    r#"{{ range .Values.empty }}x{{ else }}empty{{ end }} {{ range .Values.missing }}x{{ else }}none{{ end }}"#,
+    r#"{{ range 4 }}{{ . }}{{ end }} {{ range $i := 3 }}[{{ $i }}]{{ end }}"#,
+    r#"{{ range .Values.l }}{{ if not . }}{{ continue }}{{ end }}{{ if eq (printf "%v" .) "true" }}{{ break }}{{ end }}{{ . }},{{ end }}"#,
+    r#"{{ with .Values.deep.x }}{{ .y.z }}{{ end }} {{ with .Values.missing }}x{{ else with .Values.s }}{{ . }}{{ end }}"#,
+    r#"{{ if .Values.e }}a{{ else if .Values.empty }}b{{ else if .Values.t }}c{{ else }}d{{ end }}"#,
+    r#"{{ and 1 0 2 }} {{ and 1 2 }} {{ or 0 "" "x" }} {{ or 0 "" }} {{ not .Values.l }} {{ not .Values.empty }}"#,
+    r#"{{ eq .Values.f 1.0 }} {{ eq "a" "b" "a" }} {{ ne 1 2 }} {{ lt 1.5 2.5 }} {{ le "b" "a" }} {{ gt 3 2 }} {{ ge 2 2 }} {{ eq .Values.n nil }} {{ eq .Values.missing "x" }}"#,
+    r#"{{ len .Values.l }} {{ len .Values.u }} {{ len .Values.m }} {{ index .Values.l 1 }} {{ index .Values.m "a" "k" }} {{ index .Values.m "nope" }}"#,
+    r#"{{ html "<a href='x'>&\"</a>" }} {{ js "it's <b> \"q\" = & \u2028" }} {{ urlquery "a b&c=d/é?" }}"#,
+    r#"{{ 1e3 }} {{ 0x1F }} {{ 'a' }} {{ 1_000 }} {{ 0x1p4 }} {{ -0x10 }} {{ 017 }} {{ 0o17 }} {{ 0b101 }} {{ .5 }}"#,
+    r#"a  {{- " b " -}}  c {{- /* comment */ -}} d {{/* note */}} e"#,
+    r#"{{ (printf "%s-%s" "a" "b") }} {{ .Values.s | printf "%s!" }} {{ "x" | printf "%s-%s" "y" }} {{ (index .Values.l 0) }}"#,
+    r#"{{ include "helper.name" . }} {{ include "helper.args" "x" }} {{ include "helper.nested" . }} {{ template "helper.args" 5 }}"#,
+    r#"{{ tpl .Values.tmpl . }} {{ tpl "{{ define \"inner\" }}in{{ end }}{{ include \"inner\" . }}" . }} {{ tpl "plain <no value>" . }}"#,
+    r#"{{ required "needed" .Values.s }} {{ required "needed" .Values.f }}"#,
+    r#"{{ upper .Values.s }} {{ lower "ÀB" }} {{ title "hello wORLD-x_y" }} {{ untitle "First Try" }} {{ swapcase "Hello World" }}"#,
+    r#"{{ trim "  x  " }}|{{ trimAll "$" "$5$" }}|{{ trimPrefix "a" "abc" }}|{{ trimSuffix "c" "abc" }}|{{ nospace " a b  c " }}"#,
+    r#"{{ trunc 5 "hello world" }}|{{ trunc -3 "hello" }}|{{ abbrev 8 "hello world" }}|{{ abbrevboth 5 10 "1234 5678 9123" }}|{{ substr 1 3 "hello" }}"#,
+    r#"{{ contains "ll" "hello" }} {{ hasPrefix "he" "hello" }} {{ hasSuffix "lo" "hello" }} {{ repeat 3 "ab" }} {{ replace "l" "L" "hello" }}"#,
+    r#"{{ quote "a" 1 .Values.n "é" }}|{{ squote "a" 1 }}|{{ cat "a" 1 .Values.n "b" }}"#,
+    r#"{{ indent 2 .Values.multi }}|{{ nindent 4 "a\nb" }}"#,
+    r#"{{ wrap 5 "Hello World again" }}|{{ wrapWith 5 "\t" "Hello World" }}|{{ initials "First Try" }}|{{ plural "one" "many" 2 }}"#,
+    r#"{{ snakecase "HTTPServerName" }} {{ camelcase "http_server" }} {{ kebabcase "FirstName" }}"#,
+    r#"{{ join "," .Values.strs }} {{ join "-" .Values.l }} {{ splitList "," "a,b,c" }} {{ sortAlpha .Values.strs }} {{ (split "$" "a$b")._1 }}"#,
+    r#"{{ .Release.Name }} {{ .Chart.Name }} {{ .Template.Name }} {{ .Template.BasePath }}"#,
+];
+
+/// Snippets that fail: each is rendered alone and the error messages compared.
+const FAILING: &[&str] = &[
+    r#"{{ .Values.m.z.y }}"#,
+    r#"{{ .Values.s.y }}"#,
+    r#"{{ include "bad.nested" . }}"#,
+    r#"{{ include "missing.template" . }}"#,
+    r#"{{ include "bad.fail" . }}"#,
+    r#"{{ required "a value is required" .Values.missing }}"#,
+    r#"{{ fail "stop here" }}"#,
+    r#"{{ tpl "{{ .Values.m.z.y }}" . }}"#,
+    r#"{{ tpl "{{ nosuchfunc }}" . }}"#,
+    r#"{{ eq 1 1.0 }}"#,
+    r#"{{ lt .Values.l 1 }}"#,
+    r#"{{ len 3 }}"#,
+    r#"{{ index .Values.l 9 }}"#,
+    r#"{{ printf 1 }}"#,
+    r#"{{ upper 1 }}"#,
+    r#"{{ trunc .Values.f "abc" }}"#,
+    r#"{{ range .Values.s }}{{ end }}"#,
+    r#"{{ template "missing.template" }}"#,
+    r#"{{ .Values.s 1 }}"#,
+    r#"{{ nosuchfunc }}"#,
+    "{{ if .Values.t }}",
+    "{{ .Values.s | 1 }}",
+];
+
+const BAD_HELPERS: &str = r#"{{- define "bad.nested" -}}{{ include "bad.inner" . }}{{- end -}}
+{{- define "bad.inner" -}}{{ .Values.m.z.y }}{{- end -}}
+{{- define "bad.fail" -}}{{ fail "failed inside" }}{{- end -}}
+"#;
+
+fn helm_binary() -> Option<PathBuf> {
+    if let Ok(path) = std::env::var("HELM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("helm"))
+        .find(|candidate| candidate.is_file())
+}
+
+fn write_chart(dir: &Path, templates: &[(&str, String)]) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("templates")).expect("chart dir");
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: hc\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(dir.join("values.yaml"), VALUES).expect("values");
+    for (name, text) in templates {
+        std::fs::write(dir.join("templates").join(name), text).expect("template");
+    }
+}
+
+/// Runs `helm template` on the chart: stdout on success, the error message otherwise.
+fn run_helm(helm: &Path, dir: &Path) -> Result<String, String> {
+    let out = Command::new(helm)
+        .args(["template", "rel"])
+        .arg(dir)
+        .env("HOME", dir.join("home"))
+        .env_remove("HELM_DRIVER")
+        .output()
+        .expect("run helm");
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let message = stderr
+        .split("\n\nUse --debug flag")
+        .next()
+        .unwrap_or(&stderr)
+        .strip_prefix("Error: ")
+        .unwrap_or(&stderr)
+        .trim_end()
+        .to_string();
+    Err(message)
+}
+
+/// The render context Helm builds for the chart's templates.
+fn context(template_name: &str) -> Value {
+    let json: serde_json::Value = serde_json::from_str(VALUES).unwrap_or_default();
+    let top = Map::new();
+    top.insert("Values", support::from_json(&json));
+    let release = Map::new();
+    release.insert("Name", Value::from("rel"));
+    top.insert("Release", Value::Map(release));
+    let chart = Map::new();
+    chart.insert("Name", Value::from("hc"));
+    top.insert("Chart", Value::Map(chart));
+    let info = Map::new();
+    info.insert("Name", Value::from(template_name));
+    info.insert("BasePath", Value::from("hc/templates"));
+    top.insert("Template", Value::Map(info));
+    Value::Map(top)
+}
+
+/// Renders the files as Helm would (partials skipped); the first error's Helm message.
+fn run_ours(templates: &[(&str, String)]) -> Result<Vec<(String, String)>, String> {
+    let mut engine = Engine::new();
+    let mut names: Vec<String> = templates
+        .iter()
+        .map(|(name, _)| format!("hc/templates/{name}"))
+        .collect();
+    for (name, text) in templates {
+        engine
+            .add_template(&format!("hc/templates/{name}"), text)
+            .map_err(|e| e.helm_message())?;
+    }
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        if name.rsplit('/').next().is_some_and(|b| b.starts_with('_')) {
+            continue;
+        }
+        let rendered = engine
+            .render_helm(&name, &context(&name))
+            .map_err(|e| e.helm_message())?;
+        out.push((name, rendered));
+    }
+    Ok(out)
+}
+
+/// Each snippet's line from `# N: <urlquery of the output>` lines.
+fn snippet_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("# ") && !l.starts_with("# Source:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn engine_matches_live_helm() {
+    let Some(helm) = helm_binary() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no helm binary"
+        );
+        eprintln!("skipped: no helm binary ($HELM or PATH)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("landscaper-engine-{}", std::process::id()));
+    let mut defines = String::from(HELPERS);
+    let mut lines = String::new();
+    for (i, snippet) in SNIPPETS.iter().enumerate() {
+        defines.push_str(&format!(
+            "{{{{- define \"s{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
+        ));
+        lines.push_str(&format!("# {i}: {{{{ include \"s{i}\" . | urlquery }}}}\n"));
+    }
+    let templates = [("_snippets.tpl", defines), ("lines.yaml", lines)];
+    write_chart(&dir, &templates);
+    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
+    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
+    let want = snippet_lines(&helm_out);
+    let got = snippet_lines(&ours_text);
+    assert_eq!(want.len(), SNIPPETS.len(), "helm printed {helm_out}");
+    let mut differences = Vec::new();
+    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+        if w != g {
+            differences.push(format!(
+                "snippet {i} {:?}\n  helm: {w}\n  ours: {g}",
+                SNIPPETS[i]
+            ));
+        }
+    }
+    for (i, snippet) in FAILING.iter().enumerate() {
+        let templates = [
+            ("_bad.tpl", BAD_HELPERS.to_string()),
+            ("fail.yaml", format!("# {snippet}\n")),
+        ];
+        write_chart(&dir, &templates);
+        let want = run_helm(&helm, &dir).err();
+        let got = run_ours(&templates).err();
+        if want != got {
+            differences.push(format!(
+                "failing snippet {i} {snippet:?}\n  helm: {want:?}\n  ours: {got:?}"
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
