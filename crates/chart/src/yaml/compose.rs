@@ -2,12 +2,14 @@
 //! budget against "billion laughs" documents), nesting bounded, positions kept for errors.
 //! Only the first document counts, as with go-yaml's `Unmarshal`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
 use super::error::{Stage, YamlError};
+use super::quoted_indent;
 
 /// Deepest nesting of collections accepted; deeper input is an error, not a stack overflow.
 pub const MAX_DEPTH: usize = 200;
@@ -108,6 +110,59 @@ struct Composer {
 pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
     // libyaml skips a byte order mark at the start of a stream.
     let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+    // YAML 1.1 makes NEL a line break and libyaml reads it as LF everywhere; yaml-rust2
+    // (YAML 1.2) would keep it as text. Replacing it keeps character positions.
+    let mut text = if src.contains('\u{85}') {
+        Cow::Owned(src.replace('\u{85}', "\n"))
+    } else {
+        Cow::Borrowed(src)
+    };
+    for _ in 0..MAX_QUOTED_REPAIRS {
+        match compose_text(&text) {
+            Ok(root) => return Ok(root),
+            Err(Failure::Yaml(e)) => return Err(e),
+            Err(Failure::QuotedIndent {
+                scalar_start,
+                error,
+            }) => match quoted_indent::reindent(&text, scalar_start) {
+                Some(fixed) => text = Cow::Owned(fixed),
+                None => return Err(error),
+            },
+        }
+    }
+    compose_text(&text).map_err(Failure::into_error)
+}
+
+/// Most quoted scalars [`quoted_indent::reindent`] repairs in one document.
+const MAX_QUOTED_REPAIRS: usize = 1000;
+
+/// Why composing stopped.
+enum Failure {
+    /// A real error.
+    Yaml(YamlError),
+    /// yaml-rust2 refused the continuation lines of the quoted scalar starting at this
+    /// character index; libyaml accepts them.
+    QuotedIndent {
+        scalar_start: usize,
+        error: YamlError,
+    },
+}
+
+impl Failure {
+    fn into_error(self) -> YamlError {
+        match self {
+            Failure::Yaml(e) | Failure::QuotedIndent { error: e, .. } => e,
+        }
+    }
+}
+
+impl From<YamlError> for Failure {
+    fn from(e: YamlError) -> Self {
+        Failure::Yaml(e)
+    }
+}
+
+fn compose_text(src: &str) -> Result<Option<Node>, Failure> {
     let mut parser = Parser::new_from_str(src);
     let mut c = Composer {
         stack: Vec::new(),
@@ -116,7 +171,17 @@ pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
         alias_budget: ALIAS_BUDGET,
     };
     loop {
-        let (event, marker) = parser.next_token().map_err(|e| scan_error(src, &e))?;
+        let (event, marker) = parser.next_token().map_err(|e| {
+            let error = scan_error(src, &e);
+            if e.info().contains("invalid indentation in quoted scalar") {
+                Failure::QuotedIndent {
+                    scalar_start: e.marker().index(),
+                    error,
+                }
+            } else {
+                Failure::Yaml(error)
+            }
+        })?;
         let mark = Mark::from(marker);
         match event {
             Event::StreamEnd => return Ok(c.root),

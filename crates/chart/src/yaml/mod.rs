@@ -12,6 +12,7 @@ mod decode;
 mod emit;
 mod error;
 mod key_order;
+mod quoted_indent;
 mod resolve;
 mod values;
 

@@ -74,6 +74,25 @@ fn values_files_merge_all_their_documents() {
 }
 
 #[test]
+fn nel_is_a_line_break_as_in_yaml_1_1() {
+    let m = parse_values("a: \"x\u{85}y\"\nb: |\n  p\u{85}  q\nc:\u{85}  d: 1\n").unwrap();
+    assert_eq!(m["a"], s("x y"));
+    assert_eq!(m["b"], s("p\nq\n"));
+    assert_eq!(m["c"].as_map().unwrap()["d"], f(1.0));
+    assert!(parse_values("a: x\u{85}y\n").is_err());
+}
+
+#[test]
+fn quoted_scalars_may_continue_at_any_indentation_as_in_libyaml() {
+    let m = parse_values("a: \"x\ny\"\nb:\n  c: 'text\n  more'\n  d: \"t\n more\"\n").unwrap();
+    assert_eq!(m["a"], s("x y"));
+    let b = m["b"].as_map().unwrap();
+    assert_eq!(b["c"], s("text more"));
+    assert_eq!(b["d"], s("t more"));
+    assert!(parse_values("a: \"x\n---\n\"").is_err());
+}
+
+#[test]
 fn byte_order_mark_is_skipped() {
     assert_eq!(parse_values("\u{FEFF}a: 1\n").unwrap()["a"], f(1.0));
 }
