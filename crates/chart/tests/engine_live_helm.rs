@@ -20,7 +20,9 @@ const VALUES: &str = r#"{
   "s": "hello world", "u": "café ☃ \u0007", "e": "", "t": true, "n": null,
   "l": [1, "a", null, true, 2.5], "strs": ["pear", "apple", "fig"], "empty": [],
   "m": {"b": 2, "a": {"k": "v"}, "z": null}, "multi": "line one\nline two\n",
-  "tmpl": "{{ .Values.s | upper }}", "deep": {"x": {"y": {"z": "bottom"}}}
+  "tmpl": "{{ .Values.s | upper }}", "deep": {"x": {"y": {"z": "bottom"}}},
+  "pi": 3.141592653589793, "tiny": 1e-300, "huge": 1.7976931348623157e308, "negz": -0.0,
+  "id": 123456789012, "mixed": [1, "a", null, [2, 3], {"k": "v"}]
 }"#;
 
 const HELPERS: &str = r#"{{- define "helper.name" -}}{{ .Values.s | trunc 5 }}{{- end -}}
@@ -71,6 +73,28 @@ const SNIPPETS: &[&str] = &[
     r#"{{ snakecase "HTTPServerName" }} {{ camelcase "http_server" }} {{ kebabcase "FirstName" }}"#,
     r#"{{ join "," .Values.strs }} {{ join "-" .Values.l }} {{ splitList "," "a,b,c" }} {{ sortAlpha .Values.strs }} {{ (split "$" "a$b")._1 }}"#,
     r#"{{ .Release.Name }} {{ .Chart.Name }} {{ .Template.Name }} {{ .Template.BasePath }}"#,
+    r#"{{ .Values.pi }} {{ .Values.tiny }} {{ .Values.huge }} {{ .Values.negz }} {{ .Values.id }} {{ .Values.mixed }}"#,
+    r#"{{ printf "%q|%+q|%x|%6s|%-6s|%.1s" "\u00a0\u200b日本😀" "é☃" "é" "é☃" "é☃" "日本" }}"#,
+    r#"{{ printf "%x|%o|%#o|%08.3f|%+.2e|%.0f|%.0f|%5.1g|%#x" -255 8 8 -3.5 12345.678 2.5 3.5 123.0 "hi" }}"#,
+    r#"{{ printf "%c|%c|%U|%#U|%q" 128512 -1 1114112 9731 128512 }}"#,
+    r#"{{ printf "%v %d %s" .Values.mixed .Values.mixed .Values.mixed }}"#,
+    r#"{{ printf "%t|%t|%v|%5t" true 1 false true }}"#,
+    r#"{{ printf "%6.2v|%-8v|%08v|%x" 3.14159 "ab" 42 3.5 }}"#,
+    r#"{{ print "a" 1 2 "b" "c" 3.5 true }}|{{ print 1 "" 2 }}|{{ print nil nil }}"#,
+    r#"{{ js "\u2028\u0001é" }} {{ html 42 "<" }} {{ urlquery "x" 1 nil }}"#,
+    "{{- \"a\" }}\t\n  {{- \"b\" -}}\n\t {{ \"c\" -}}\n",
+    r#"{{ len "日本" }} {{ eq "日本" "日本" }} {{ lt "Z" "a" }} {{ index "abc" 1 }}"#,
+    r#"{{ upper "straße" }} {{ title "o'neil mc-donald" }} {{ lower "İ" }} {{ swapcase "ßÀ" }}"#,
+    r#"{{ snakecase "http2xx" }} {{ snakecase "HTTP2XX" }} {{ snakecase "HTTP20xOK" }} {{ snakecase "Wi_thF" }} {{ snakecase "_AnotherTES_TCaseP" }}"#,
+    r#"{{ snakecase "ALL" }} {{ snakecase "_HELLO_WORLD_" }} {{ snakecase "HELLO____WORLD" }} {{ snakecase "TW" }} {{ snakecase "_C" }} {{ snakecase "  sentence case  " }} {{ snakecase "camelCase" }}"#,
+    r#"{{ camelcase "some words" }} {{ camelcase "GOLANG_IS_GREAT" }} {{ camelcase "hello-world" }} {{ camelcase "___" }} {{ camelcase "x" }}"#,
+    r#"{{ kebabcase "HTTPServer" }} {{ kebabcase "some_words here" }} {{ kebabcase "ABCxyz" }}"#,
+    r#"{{ initials "  leading spaces here" }} {{ untitle "ÀB cD" }} {{ wrap 3 "a verylongword b" }} {{ wrapWith 4 "|" "abcdefghij" }}"#,
+    r#"{{ abbrev 4 "hello" }} {{ abbrev 5 "hello" }} {{ abbrevboth 0 4 "hello world" }} {{ abbrevboth 10 7 "0123456789abcdef" }}"#,
+    r#"{{ repeat 0 "x" }}|{{ substr -1 2 "hello" }}|{{ substr 2 -1 "hello" }}|{{ substr 2 99 "hello" }}|{{ trunc 0 "x" }}|{{ trunc -9 "abc" }}"#,
+    r#"{{ indent 0 "a\nb" }}|{{ nindent 2 "" }}|{{ plural "one" "many" 1 }}|{{ cat .Values.mixed .Values.m }}"#,
+    r#"{{ join "," .Values.mixed }}|{{ splitn "," 2 "a,b,c" }}|{{ split "" "abc" }}|{{ sortAlpha .Values.mixed }}|{{ splitList "" "ab" }}"#,
+    r#"{{ quote .Values.mixed }} {{ squote .Values.m }} {{ quote }} {{ trimAll "ab" "abcba" }}"#,
 ];
 
 /// Snippets that fail: each is rendered alone and the error messages compared.
@@ -97,11 +121,35 @@ const FAILING: &[&str] = &[
     r#"{{ nosuchfunc }}"#,
     "{{ if .Values.t }}",
     "{{ .Values.s | 1 }}",
+    r#"{{ .Values.l.x }}"#,
+    r#"{{ $x := .Values.s }}{{ $x.y }}"#,
+    r#"{{ index .Values.m 1 }}"#,
+    r#"{{ index .Values.s 10 }}"#,
+    r#"{{ nindent -1 "x" }}"#,
+    r#"{{ repeat -1 "x" }}"#,
+    r#"{{ substr 3 1 "hello" }}"#,
+    r#"{{ trunc 2 }}"#,
+    r#"{{ .Values.f.x }}"#,
+    r#"{{ or .Values.n .Values.n.x }}"#,
+    r#"{{ and }}"#,
+    "{{ break }}",
+    "{{ define \"x\" }}",
+    "{{ \"unterminated }}",
+    "{{ 1 2 }}",
+    "{{ (1).x }}",
+    "{{ nil }}",
+    "{{ $undefined }}",
+    "{{ $a, $b := 1 }}",
+    "{{ range $a, $b, $c := .Values.l }}{{ end }}",
+    "text\n{{ .Values.s\n",
+    "{{ .Values.s }}{{ else }}",
+    "{{ template \"bad.usesmissing\" . }}",
 ];
 
 const BAD_HELPERS: &str = r#"{{- define "bad.nested" -}}{{ include "bad.inner" . }}{{- end -}}
 {{- define "bad.inner" -}}{{ .Values.m.z.y }}{{- end -}}
 {{- define "bad.fail" -}}{{ fail "failed inside" }}{{- end -}}
+{{- define "bad.usesmissing" -}}{{ template "not.there" . }}{{- end -}}
 "#;
 
 fn helm_binary() -> Option<PathBuf> {

@@ -60,11 +60,21 @@ fn compared(result: Result<bool, crate::value::CompareError>) -> FuncResult {
         .map_err(|e| FuncError::failed(e.to_string()))
 }
 
-/// The text `html`, `js` and `urlquery` escape: a lone string as is, anything else printed.
+/// The text `html`, `js` and `urlquery` escape: a lone string as is, anything else printed,
+/// with nil arguments printed as Go's template printer shows them (`<no value>`).
 fn joined(a: &[Value]) -> String {
     match a {
         [Value::String(s)] => s.to_string(),
-        _ => sprint(a),
+        _ => {
+            let printable: Vec<Value> = a
+                .iter()
+                .map(|v| match v {
+                    Value::Nil => Value::from("<no value>"),
+                    other => other.clone(),
+                })
+                .collect();
+            sprint(&printable)
+        }
     }
 }
 

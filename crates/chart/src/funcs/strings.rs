@@ -570,6 +570,10 @@ fn pascal_case(s: &str) -> String {
         out.push(c);
     }
     let Some(mut r0) = r0 else {
+        // xstrings writes the last connector it consumed once more.
+        if let Some(last) = out.chars().last() {
+            out.push(last);
+        }
         return out;
     };
     for c in chars {
@@ -975,7 +979,7 @@ mod tests {
             ("GOLANG_IS_GREAT", "GolangIsGreat"),
             ("some words", "SomeWords"),
             ("x", "X"),
-            ("__", "__"),
+            ("__", "___"),
         ] {
             assert_eq!(pascal_case(input), want, "{input}");
         }

@@ -126,8 +126,8 @@ impl<'t> State<'t, '_, '_> {
         if matches!(inner.as_ref(), Arg::Nil(_)) {
             return Err(self.error(format!("indirection through explicit nil in {node}")));
         }
+        // Go leaves the error context on the last node the inner operand evaluated.
         let receiver = self.eval_arg(dot, inner)?;
-        self.at = At::Arg(node);
         self.eval_field_chain(dot, receiver, fields, args, last)
     }
 
