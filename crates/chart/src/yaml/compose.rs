@@ -9,7 +9,7 @@ use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
 use super::error::{Stage, YamlError};
-use super::quoted_indent;
+use super::repair;
 
 /// Deepest nesting of collections accepted; deeper input is an error, not a stack overflow.
 pub const MAX_DEPTH: usize = 200;
@@ -117,14 +117,18 @@ pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
     } else {
         Cow::Borrowed(src)
     };
-    for _ in 0..MAX_QUOTED_REPAIRS {
+    if let Some(mark) = first_unreadable(&text) {
+        return Err(YamlError::at(
+            Stage::Syntax,
+            mark,
+            "control characters are not allowed",
+        ));
+    }
+    for _ in 0..MAX_REPAIRS {
         match compose_text(&text) {
             Ok(root) => return Ok(root),
             Err(Failure::Yaml(e)) => return Err(e),
-            Err(Failure::QuotedIndent {
-                scalar_start,
-                error,
-            }) => match quoted_indent::reindent(&text, scalar_start) {
+            Err(Failure::Repairable { fix, at, error }) => match fix(&text, at) {
                 Some(fixed) => text = Cow::Owned(fixed),
                 None => return Err(error),
             },
@@ -133,17 +137,48 @@ pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
     compose_text(&text).map_err(Failure::into_error)
 }
 
-/// Most quoted scalars [`quoted_indent::reindent`] repairs in one document.
-const MAX_QUOTED_REPAIRS: usize = 1000;
+/// Where the first character libyaml's reader refuses is.
+fn first_unreadable(text: &str) -> Option<Mark> {
+    let mut mark = Mark { line: 1, column: 1 };
+    for c in text.chars() {
+        if !is_readable(c) {
+            return Some(mark);
+        }
+        if c == '\n' {
+            mark.line += 1;
+            mark.column = 1;
+        } else {
+            mark.column += 1;
+        }
+    }
+    None
+}
+
+/// libyaml's reader refuses C0 and C1 controls (but tab, LF, CR and NEL), DEL, U+FFFE/FFFF.
+fn is_readable(c: char) -> bool {
+    let v = c as u32;
+    matches!(v, 0x09 | 0x0A | 0x0D | 0x85)
+        || (0x20..=0x7E).contains(&v)
+        || (0xA0..=0xD7FF).contains(&v)
+        || (0xE000..=0xFFFD).contains(&v)
+        || v >= 0x10000
+}
+
+/// Most rewrites (see [`repair`]) tried on one document.
+const MAX_REPAIRS: usize = 1000;
+
+/// A rewrite of the text around a character index, or `None` when it does not apply.
+type Fix = fn(&str, usize) -> Option<String>;
 
 /// Why composing stopped.
 enum Failure {
     /// A real error.
     Yaml(YamlError),
-    /// yaml-rust2 refused the continuation lines of the quoted scalar starting at this
-    /// character index; libyaml accepts them.
-    QuotedIndent {
-        scalar_start: usize,
+    /// yaml-rust2 refused something libyaml accepts; `fix` rewrites the text around
+    /// character `at` so that both read it alike, or gives up.
+    Repairable {
+        fix: Fix,
+        at: usize,
         error: YamlError,
     },
 }
@@ -151,7 +186,7 @@ enum Failure {
 impl Failure {
     fn into_error(self) -> YamlError {
         match self {
-            Failure::Yaml(e) | Failure::QuotedIndent { error: e, .. } => e,
+            Failure::Yaml(e) | Failure::Repairable { error: e, .. } => e,
         }
     }
 }
@@ -173,13 +208,22 @@ fn compose_text(src: &str) -> Result<Option<Node>, Failure> {
     loop {
         let (event, marker) = parser.next_token().map_err(|e| {
             let error = scan_error(src, &e);
-            if e.info().contains("invalid indentation in quoted scalar") {
-                Failure::QuotedIndent {
-                    scalar_start: e.marker().index(),
-                    error,
+            let fix: Option<Fix> = match e.info() {
+                i if i.contains("invalid indentation in quoted scalar") => {
+                    Some(repair::reindent_quoted)
                 }
-            } else {
-                Failure::Yaml(error)
+                i if i.contains("':' must be followed by a valid YAML whitespace") => {
+                    Some(repair::untab_value)
+                }
+                _ => None,
+            };
+            match fix {
+                Some(fix) => Failure::Repairable {
+                    fix,
+                    at: e.marker().index(),
+                    error,
+                },
+                None => Failure::Yaml(error),
             }
         })?;
         let mark = Mark::from(marker);

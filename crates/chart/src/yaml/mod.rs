@@ -12,7 +12,7 @@ mod decode;
 mod emit;
 mod error;
 mod key_order;
-mod quoted_indent;
+mod repair;
 mod resolve;
 mod values;
 

@@ -93,6 +93,19 @@ fn quoted_scalars_may_continue_at_any_indentation_as_in_libyaml() {
 }
 
 #[test]
+fn tabs_after_colons_and_control_characters_as_in_libyaml() {
+    let m = parse_values("a:\tb\nc:\t\t[1]\n").unwrap();
+    assert_eq!(m["a"], s("b"));
+    let err = parse_values("a: x\u{7f}y\n").unwrap_err();
+    assert_eq!(
+        err.helm_message(),
+        "error converting YAML to JSON: yaml: control characters are not allowed"
+    );
+    assert!(parse_values("a: \"x\u{1}\"\n").is_err());
+    assert!(parse_values("a: \"x\\u0001\"\n").is_ok());
+}
+
+#[test]
 fn byte_order_mark_is_skipped() {
     assert_eq!(parse_values("\u{FEFF}a: 1\n").unwrap()["a"], f(1.0));
 }

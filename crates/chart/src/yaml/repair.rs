@@ -1,11 +1,14 @@
-//! libyaml accepts the continuation lines of a quoted scalar at any indentation
-//! (`key: "some\ntext"` with `text` at column 0); yaml-rust2 refuses those below the block's
-//! indentation. Continuation lines lose their leading spaces when the scalar is folded, so
-//! indenting them further changes nothing in the value and lets yaml-rust2 read it.
+//! Rewrites of YAML text that libyaml (and so Helm) reads but yaml-rust2 refuses, each
+//! leaving the meaning unchanged: they only touch whitespace that YAML discards.
+//!
+//! - Continuation lines of a quoted scalar may sit at any indentation in libyaml
+//!   (`key: "some\ntext"` with `text` at column 0); folding drops their leading spaces, so
+//!   indenting them further changes nothing.
+//! - A tab may separate `key:` from its value in libyaml; as separation it is a space.
 
 /// The text with the continuation lines of the quoted scalar starting at character
 /// `scalar_start` indented past it; `None` when there is no such scalar to repair.
-pub fn reindent(text: &str, scalar_start: usize) -> Option<String> {
+pub fn reindent_quoted(text: &str, scalar_start: usize) -> Option<String> {
     let (start, quote) = text.char_indices().nth(scalar_start)?;
     if quote != '"' && quote != '\'' {
         return None;
@@ -33,6 +36,23 @@ pub fn reindent(text: &str, scalar_start: usize) -> Option<String> {
     }
     out.push_str(&text[end..]);
     changed.then_some(out)
+}
+
+/// The text with the tabs between a `:` and the value starting at character `value_start`
+/// turned into spaces; `None` when no such tab precedes it.
+pub fn untab_value(text: &str, value_start: usize) -> Option<String> {
+    let (start, _) = text.char_indices().nth(value_start)?;
+    let gap_start = text[..start].trim_end_matches([' ', '\t']).len();
+    let gap = &text[gap_start..start];
+    if !text[..gap_start].ends_with(':') || !gap.contains('\t') {
+        return None;
+    }
+    Some(format!(
+        "{}{}{}",
+        &text[..gap_start],
+        gap.replace('\t', " "),
+        &text[start..]
+    ))
 }
 
 /// Byte offset of the quote that closes the scalar opened at `start`.
@@ -64,24 +84,35 @@ mod tests {
     #[test]
     fn continuation_lines_are_indented_past_the_quote() {
         assert_eq!(
-            reindent("a: \"x\ny\"\nb: 1\n", 3).as_deref(),
+            reindent_quoted("a: \"x\ny\"\nb: 1\n", 3).as_deref(),
             Some("a: \"x\n    y\"\nb: 1\n")
         );
         assert_eq!(
-            reindent("k: 'it''s\nmore'\n", 3).as_deref(),
+            reindent_quoted("k: 'it''s\nmore'\n", 3).as_deref(),
             Some("k: 'it''s\n    more'\n")
         );
         assert_eq!(
-            reindent("a: \"x\\\"\ny\"", 3).as_deref(),
+            reindent_quoted("a: \"x\\\"\ny\"", 3).as_deref(),
             Some("a: \"x\\\"\n    y\"")
         );
     }
 
     #[test]
     fn nothing_to_repair() {
-        assert_eq!(reindent("a: \"unterminated\n", 3), None);
-        assert_eq!(reindent("a: plain\n", 3), None);
-        assert_eq!(reindent("a: \"x\n---\"", 3), None);
-        assert_eq!(reindent("", 7), None);
+        assert_eq!(reindent_quoted("a: \"unterminated\n", 3), None);
+        assert_eq!(reindent_quoted("a: plain\n", 3), None);
+        assert_eq!(reindent_quoted("a: \"x\n---\"", 3), None);
+        assert_eq!(reindent_quoted("", 7), None);
+    }
+
+    #[test]
+    fn tabs_after_a_colon_become_spaces() {
+        assert_eq!(untab_value("a:\tb\n", 3).as_deref(), Some("a: b\n"));
+        assert_eq!(
+            untab_value("x: 1\na: \t\tb\n", 10).as_deref(),
+            Some("x: 1\na:   b\n")
+        );
+        assert_eq!(untab_value("a: b\n", 3), None);
+        assert_eq!(untab_value("-\tb\n", 2), None);
     }
 }
