@@ -95,6 +95,12 @@ const SNIPPETS: &[&str] = &[
     r#"{{ indent 0 "a\nb" }}|{{ nindent 2 "" }}|{{ plural "one" "many" 1 }}|{{ cat .Values.mixed .Values.m }}"#,
     r#"{{ join "," .Values.mixed }}|{{ splitn "," 2 "a,b,c" }}|{{ split "" "abc" }}|{{ sortAlpha .Values.mixed }}|{{ splitList "" "ab" }}"#,
     r#"{{ quote .Values.mixed }} {{ squote .Values.m }} {{ quote }} {{ trimAll "ab" "abcba" }}"#,
+    r#"{{ printf "%08s|%-08d|%x|%.2x|%5.3s|%.20f|%5v|%-5v|" "ab" 5 -1 "hello" "abcdef" 0.1 true nil }}"#,
+    r#"{{ printf "%3c|%-3c|%05q|%#v|%#v|%#v|%#v" 65 66 "a" 1 "s" .Values.l .Values.f }}"#,
+    r#"{{ printf "%v|%s|%d" .Values.e .Values.e .Values.t }}|{{ printf "%[3]v %[1]v %v" 1 2 3 }}|{{ printf "%.*d" -1 5 }}"#,
+    r#"{{ printf "%e|%.0e|%#.0e|%g|%#g|%G" 0.0 5.0 5.0 0.0 1.0 1e-10 }}"#,
+    r#"{{ -0 }} {{ +5 }} {{ 1_0.5 }} {{ 0.1e1 }} {{ 1E2 }} {{ 0X1f }} {{ 0B11 }} {{ '\n' }} {{ '\x41' }} {{ '\u263a' }}"#,
+    "{{ `raw\\n` }} {{ \"tab\\there\" }} {{ \"\\u263a\\x41\\101\" }}",
 ];
 
 /// Snippets that fail: each is rendered alone and the error messages compared.
@@ -144,6 +150,14 @@ const FAILING: &[&str] = &[
     "text\n{{ .Values.s\n",
     "{{ .Values.s }}{{ else }}",
     "{{ template \"bad.usesmissing\" . }}",
+    "{{ 1e400 }}",
+    "{{ 1.2.3 }}",
+    "{{ 0x }}",
+    "{{ 'ab' }}",
+    "{{ \"\\q\" }}",
+    "{{ .Values.s.x.y }}",
+    "{{ index .Values.n 0 }}",
+    "{{ .Values.f | printf \"%d\" | len 1 }}",
 ];
 
 const BAD_HELPERS: &str = r#"{{- define "bad.nested" -}}{{ include "bad.inner" . }}{{- end -}}

@@ -130,6 +130,10 @@ fn parse_float(text: &str) -> Option<f64> {
         }
         None => return None,
     };
+    if !magnitude.is_finite() {
+        // Go's ParseFloat reports a range error rather than an infinity.
+        return None;
+    }
     Some(if negative { -magnitude } else { magnitude })
 }
 
@@ -231,6 +235,10 @@ mod tests {
         assert!(matches!(parse_number("0x1p4"), Ok(Value::Float(f)) if f == 16.0));
         assert!(matches!(parse_number("0x1.8p1"), Ok(Value::Float(f)) if f == 3.0));
         assert!(matches!(parse_number(".5"), Ok(Value::Float(f)) if f == 0.5));
+        assert_eq!(
+            parse_number("1e400").unwrap_err(),
+            "illegal number syntax: \"1e400\""
+        );
     }
 
     #[test]

@@ -198,8 +198,10 @@ impl Printer {
                     arg_num = next;
                     match prec {
                         Some(p) if p >= 0 => self.spec.prec = usize::try_from(p).ok(),
-                        Some(_) => self.spec.prec = None,
-                        None => self.buf.push_str("%!(BADPREC)"),
+                        _ => {
+                            self.spec.prec = None;
+                            self.buf.push_str("%!(BADPREC)");
+                        }
                     }
                     after_index = false;
                 } else {
@@ -601,6 +603,11 @@ impl Printer {
             'x' => float::format_x(f, false),
             'X' => float::format_x(f, true),
             _ => return self.bad_verb(value, verb),
+        };
+        let text = if self.spec.sharp && verb != 'b' && f.is_finite() {
+            float::with_sharp_flag(&text, verb, self.spec.prec)
+        } else {
+            text
         };
         self.pad_float(&text);
     }

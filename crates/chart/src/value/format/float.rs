@@ -195,3 +195,40 @@ pub fn format_x(f: f64, upper: bool) -> String {
     out.push_str(&e.to_string());
     if upper { out.to_uppercase() } else { out }
 }
+
+/// Go's `#` flag on a formatted float: always a decimal point, and for `%g`/`%v`/`%x` trailing
+/// zeros up to the precision (6 when none is given).
+pub fn with_sharp_flag(text: &str, verb: char, prec: Option<usize>) -> String {
+    let mut digits: i64 = match verb {
+        'v' | 'g' | 'G' | 'x' | 'X' => prec.map_or(6, |p| p as i64),
+        _ => 0,
+    };
+    let (sign, body) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text.strip_prefix('+').unwrap_or(text)),
+    };
+    let hex = matches!(verb, 'x' | 'X');
+    let tail_at = body.find(|c: char| matches!(c, 'p' | 'P') || (!hex && matches!(c, 'e' | 'E')));
+    let (num, tail) = body.split_at(tail_at.unwrap_or(body.len()));
+    let mut saw_nonzero = false;
+    for c in num.chars().filter(|c| *c != '.') {
+        if c != '0' {
+            saw_nonzero = true;
+        }
+        if saw_nonzero {
+            digits -= 1;
+        }
+    }
+    let mut out = format!("{sign}{num}");
+    if !num.contains('.') {
+        if num == "0" {
+            digits -= 1;
+        }
+        out.push('.');
+    }
+    for _ in 0..digits.max(0) {
+        out.push('0');
+    }
+    out.push_str(tail);
+    out
+}
