@@ -1,6 +1,8 @@
 //! Typing of composed nodes as go-yaml v2 decodes into `interface{}`: YAML 1.1 implicit
 //! types, explicit `!!` tags, merge keys `<<`, keys of any scalar type, later duplicates win.
 
+use std::collections::HashMap;
+
 use base64::Engine as _;
 
 use super::compose::{Mark, Node};
@@ -43,7 +45,7 @@ pub fn decode(node: &Node) -> Result<Yaml, YamlError> {
             items.iter().map(decode).collect::<Result<_, _>>()?,
         )),
         Node::Map(entries, _) => {
-            let mut out = Vec::with_capacity(entries.len());
+            let mut out = MapBuilder::with_capacity(entries.len());
             for (k, v) in entries {
                 if is_merge_key(k) {
                     merge(v, &mut out)?;
@@ -53,17 +55,67 @@ pub fn decode(node: &Node) -> Result<Yaml, YamlError> {
                 if matches!(key, Yaml::Seq(_) | Yaml::Map(_)) {
                     return Err(YamlError::at(Stage::Syntax, k.mark(), "invalid map key"));
                 }
-                set(&mut out, key, decode(v)?);
+                out.set(key, decode(v)?);
             }
-            Ok(Yaml::Map(out))
+            Ok(Yaml::Map(out.entries))
         }
     }
 }
 
-fn set(map: &mut Vec<(Yaml, Yaml)>, key: Yaml, value: Yaml) {
-    match map.iter_mut().find(|(k, _)| *k == key) {
-        Some(slot) => slot.1 = value,
-        None => map.push((key, value)),
+/// A mapping under construction: entries in first-seen order, found again by key in
+/// constant time so that large mappings stay linear.
+struct MapBuilder {
+    entries: Vec<(Yaml, Yaml)>,
+    index: HashMap<KeyId, usize>,
+}
+
+/// The identity of a scalar key as Go's map compares it (NaN never equals itself, so it
+/// gets no identity and every NaN key is a new entry).
+#[derive(PartialEq, Eq, Hash)]
+enum KeyId {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(u64),
+    String(String),
+}
+
+impl KeyId {
+    fn of(key: &Yaml) -> Option<KeyId> {
+        Some(match key {
+            Yaml::Null => KeyId::Null,
+            Yaml::Bool(b) => KeyId::Bool(*b),
+            Yaml::Int(i) => KeyId::Int(*i),
+            Yaml::Uint(u) => KeyId::Uint(*u),
+            Yaml::Float(f) if f.is_nan() => return None,
+            // 0.0 and -0.0 are the same Go map key.
+            Yaml::Float(f) => KeyId::Float((f + 0.0).to_bits()),
+            Yaml::String(s) => KeyId::String(s.clone()),
+            Yaml::Seq(_) | Yaml::Map(_) => return None,
+        })
+    }
+}
+
+impl MapBuilder {
+    fn with_capacity(n: usize) -> MapBuilder {
+        MapBuilder {
+            entries: Vec::with_capacity(n),
+            index: HashMap::with_capacity(n),
+        }
+    }
+
+    /// Sets `key`, replacing an earlier value in its first position as go-yaml v2 does.
+    fn set(&mut self, key: Yaml, value: Yaml) {
+        let id = KeyId::of(&key);
+        if let Some(&i) = id.as_ref().and_then(|id| self.index.get(id)) {
+            self.entries[i].1 = value;
+            return;
+        }
+        if let Some(id) = id {
+            self.index.insert(id, self.entries.len());
+        }
+        self.entries.push((key, value));
     }
 }
 
@@ -84,7 +136,7 @@ fn is_merge_key(node: &Node) -> bool {
 
 /// go-yaml v2 writes merged entries over what is already there; a list of maps is applied
 /// from the last to the first so that earlier maps win.
-fn merge(value: &Node, out: &mut Vec<(Yaml, Yaml)>) -> Result<(), YamlError> {
+fn merge(value: &Node, out: &mut MapBuilder) -> Result<(), YamlError> {
     let wrong = || {
         YamlError::at(
             Stage::Syntax,
@@ -105,7 +157,7 @@ fn merge(value: &Node, out: &mut Vec<(Yaml, Yaml)>) -> Result<(), YamlError> {
     for m in maps {
         if let Yaml::Map(entries) = decode(m)? {
             for (k, v) in entries {
-                set(out, k, v);
+                out.set(k, v);
             }
         }
     }
@@ -250,6 +302,20 @@ mod tests {
             typed("a: 1\nb: 2\na: 3\n"),
             map(&[("a", Yaml::Int(3)), ("b", Yaml::Int(2))])
         );
+    }
+
+    #[test]
+    fn large_mappings_stay_fast_and_keep_first_positions() {
+        let mut src = String::new();
+        for i in 0..20000 {
+            src.push_str(&format!("k{i}: {i}\n"));
+        }
+        src.push_str("k0: last\n");
+        let Yaml::Map(entries) = typed(&src) else {
+            panic!("not a map")
+        };
+        assert_eq!(entries.len(), 20000);
+        assert_eq!(entries[0].1, Yaml::String("last".into()));
     }
 
     #[test]
