@@ -52,15 +52,32 @@ pub struct Manager<'a> {
     pub subresource: &'a str,
 }
 
-/// Which part of an object a request can own.
+/// Which part of an object a request can own: kube-apiserver's "reset fields" of the
+/// strategy, top-level fields that the request cannot change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub enum Scope<'a> {
     /// Everything (kinds without a status subresource).
     Whole,
-    /// The main resource of a kind with a status subresource: `status` is not written here.
-    ExcludeStatus,
-    /// The status subresource: only `status` is written.
-    StatusOnly,
+    /// Everything but these top-level fields.
+    Without(&'a [&'a str]),
+}
+
+impl Scope<'static> {
+    /// The main resource of a kind with a status subresource.
+    pub const MAIN_WITH_STATUS: Scope<'static> = Scope::Without(&["status"]);
+    /// The status subresource of a custom resource (metadata changes stay owned).
+    pub const CUSTOM_RESOURCE_STATUS: Scope<'static> = Scope::Without(&["spec"]);
+    /// The status subresource of a built-in kind.
+    pub const BUILTIN_STATUS: Scope<'static> = Scope::Without(&["spec", "metadata"]);
+}
+
+impl Scope<'_> {
+    fn allows(&self, top_level: &str) -> bool {
+        match self {
+            Scope::Whole => true,
+            Scope::Without(fields) => !fields.contains(&top_level),
+        }
+    }
 }
 
 /// Why an apply was refused.
@@ -324,12 +341,11 @@ fn strip_meta(set: &FieldSet) -> FieldSet {
     set.difference(&strip)
 }
 
-fn scoped(set: &FieldSet, scope: Scope) -> FieldSet {
-    match scope {
-        Scope::Whole => set.clone(),
-        Scope::ExcludeStatus => set.filter_top(&field("status"), false),
-        Scope::StatusOnly => set.filter_top(&field("status"), true),
-    }
+fn scoped(set: &FieldSet, scope: Scope<'_>) -> FieldSet {
+    set.retain_top(|element| match element {
+        PathElement::Field(name) => scope.allows(name),
+        _ => true,
+    })
 }
 
 /// Records the fields a non-apply write changed as owned by its manager, in `new`'s
@@ -339,7 +355,7 @@ pub fn update_managed_fields(
     new: &mut Value,
     manager: &Manager<'_>,
     shape: &Shape<'_>,
-    scope: Scope,
+    scope: Scope<'_>,
     now: &str,
 ) {
     let empty = json!({});
@@ -397,19 +413,20 @@ pub struct Applied {
     pub changed: bool,
 }
 
-/// Drops what a request in this scope cannot write from an applied configuration.
-fn scope_config(config: &Map<String, Value>, scope: Scope) -> Map<String, Value> {
-    config
+/// Drops what a request in this scope cannot write from an applied configuration; the
+/// object's identity (apiVersion, kind, metadata.name) always stays.
+fn scope_config(config: &Map<String, Value>, scope: Scope<'_>) -> Map<String, Value> {
+    let mut out: Map<String, Value> = config
         .iter()
-        .filter(|(k, _)| match scope {
-            Scope::Whole => true,
-            Scope::ExcludeStatus => k.as_str() != "status",
-            Scope::StatusOnly => {
-                matches!(k.as_str(), "status" | "apiVersion" | "kind" | "metadata")
-            }
-        })
+        .filter(|(k, _)| scope.allows(k))
         .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
+        .collect();
+    if !scope.allows("metadata")
+        && let Some(name) = config.get("metadata").and_then(|m| m.get("name"))
+    {
+        out.insert("metadata".into(), json!({"name": name}));
+    }
+    out
 }
 
 /// Server-side apply of `config` by `manager` onto `live` (`None` when the object does not
@@ -420,7 +437,7 @@ pub fn apply(
     manager: &Manager<'_>,
     force: bool,
     shape: &Shape<'_>,
-    scope: Scope,
+    scope: Scope<'_>,
     now: &str,
 ) -> Result<Applied, ApplyError> {
     let Value::Object(config) = config else {

@@ -191,11 +191,11 @@ impl FieldSet {
         self
     }
 
-    /// Keeps only the paths below `element` (or drops them, when `keep` is false).
-    pub fn filter_top(&self, element: &PathElement, keep: bool) -> FieldSet {
+    /// Keeps the paths whose first element passes `keep`.
+    pub fn retain_top(&self, keep: impl Fn(&PathElement) -> bool) -> FieldSet {
         let mut out = FieldSet::new();
         for (e, child) in &self.children {
-            if (e == element) == keep {
+            if keep(e) {
                 out.children.insert(e.clone(), child.clone());
             }
         }

@@ -31,11 +31,20 @@ pub struct Shape<'a> {
     source: Source<'a>,
     list: ListType,
     atomic_map: bool,
+    atomic_items: bool,
     root: bool,
 }
 
-/// Built-in map fields that are owned as a whole (`+mapType=atomic`, `+structType=atomic`).
-const ATOMIC_BUILTIN_MAPS: &[&str] = &["selector", "nodeSelector"];
+/// Built-in map fields that are owned as a whole (`+mapType=atomic`, `+structType=atomic`):
+/// label selectors, node selectors, object references and role references.
+const ATOMIC_BUILTIN_MAPS: &[&str] = &[
+    "selector",
+    "nodeSelector",
+    "involvedObject",
+    "regarding",
+    "related",
+    "roleRef",
+];
 
 /// `metav1.ObjectMeta` as custom resources embed it.
 fn object_meta() -> Ty {
@@ -49,6 +58,7 @@ impl<'a> Shape<'a> {
             source,
             list: ListType::Atomic,
             atomic_map: false,
+            atomic_items: false,
             root,
         }
     }
@@ -56,6 +66,12 @@ impl<'a> Shape<'a> {
     /// The shape of a built-in kind's objects (see `strategic::schema_for`).
     pub fn builtin(ty: Ty) -> Self {
         Self::new(Source::Builtin(ty), true)
+    }
+
+    /// A built-in kind without list metadata of its own, such as TokenRequest or the access
+    /// reviews: only `metadata`, `spec` and `status` are known (as plain structs).
+    pub fn builtin_untyped() -> Self {
+        Self::builtin(Ty::Opaque)
     }
 
     /// The shape of a custom resource, from its version's `openAPIV3Schema`.
@@ -78,6 +94,18 @@ impl<'a> Shape<'a> {
         self.atomic_map
     }
 
+    /// Whether a field of this map is a plain Go struct: a typed object always has it, so it
+    /// is never added or removed as a whole.
+    pub fn field_is_value_struct(&self, name: &str) -> bool {
+        match self.source {
+            Source::Builtin(ty) => {
+                (self.root && matches!(name, "metadata" | "spec" | "status"))
+                    || ty.is_value_struct(name)
+            }
+            Source::Schema(_) | Source::Deduced => false,
+        }
+    }
+
     /// The shape of a map field.
     pub fn field(&self, name: &str) -> Shape<'a> {
         if self.root && name == "metadata" && !matches!(self.source, Source::Builtin(_)) {
@@ -87,7 +115,7 @@ impl<'a> Shape<'a> {
             Source::Builtin(ty) => {
                 let (strategy, field_ty) = ty.field(name);
                 let list = match strategy {
-                    ListStrategy::Merge(Some(key)) => ListType::Map(vec![key.to_string()]),
+                    ListStrategy::Merge(Some(key)) => ListType::Map(builtin_list_keys(name, key)),
                     ListStrategy::Merge(None) => ListType::Set,
                     ListStrategy::Replace => ListType::Atomic,
                 };
@@ -95,6 +123,8 @@ impl<'a> Shape<'a> {
                     source: Source::Builtin(field_ty),
                     list,
                     atomic_map: ATOMIC_BUILTIN_MAPS.contains(&name),
+                    // Owner references are `+structType=atomic` items of a map-list.
+                    atomic_items: name == "ownerReferences",
                     root: false,
                 }
             }
@@ -112,10 +142,23 @@ impl<'a> Shape<'a> {
         }
     }
 
+    /// The default of a key field of this (list item) type, used when an item omits it.
+    pub fn key_default(&self, key: &str) -> Option<Value> {
+        match self.source {
+            // Ports are keyed by number and protocol, which defaults to TCP.
+            Source::Builtin(_) => (key == "protocol").then(|| Value::from("TCP")),
+            Source::Schema(schema) => schema.get("properties")?.get(key)?.get("default").cloned(),
+            Source::Deduced => None,
+        }
+    }
+
     /// The shape of this list's items.
     pub fn item(&self) -> Shape<'a> {
         match self.source {
-            Source::Builtin(ty) => Self::new(Source::Builtin(ty), false),
+            Source::Builtin(ty) => Shape {
+                atomic_map: self.atomic_items,
+                ..Self::new(Source::Builtin(ty), false)
+            },
             Source::Schema(schema) => match schema.get("items") {
                 Some(items) => schema_shape(items),
                 None => Self::new(Source::Deduced, false),
@@ -123,6 +166,17 @@ impl<'a> Shape<'a> {
             Source::Deduced => Self::new(Source::Deduced, false),
         }
     }
+}
+
+/// The `+listMapKey`s of built-in lists whose identity is more than their strategic merge key.
+fn builtin_list_keys(field: &str, merge_key: &str) -> Vec<String> {
+    let keys: &[&str] = match (field, merge_key) {
+        ("ports", "containerPort") => &["containerPort", "protocol"],
+        ("ports", "port") => &["port", "protocol"],
+        ("topologySpreadConstraints", _) => &["topologyKey", "whenUnsatisfiable"],
+        _ => return vec![merge_key.to_string()],
+    };
+    keys.iter().map(|k| k.to_string()).collect()
 }
 
 fn schema_shape(schema: &Value) -> Shape<'_> {
@@ -146,6 +200,7 @@ fn schema_shape(schema: &Value) -> Shape<'_> {
         source: Source::Schema(schema),
         list,
         atomic_map: ext("x-kubernetes-map-type") == Some("atomic"),
+        atomic_items: false,
         root: false,
     }
 }

@@ -388,7 +388,7 @@ fn the_recorded_custom_resource_sequence() {
     let mut config =
         thing(json!({"replicas": 1, "ports": [{"name": "http", "port": 80}], "tags": ["x"]}));
     config["status"] = json!({"phase": "ignored"});
-    let created = run(None, config, m("alice", ""), false, Scope::ExcludeStatus).unwrap();
+    let created = run(None, config, m("alice", ""), false, Scope::MAIN_WITH_STATUS).unwrap();
     assert!(created.get("status").is_none());
     assert_eq!(
         owners(&created),
@@ -405,7 +405,7 @@ fn the_recorded_custom_resource_sequence() {
         thing(json!({"ports": [{"name": "https", "port": 443}], "tags": ["y"]})),
         m("bob", ""),
         false,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
     )
     .unwrap();
     assert_eq!(
@@ -427,7 +427,7 @@ fn the_recorded_custom_resource_sequence() {
         thing(json!({"ports": [{"name": "http", "port": 8080}]})),
         m("bob", ""),
         false,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
     )
     .unwrap_err();
     assert_eq!(
@@ -440,7 +440,7 @@ fn the_recorded_custom_resource_sequence() {
         thing(json!({"replicas": 2})),
         m("alice", ""),
         false,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
     )
     .unwrap();
     assert_eq!(
@@ -456,7 +456,7 @@ fn the_recorded_custom_resource_sequence() {
         status_config,
         m("ctrl", "status"),
         false,
-        Scope::StatusOnly,
+        Scope::CUSTOM_RESOURCE_STATUS,
     )
     .unwrap();
     assert_eq!(status["status"], json!({"phase": "Running", "ready": true}));
@@ -480,7 +480,7 @@ fn the_recorded_custom_resource_sequence() {
         other.clone(),
         m("other", "status"),
         false,
-        Scope::StatusOnly,
+        Scope::CUSTOM_RESOURCE_STATUS,
     )
     .unwrap_err();
     assert_eq!(
@@ -492,7 +492,7 @@ fn the_recorded_custom_resource_sequence() {
         other,
         m("other", "status"),
         true,
-        Scope::StatusOnly,
+        Scope::CUSTOM_RESOURCE_STATUS,
     )
     .unwrap();
     assert_eq!(forced["status"], json!({"phase": "Failed", "ready": true}));
@@ -506,7 +506,7 @@ fn the_recorded_custom_resource_sequence() {
         &m("alice", ""),
         false,
         &shape,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
         "2030-01-01T00:00:00Z",
     )
     .unwrap();
@@ -574,7 +574,7 @@ fn containers_merge_by_name_and_prune_by_owner() {
         &m("one"),
         false,
         &shape,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
         T1,
     )
     .unwrap()
@@ -591,7 +591,7 @@ fn containers_merge_by_name_and_prune_by_owner() {
         &m("two"),
         false,
         &shape,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
         T2,
     )
     .unwrap()
@@ -609,7 +609,7 @@ fn containers_merge_by_name_and_prune_by_owner() {
         &m("one"),
         false,
         &shape,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
         T2,
     )
     .unwrap()
@@ -745,7 +745,7 @@ fn status_updates_are_owned_under_the_subresource() {
             subresource: "",
         },
         &shape,
-        Scope::ExcludeStatus,
+        Scope::MAIN_WITH_STATUS,
         T1,
     );
     let mut new = old.clone();
@@ -756,12 +756,238 @@ fn status_updates_are_owned_under_the_subresource() {
         api_version: "v1",
         subresource: "status",
     };
-    update_managed_fields(Some(&old), &mut new, &m, &shape, Scope::StatusOnly, T2);
+    update_managed_fields(
+        Some(&old),
+        &mut new,
+        &m,
+        &shape,
+        Scope::CUSTOM_RESOURCE_STATUS,
+        T2,
+    );
     let entries = new["metadata"]["managedFields"].as_array().unwrap();
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[1]["subresource"], "status");
     assert_eq!(
         entries[1]["fieldsV1"],
         json!({"f:status": {".": {}, "f:phase": {}}})
+    );
+}
+
+#[test]
+fn ports_are_keyed_by_number_and_defaulted_protocol() {
+    let shape = Shape::builtin(schema_for("apps", "Deployment").unwrap());
+    let m = Manager {
+        name: "m",
+        operation: Operation::Apply,
+        api_version: "apps/v1",
+        subresource: "",
+    };
+    let config = json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}}}});
+    let out = apply(None, &config, &m, false, &shape, Scope::Whole, T1)
+        .unwrap()
+        .object;
+    let fields = &out["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:template"]["f:spec"]
+        ["f:containers"]["k:{\"name\":\"a\"}"]["f:ports"];
+    assert_eq!(
+        fields,
+        &json!({"k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}}})
+    );
+    // The live object, defaulted by the server, is the same item.
+    let mut live = out.clone();
+    live["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] = json!("TCP");
+    let again = apply(Some(&live), &config, &m, false, &shape, Scope::Whole, T1).unwrap();
+    assert!(!again.changed);
+}
+
+#[test]
+fn custom_resource_keys_take_schema_defaults() {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "proto"],
+                  "items": {"type": "object", "properties": {"name": {"type": "string"}, "proto": {"type": "string", "default": "tcp"}}}}}}}});
+    let shape = Shape::custom_resource(&schema);
+    let m = Manager {
+        name: "m",
+        operation: Operation::Apply,
+        api_version: "v1",
+        subresource: "",
+    };
+    let out = apply(
+        None,
+        &thing(json!({"ports": [{"name": "a"}]})),
+        &m,
+        false,
+        &shape,
+        Scope::Whole,
+        T1,
+    )
+    .unwrap()
+    .object;
+    assert!(
+        out["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:ports"]
+            .get("k:{\"name\":\"a\",\"proto\":\"tcp\"}")
+            .is_some()
+    );
+}
+
+#[test]
+fn event_references_are_owned_whole_like_the_recording() {
+    let shape = Shape::builtin(schema_for("", "Event").unwrap());
+    let mut ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "cm1.17a", "namespace": "ns"},
+        "involvedObject": {"kind": "ConfigMap", "name": "cm1", "namespace": "ns"},
+        "reason": "Synced", "message": "m", "source": {"component": "c"}, "count": 1,
+        "firstTimestamp": T1, "lastTimestamp": T1, "type": "Normal"});
+    update_managed_fields(
+        None,
+        &mut ev,
+        &mgr("replay", Operation::Update),
+        &shape,
+        Scope::Whole,
+        T1,
+    );
+    assert_eq!(
+        ev["metadata"]["managedFields"][0]["fieldsV1"],
+        json!({"f:count": {}, "f:firstTimestamp": {}, "f:involvedObject": {}, "f:lastTimestamp": {}, "f:message": {},
+               "f:reason": {}, "f:source": {"f:component": {}}, "f:type": {}})
+    );
+}
+
+#[test]
+fn token_requests_are_owned_under_their_subresource() {
+    let mut tr = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+        "metadata": {"name": "sa1", "namespace": "ns"}, "spec": {"expirationSeconds": 3600}});
+    let m = Manager {
+        name: "replay",
+        operation: Operation::Update,
+        api_version: "authentication.k8s.io/v1",
+        subresource: "token",
+    };
+    update_managed_fields(
+        None,
+        &mut tr,
+        &m,
+        &Shape::builtin_untyped(),
+        Scope::Whole,
+        T1,
+    );
+    assert_eq!(
+        tr["metadata"]["managedFields"],
+        json!([{"manager": "replay", "operation": "Update", "apiVersion": "authentication.k8s.io/v1", "time": T1,
+                "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:expirationSeconds": {}}}, "subresource": "token"}])
+    );
+}
+
+#[test]
+fn access_review_specs_are_plain_structs_with_pointer_attributes() {
+    let mut review = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"resourceAttributes": {"namespace": "ns", "verb": "get", "resource": "configmaps"}}});
+    let m = Manager {
+        name: "replay",
+        operation: Operation::Update,
+        api_version: "authorization.k8s.io/v1",
+        subresource: "",
+    };
+    update_managed_fields(
+        None,
+        &mut review,
+        &m,
+        &Shape::builtin_untyped(),
+        Scope::Whole,
+        T1,
+    );
+    assert_eq!(
+        review["metadata"]["managedFields"][0]["fieldsV1"],
+        json!({"f:spec": {"f:resourceAttributes": {".": {}, "f:namespace": {}, "f:resource": {}, "f:verb": {}}}})
+    );
+}
+
+#[test]
+fn owner_references_are_owned_per_item_as_a_whole() {
+    let mut child = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "p", "uid": "p-uid"}]}, "data": {"b": "1"}});
+    update_managed_fields(
+        None,
+        &mut child,
+        &mgr("replay", Operation::Update),
+        &cm_shape(),
+        Scope::Whole,
+        T1,
+    );
+    assert_eq!(
+        child["metadata"]["managedFields"][0]["fieldsV1"],
+        json!({"f:data": {".": {}, "f:b": {}}, "f:metadata": {"f:ownerReferences": {".": {}, "k:{\"uid\":\"p-uid\"}": {}}}})
+    );
+}
+
+#[test]
+fn a_status_put_on_a_custom_resource_steals_the_labels_it_sent() {
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}});
+    let shape = Shape::custom_resource(&schema);
+    let upd = |sub: &'static str| Manager {
+        name: "replay",
+        operation: Operation::Update,
+        api_version: "x/v1",
+        subresource: sub,
+    };
+    let mut live = json!({"apiVersion": "x/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 4}});
+    update_managed_fields(
+        None,
+        &mut live,
+        &upd(""),
+        &shape,
+        Scope::MAIN_WITH_STATUS,
+        T1,
+    );
+    let mut labelled = live.clone();
+    labelled["metadata"]["labels"] = json!({"team": "a"});
+    update_managed_fields(
+        Some(&live),
+        &mut labelled,
+        &upd(""),
+        &shape,
+        Scope::MAIN_WITH_STATUS,
+        T1,
+    );
+    let mut put = labelled.clone();
+    put["metadata"]["labels"] = json!({"team": "b"});
+    put["spec"] = json!({"size": 10});
+    put["status"] = json!({"phase": "Ready", "observedGeneration": 2});
+    update_managed_fields(
+        Some(&labelled),
+        &mut put,
+        &upd("status"),
+        &shape,
+        Scope::CUSTOM_RESOURCE_STATUS,
+        T2,
+    );
+    let entries = put["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(
+        entries[0]["fieldsV1"],
+        json!({"f:metadata": {"f:labels": {}}, "f:spec": {".": {}, "f:size": {}}})
+    );
+    assert_eq!(entries[1]["subresource"], "status");
+    assert_eq!(
+        entries[1]["fieldsV1"],
+        json!({"f:metadata": {"f:labels": {"f:team": {}}}, "f:status": {".": {}, "f:observedGeneration": {}, "f:phase": {}}})
+    );
+}
+
+#[test]
+fn lease_specs_exist_before_their_first_write() {
+    let shape = Shape::builtin(schema_for("coordination.k8s.io", "Lease").unwrap());
+    let mut lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+        "spec": {"holderIdentity": "a", "leaseDurationSeconds": 10}});
+    update_managed_fields(
+        None,
+        &mut lease,
+        &mgr("replay", Operation::Update),
+        &shape,
+        Scope::Whole,
+        T1,
+    );
+    assert_eq!(
+        lease["metadata"]["managedFields"][0]["fieldsV1"],
+        json!({"f:spec": {"f:holderIdentity": {}, "f:leaseDurationSeconds": {}}})
     );
 }

@@ -28,8 +28,12 @@ fn is_leaf(value: &Value, shape: &Shape<'_>) -> bool {
     }
 }
 
-/// The path element naming a list item.
-pub fn item_element(item: &Value, list: &ListType) -> Result<PathElement, String> {
+/// The path element naming a list item; missing key fields take their schema defaults.
+pub fn item_element(
+    item: &Value,
+    list: &ListType,
+    item_shape: &Shape<'_>,
+) -> Result<PathElement, String> {
     match list {
         ListType::Set => match item {
             Value::Object(_) | Value::Array(_) => {
@@ -43,7 +47,11 @@ pub fn item_element(item: &Value, list: &ListType) -> Result<PathElement, String
             };
             let mut pairs = Vec::with_capacity(keys.len());
             for key in keys {
-                match obj.get(key) {
+                match obj
+                    .get(key)
+                    .cloned()
+                    .or_else(|| item_shape.key_default(key))
+                {
                     Some(v) if !v.is_object() && !v.is_array() && !v.is_null() => {
                         pairs.push((key.clone(), v.to_string()));
                     }
@@ -102,7 +110,7 @@ fn visit(
             };
             let item_shape = shape.item();
             for item in items {
-                path.push(item_element(item, &list)?);
+                path.push(item_element(item, &list, &item_shape)?);
                 if matches!(list, ListType::Map(_)) {
                     set.insert(path);
                 }
@@ -183,15 +191,36 @@ fn compare_children(
             Some(Value::Array(items)) => match granular_list(shape) {
                 Some(list) => items
                     .iter()
-                    .filter_map(|i| item_element(i, &list).ok().map(|pe| (pe, i.clone())))
+                    .filter_map(|i| {
+                        item_element(i, &list, &shape.item())
+                            .ok()
+                            .map(|pe| (pe, i.clone()))
+                    })
                     .collect(),
                 None => Vec::new(),
             },
             _ => Vec::new(),
         }
     };
-    let old_children = children(old);
-    let new_children = children(new);
+    let mut old_children = children(old);
+    let mut new_children = children(new);
+    // A plain struct missing on one side of an existing map is there, empty, in a typed object.
+    if let (Some(Value::Object(_)), Some(Value::Object(_))) = (old, new) {
+        let fill = |mine: &mut Vec<(PathElement, Value)>, theirs: &[(PathElement, Value)]| {
+            for (pe, _) in theirs {
+                let PathElement::Field(name) = pe else {
+                    continue;
+                };
+                if shape.field_is_value_struct(name) && !mine.iter().any(|(p, _)| p == pe) {
+                    mine.push((pe.clone(), Value::Object(Map::new())));
+                }
+            }
+        };
+        let snapshot = new_children.clone();
+        fill(&mut old_children, &snapshot);
+        let snapshot = old_children.clone();
+        fill(&mut new_children, &snapshot);
+    }
     let mut seen = HashSet::new();
     let elements = old_children
         .iter()
@@ -258,14 +287,16 @@ fn merge_list(
 ) -> Result<Vec<Value>, String> {
     let config_pes = config
         .iter()
-        .map(|i| item_element(i, list))
+        .map(|i| item_element(i, list, item_shape))
         .collect::<Result<Vec<_>, _>>()?;
     let mut dup = HashSet::new();
     if let Some(pe) = config_pes.iter().find(|pe| !dup.insert((*pe).clone())) {
         return Err(format!("duplicate entries for key {}", pe.display()));
     }
-    let live_pes: Vec<Option<PathElement>> =
-        live.iter().map(|i| item_element(i, list).ok()).collect();
+    let live_pes: Vec<Option<PathElement>> = live
+        .iter()
+        .map(|i| item_element(i, list, item_shape).ok())
+        .collect();
     let in_config = |pe: &PathElement| config_pes.contains(pe);
     let in_live = |pe: &PathElement| live_pes.iter().any(|l| l.as_ref() == Some(pe));
     let mut shared: std::collections::VecDeque<&PathElement> =
@@ -361,7 +392,7 @@ pub fn remove(value: &mut Value, set: &FieldSet, shape: &Shape<'_>) -> bool {
             };
             let item_shape = shape.item();
             items.retain_mut(|item| {
-                let Ok(element) = item_element(item, &list) else {
+                let Ok(element) = item_element(item, &list, &item_shape) else {
                     return true;
                 };
                 match set.child(&element) {

@@ -1,5 +1,6 @@
-//! Patch metadata of the built-in kinds: which lists merge (and by which key), which maps
-//! honour `$retainKeys`. Mirrors the `patchStrategy`/`patchMergeKey` tags of the Go types.
+//! Type knowledge of the built-in kinds: which lists merge (and by which key), mirroring the
+//! `patchStrategy`/`patchMergeKey` tags of the Go types, and which nested structs are plain
+//! values (always present in a typed object, so never "added" for field ownership).
 
 /// How a list field is patched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub struct Field {
     pub list: ListStrategy,
     /// The type of the value (or of list items).
     pub ty: Ty,
+    /// A non-pointer struct in the Go type: present (maybe empty) whenever its parent is.
+    pub value_struct: bool,
 }
 
 /// A type as far as patching needs to know it.
@@ -33,12 +36,19 @@ pub enum Ty {
 impl Ty {
     /// The metadata of a field of this type.
     pub fn field(self, name: &str) -> (ListStrategy, Ty) {
+        self.lookup(name)
+            .map_or((ListStrategy::Replace, Ty::Opaque), |f| (f.list, f.ty))
+    }
+
+    /// Whether a field of this type is a plain (non-pointer) struct.
+    pub fn is_value_struct(self, name: &str) -> bool {
+        self.lookup(name).is_some_and(|f| f.value_struct)
+    }
+
+    fn lookup(self, name: &str) -> Option<&'static Field> {
         match self {
-            Ty::Struct(fields) => fields
-                .iter()
-                .find(|f| f.name == name)
-                .map_or((ListStrategy::Replace, Ty::Opaque), |f| (f.list, f.ty)),
-            Ty::Opaque => (ListStrategy::Replace, Ty::Opaque),
+            Ty::Struct(fields) => fields.iter().find(|f| f.name == name),
+            Ty::Opaque => None,
         }
     }
 }
@@ -48,6 +58,7 @@ const fn merge(name: &'static str, key: &'static str, ty: Ty) -> Field {
         name,
         list: ListStrategy::Merge(Some(key)),
         ty,
+        value_struct: false,
     }
 }
 
@@ -56,14 +67,17 @@ const fn set(name: &'static str) -> Field {
         name,
         list: ListStrategy::Merge(None),
         ty: Ty::Opaque,
+        value_struct: false,
     }
 }
 
+/// A nested non-pointer struct.
 const fn nested(name: &'static str, ty: Ty) -> Field {
     Field {
         name,
         list: ListStrategy::Replace,
         ty,
+        value_struct: true,
     }
 }
 
@@ -101,7 +115,10 @@ const POD_STATUS: Ty = Ty::Struct(&[
 
 const POD_TEMPLATE: Ty = Ty::Struct(&[nested("metadata", OBJECT_META), nested("spec", POD_SPEC)]);
 
-const WORKLOAD_SPEC: Ty = Ty::Struct(&[nested("template", POD_TEMPLATE)]);
+const WORKLOAD_SPEC: Ty = Ty::Struct(&[
+    nested("template", POD_TEMPLATE),
+    nested("updateStrategy", OPAQUE),
+]);
 
 const CONDITIONS_STATUS: Ty = Ty::Struct(&[CONDITIONS]);
 
@@ -139,6 +156,20 @@ const NAMESPACE: Ty = Ty::Struct(&[
     nested("status", CONDITIONS_STATUS),
 ]);
 
+const EVENT: Ty = Ty::Struct(&[
+    nested("metadata", OBJECT_META),
+    nested("involvedObject", OPAQUE),
+    nested("source", OPAQUE),
+]);
+
+const EVENT_V1: Ty = Ty::Struct(&[
+    nested("metadata", OBJECT_META),
+    nested("regarding", OPAQUE),
+    nested("deprecatedSource", OPAQUE),
+]);
+
+const LEASE: Ty = Ty::Struct(&[nested("metadata", OBJECT_META), nested("spec", OPAQUE)]);
+
 const SERVICE_ACCOUNT: Ty = Ty::Struct(&[
     nested("metadata", OBJECT_META),
     merge("secrets", "name", OPAQUE),
@@ -154,9 +185,10 @@ pub fn for_kind(group: &str, kind: &str) -> Option<Ty> {
         ("", "Service") => SERVICE,
         ("", "Namespace") => NAMESPACE,
         ("", "ServiceAccount") => SERVICE_ACCOUNT,
-        ("", "ConfigMap" | "Secret" | "Event")
-        | ("events.k8s.io", "Event")
-        | ("coordination.k8s.io", "Lease")
+        ("", "Event") => EVENT,
+        ("events.k8s.io", "Event") => EVENT_V1,
+        ("coordination.k8s.io", "Lease") => LEASE,
+        ("", "ConfigMap" | "Secret")
         | (
             "rbac.authorization.k8s.io",
             "Role" | "RoleBinding" | "ClusterRole" | "ClusterRoleBinding",
