@@ -1,6 +1,6 @@
 //! Sprig's own test tables (`sprig.yaml`) and Helm's function rows (`funcs.yaml`), for the
 //! first half of the Sprig library: strings, regular expressions, encodings and checksums,
-//! dates.
+//! dates and crypto.
 //! The other half has its own driver (`sprig_conformance.rs`); a row is ours when its template
 //! calls one of our functions, and it is left to the other driver when it also calls a function
 //! this crate does not provide yet.
@@ -112,6 +112,22 @@ const OURS: &[&str] = &[
     "unixEpoch",
     "duration",
     "durationRound",
+    // crypto
+    "bcrypt",
+    "htpasswd",
+    "randBytes",
+    "uuidv4",
+    "derivePassword",
+    "encryptAES",
+    "decryptAES",
+    "genPrivateKey",
+    "buildCustomCert",
+    "genCA",
+    "genCAWithKey",
+    "genSelfSignedCert",
+    "genSelfSignedCertWithKey",
+    "genSignedCert",
+    "genSignedCertWithKey",
 ];
 
 const KEYWORDS: &[&str] = &[

@@ -30,6 +30,7 @@
 
 pub mod args;
 mod builtins;
+mod crypto;
 pub mod dates;
 mod encoding;
 mod helm;
@@ -184,6 +185,7 @@ pub fn helm_funcs() -> FuncMap {
     regex::install(&mut funcs);
     encoding::install(&mut funcs);
     dates::install(&mut funcs);
+    crypto::install(&mut funcs);
     helm::install(&mut funcs);
     funcs
 }
