@@ -319,3 +319,119 @@ fn engine_matches_live_helm() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+/// A small deterministic generator (xorshift), so a failure can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// A random `printf` call: flags, widths, precisions, argument indexes and verbs, applied to
+/// values of every kind.
+fn random_printf(rng: &mut Rng) -> String {
+    const FLAGS: &[&str] = &["", "", "-", "+", "#", " ", "0", "-0", "+ ", "#0"];
+    const WIDTHS: &[&str] = &["", "", "1", "5", "12", "*"];
+    const PRECS: &[&str] = &["", "", ".", ".0", ".2", ".7", ".*"];
+    const VERBS: &[&str] = &[
+        "v", "v", "s", "d", "q", "x", "X", "o", "b", "c", "U", "e", "E", "f", "F", "g", "G", "t",
+        "T", "%", "z",
+    ];
+    const ARGS: &[&str] = &[
+        "0",
+        "-7",
+        "42",
+        "255",
+        "1.5",
+        "-0.25",
+        "1e6",
+        "123456.789",
+        "\"\"",
+        "\"héllo\"",
+        "\"a\\tb\"",
+        "true",
+        "nil",
+        ".Values.l",
+        ".Values.m",
+        ".Values.f",
+        ".Values.big",
+        ".Values.small",
+        ".Values.n",
+        ".Values.strs",
+        ".Values.u",
+        ".Values.pi",
+        "3",
+    ];
+    let directives = 1 + rng.next() % 3;
+    let mut format = String::new();
+    let mut args = Vec::new();
+    for _ in 0..directives {
+        let width = rng.pick(WIDTHS);
+        let prec = rng.pick(PRECS);
+        if width == "*" {
+            args.push(rng.pick(&["3", "-4", "\"x\""]).to_string());
+        }
+        if prec == ".*" {
+            args.push(rng.pick(&["2", "-1", "0"]).to_string());
+        }
+        format.push_str(&format!(
+            "%{}{width}{prec}{}|",
+            rng.pick(FLAGS),
+            rng.pick(VERBS)
+        ));
+        args.push(rng.pick(ARGS).to_string());
+    }
+    if rng.next() % 5 == 0 {
+        args.push(rng.pick(ARGS).to_string());
+    }
+    format!("{{{{ printf {:?} {} }}}}", format, args.join(" "))
+}
+
+#[test]
+fn random_printf_calls_match_live_helm() {
+    let Some(helm) = helm_binary() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no helm binary"
+        );
+        eprintln!("skipped: no helm binary ($HELM or PATH)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("landscaper-printf-{}", std::process::id()));
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let snippets: Vec<String> = (0..2000).map(|_| random_printf(&mut rng)).collect();
+    let mut defines = String::new();
+    let mut lines = String::new();
+    for (i, snippet) in snippets.iter().enumerate() {
+        defines.push_str(&format!(
+            "{{{{- define \"p{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
+        ));
+        lines.push_str(&format!("# {i}: {{{{ include \"p{i}\" . | urlquery }}}}\n"));
+    }
+    let templates = [("_printf.tpl", defines), ("printf.yaml", lines)];
+    write_chart(&dir, &templates);
+    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
+    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
+    let want = snippet_lines(&helm_out);
+    let got = snippet_lines(&ours_text);
+    assert_eq!(want.len(), snippets.len());
+    let differences: Vec<String> = want
+        .iter()
+        .zip(&got)
+        .enumerate()
+        .filter(|(_, (w, g))| w != g)
+        .map(|(i, (w, g))| format!("{}\n  helm: {w}\n  ours: {g}", snippets[i]))
+        .collect();
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}

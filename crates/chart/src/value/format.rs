@@ -283,13 +283,9 @@ impl Printer {
             return;
         }
         match value {
-            Value::Nil => {
-                if self.spec.sharp_v {
-                    self.pad_str("interface {}(nil)");
-                } else {
-                    self.pad_str("<nil>");
-                }
-            }
+            // A nil element inside a list or map prints without padding, as in Go.
+            Value::Nil if self.spec.sharp_v => self.buf.push_str("interface {}(nil)"),
+            Value::Nil => self.buf.push_str("<nil>"),
             Value::Bool(b) => match verb {
                 't' | 'v' => self.pad_str(if *b { "true" } else { "false" }),
                 _ => self.bad_verb(value, verb),
@@ -600,8 +596,8 @@ impl Printer {
             'E' => float::format_e(f, self.spec.prec.unwrap_or(6), true),
             'f' | 'F' => float::format_f(f, self.spec.prec.unwrap_or(6)),
             'b' => float::format_b(f),
-            'x' => float::format_x(f, false),
-            'X' => float::format_x(f, true),
+            'x' => float::format_x(f, self.spec.prec, false),
+            'X' => float::format_x(f, self.spec.prec, true),
             _ => return self.bad_verb(value, verb),
         };
         let text = if self.spec.sharp && verb != 'b' && f.is_finite() {

@@ -160,47 +160,83 @@ pub fn format_b(f: f64) -> String {
     format!("{}{mant}p{exp_sign}{exp}", sign(f))
 }
 
-/// `%x`: hexadecimal mantissa and binary exponent, e.g. `0x1.8p+01`.
-pub fn format_x(f: f64, upper: bool) -> String {
+/// `%x`: hexadecimal mantissa and binary exponent, e.g. `0x1.8p+01`; with a precision the
+/// mantissa is rounded (half to even) to that many hexadecimal digits.
+pub fn format_x(f: f64, prec: Option<usize>, upper: bool) -> String {
     if let Some(s) = special(f) {
         return s;
     }
-    let (mut mant, mut exp) = binary_parts(f);
-    let mut out = String::from(sign(f));
+    let bits = f.to_bits();
+    let mut exp = ((bits >> 52) & 0x7ff) as i32;
+    let mut mant = bits & ((1 << 52) - 1);
+    if exp == 0 {
+        exp = 1;
+    } else {
+        mant |= 1 << 52;
+    }
+    exp -= 1023;
     if mant == 0 {
         exp = 0;
-    } else {
-        while mant & (1 << 52) == 0 {
-            mant <<= 1;
-            exp -= 1;
+    }
+    // Leading 1 (if any) at bit 60.
+    mant <<= 8;
+    while mant != 0 && mant & (1 << 60) == 0 {
+        mant <<= 1;
+        exp -= 1;
+    }
+    if let Some(p) = prec.filter(|p| *p < 15) {
+        let shift = (p * 4) as u32;
+        let extra = (mant << shift) & ((1 << 60) - 1);
+        mant >>= 60 - shift;
+        if extra | (mant & 1) > 1 << 59 {
+            mant += 1;
         }
-        exp += 52;
+        mant <<= 60 - shift;
+        if mant & (1 << 61) != 0 {
+            mant >>= 1;
+            exp += 1;
+        }
     }
-    let frac = mant & ((1 << 52) - 1);
-    let mut hex = format!("{frac:013x}");
-    while hex.ends_with('0') {
-        hex.pop();
-    }
-    out.push_str(if mant == 0 { "0x0" } else { "0x1" });
-    if !hex.is_empty() {
+    let digits: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    let mut out = String::from(sign(f));
+    out.push('0');
+    out.push(if upper { 'X' } else { 'x' });
+    out.push(char::from(b'0' + ((mant >> 60) & 1) as u8));
+    mant <<= 4;
+    let fraction_digits = match prec {
+        None if mant != 0 => Some(usize::MAX),
+        Some(p) if p > 0 => Some(p),
+        _ => None,
+    };
+    if let Some(count) = fraction_digits {
         out.push('.');
-        out.push_str(&hex);
+        let mut written = 0;
+        while written < count && (count != usize::MAX || mant != 0) {
+            out.push(char::from(digits[((mant >> 60) & 15) as usize]));
+            mant <<= 4;
+            written += 1;
+        }
     }
-    out.push('p');
+    out.push(if upper { 'P' } else { 'p' });
     out.push(if exp < 0 { '-' } else { '+' });
     let e = exp.unsigned_abs();
     if e < 10 {
         out.push('0');
     }
     out.push_str(&e.to_string());
-    if upper { out.to_uppercase() } else { out }
+    out
 }
 
 /// Go's `#` flag on a formatted float: always a decimal point, and for `%g`/`%v`/`%x` trailing
-/// zeros up to the precision (6 when none is given).
+/// zeros up to the precision (6 when none is given), counting digits as Go does.
 pub fn with_sharp_flag(text: &str, verb: char, prec: Option<usize>) -> String {
+    // Go pads only these verbs (upper-case %X is not among them).
     let mut digits: i64 = match verb {
-        'v' | 'g' | 'G' | 'x' | 'X' => prec.map_or(6, |p| p as i64),
+        'v' | 'g' | 'G' | 'x' => prec.map_or(6, |p| p as i64),
         _ => 0,
     };
     let (sign, body) = match text.strip_prefix('-') {
