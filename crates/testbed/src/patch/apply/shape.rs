@@ -94,13 +94,13 @@ impl<'a> Shape<'a> {
         self.atomic_map
     }
 
-    /// Whether a field of this map is a plain Go struct: a typed object always has it, so it
-    /// is never added or removed as a whole.
-    pub fn field_is_value_struct(&self, name: &str) -> bool {
+    /// Whether a typed object always has this field of the map (a plain Go struct, or a list
+    /// without `omitempty`), so that it is never added or removed as a whole.
+    pub fn field_always_present(&self, name: &str) -> bool {
         match self.source {
             Source::Builtin(ty) => {
                 (self.root && matches!(name, "metadata" | "spec" | "status"))
-                    || ty.is_value_struct(name)
+                    || ty.is_always_present(name)
             }
             Source::Schema(_) | Source::Deduced => false,
         }

@@ -991,3 +991,30 @@ fn lease_specs_exist_before_their_first_write() {
         json!({"f:spec": {"f:holderIdentity": {}, "f:leaseDurationSeconds": {}}})
     );
 }
+
+#[test]
+fn a_created_deployment_owns_its_defaults_like_kube() {
+    let shape = Shape::builtin(schema_for("apps", "Deployment").unwrap());
+    let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+            "template": {"metadata": {"creationTimestamp": null, "labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx", "resources": {}}], "securityContext": {}}}}});
+    let m = Manager {
+        name: "kubectl-create",
+        operation: Operation::Update,
+        api_version: "apps/v1",
+        subresource: "",
+    };
+    update_managed_fields(None, &mut d, &m, &shape, Scope::MAIN_WITH_STATUS, T1);
+    assert_eq!(
+        d["metadata"]["managedFields"][0]["fieldsV1"],
+        json!({"f:spec": {
+            "f:replicas": {}, "f:selector": {},
+            "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}, "f:type": {}},
+            "f:template": {
+                "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                "f:spec": {"f:containers": {"k:{\"name\":\"nginx\"}": {".": {}, "f:image": {}, "f:name": {}, "f:resources": {}}},
+                           "f:securityContext": {}}}}})
+    );
+}

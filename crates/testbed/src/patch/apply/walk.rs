@@ -84,7 +84,8 @@ fn visit_map(
     path: &mut Path,
     set: &mut FieldSet,
 ) -> Result<(), String> {
-    for (key, value) in map {
+    // A null field is no field, as in a typed object.
+    for (key, value) in map.iter().filter(|(_, v)| !v.is_null()) {
         path.push(PathElement::Field(key.clone()));
         visit(value, &shape.field(key), path, set)?;
         path.pop();
@@ -186,6 +187,7 @@ fn compare_children(
         match v {
             Some(Value::Object(map)) if !shape.is_atomic_map() => map
                 .iter()
+                .filter(|(_, v)| !v.is_null())
                 .map(|(k, v)| (PathElement::Field(k.clone()), v.clone()))
                 .collect(),
             Some(Value::Array(items)) => match granular_list(shape) {
@@ -204,15 +206,19 @@ fn compare_children(
     };
     let mut old_children = children(old);
     let mut new_children = children(new);
-    // A plain struct missing on one side of an existing map is there, empty, in a typed object.
+    // A field a typed object always has is there, empty, when one side of a map lacks it.
     if let (Some(Value::Object(_)), Some(Value::Object(_))) = (old, new) {
         let fill = |mine: &mut Vec<(PathElement, Value)>, theirs: &[(PathElement, Value)]| {
-            for (pe, _) in theirs {
+            for (pe, value) in theirs {
                 let PathElement::Field(name) = pe else {
                     continue;
                 };
-                if shape.field_is_value_struct(name) && !mine.iter().any(|(p, _)| p == pe) {
-                    mine.push((pe.clone(), Value::Object(Map::new())));
+                if shape.field_always_present(name) && !mine.iter().any(|(p, _)| p == pe) {
+                    let empty = match value {
+                        Value::Array(_) => Value::Array(Vec::new()),
+                        _ => Value::Object(Map::new()),
+                    };
+                    mine.push((pe.clone(), empty));
                 }
             }
         };

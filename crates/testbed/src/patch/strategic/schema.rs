@@ -20,8 +20,9 @@ pub struct Field {
     pub list: ListStrategy,
     /// The type of the value (or of list items).
     pub ty: Ty,
-    /// A non-pointer struct in the Go type: present (maybe empty) whenever its parent is.
-    pub value_struct: bool,
+    /// A non-pointer struct, or a list without `omitempty`, in the Go type: a typed object
+    /// has it (maybe empty) whenever it has the parent.
+    pub always_present: bool,
 }
 
 /// A type as far as patching needs to know it.
@@ -40,9 +41,9 @@ impl Ty {
             .map_or((ListStrategy::Replace, Ty::Opaque), |f| (f.list, f.ty))
     }
 
-    /// Whether a field of this type is a plain (non-pointer) struct.
-    pub fn is_value_struct(self, name: &str) -> bool {
-        self.lookup(name).is_some_and(|f| f.value_struct)
+    /// Whether a typed object of this type always has the field (see [`Field::always_present`]).
+    pub fn is_always_present(self, name: &str) -> bool {
+        self.lookup(name).is_some_and(|f| f.always_present)
     }
 
     fn lookup(self, name: &str) -> Option<&'static Field> {
@@ -58,7 +59,7 @@ const fn merge(name: &'static str, key: &'static str, ty: Ty) -> Field {
         name,
         list: ListStrategy::Merge(Some(key)),
         ty,
-        value_struct: false,
+        always_present: false,
     }
 }
 
@@ -67,7 +68,15 @@ const fn set(name: &'static str) -> Field {
         name,
         list: ListStrategy::Merge(None),
         ty: Ty::Opaque,
-        value_struct: false,
+        always_present: false,
+    }
+}
+
+/// A merged list without `omitempty`.
+const fn merge_present(name: &'static str, key: &'static str, ty: Ty) -> Field {
+    Field {
+        always_present: true,
+        ..merge(name, key, ty)
     }
 }
 
@@ -77,7 +86,7 @@ const fn nested(name: &'static str, ty: Ty) -> Field {
         name,
         list: ListStrategy::Replace,
         ty,
-        value_struct: true,
+        always_present: true,
     }
 }
 
@@ -95,7 +104,7 @@ const CONTAINER: Ty = Ty::Struct(&[
 const POD_SPEC: Ty = Ty::Struct(&[
     merge("volumes", "name", OPAQUE),
     merge("initContainers", "name", CONTAINER),
-    merge("containers", "name", CONTAINER),
+    merge_present("containers", "name", CONTAINER),
     merge("ephemeralContainers", "name", CONTAINER),
     merge("imagePullSecrets", "name", OPAQUE),
     merge("hostAliases", "ip", OPAQUE),
