@@ -21,6 +21,12 @@ pub use walk::{Comparison, compare, field_set};
 /// apply.
 pub const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 
+/// The manager the oldest Update entries are merged into beyond [`MAX_UPDATE_MANAGERS`].
+pub const ANCIENT_CHANGES: &str = "ancient-changes";
+
+/// How many Update entries an object keeps before the oldest are merged.
+pub const MAX_UPDATE_MANAGERS: usize = 10;
+
 /// Whether a write is an apply or any other write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -265,6 +271,52 @@ impl Entry {
     }
 }
 
+/// Merges the oldest Update entries into one `ancient-changes` entry per API version until at
+/// most [`MAX_UPDATE_MANAGERS`] Update entries remain.
+fn cap_update_managers(entries: &mut Vec<Entry>) {
+    let mut updaters: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].operation == Operation::Update)
+        .collect();
+    if updaters.len() <= MAX_UPDATE_MANAGERS {
+        return;
+    }
+    // RFC 3339 times in UTC sort as text; entries without a time count as oldest.
+    updaters.sort_by(|&a, &b| {
+        let key = |i: usize| {
+            (
+                entries[i].time.clone().unwrap_or_default(),
+                entries[i].manager.clone(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    let mut remaining = updaters.len();
+    let mut first_of_version: Vec<(String, usize)> = Vec::new();
+    let mut merged_away: Vec<usize> = Vec::new();
+    for &i in &updaters {
+        if remaining <= MAX_UPDATE_MANAGERS {
+            break;
+        }
+        let version = entries[i].api_version.clone();
+        let Some(&(_, bucket)) = first_of_version.iter().find(|(v, _)| *v == version) else {
+            first_of_version.push((version, i));
+            continue;
+        };
+        let (set, time) = (entries[i].set.clone(), entries[i].time.clone());
+        let target = &mut entries[bucket];
+        target.manager = ANCIENT_CHANGES.to_string();
+        target.subresource = String::new();
+        target.set = target.set.union(&set);
+        target.time = time;
+        merged_away.push(i);
+        remaining -= 1;
+    }
+    merged_away.sort_unstable();
+    for i in merged_away.into_iter().rev() {
+        entries.remove(i);
+    }
+}
+
 fn managed_fields_of(object: &Value) -> Option<&Value> {
     object.get("metadata")?.get("managedFields")
 }
@@ -401,6 +453,7 @@ pub fn update_managed_fields(
         }
     }
     entries.retain(|e| !e.set.is_empty());
+    cap_update_managers(&mut entries);
     write_entries(new, &entries);
 }
 
@@ -538,6 +591,7 @@ pub fn apply(
         None => entries.push(own),
     }
     entries.retain(|e| !e.set.is_empty());
+    cap_update_managers(&mut entries);
     write_entries(&mut merged, &entries);
     Ok(Applied {
         object: merged,

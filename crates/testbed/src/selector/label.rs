@@ -215,6 +215,31 @@ impl LabelSelector {
     }
 }
 
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = &self.key;
+        let values = self.values.join(",");
+        match self.operator {
+            Operator::Equals => write!(f, "{key}={values}"),
+            Operator::NotEquals => write!(f, "{key}!={values}"),
+            Operator::In => write!(f, "{key} in ({values})"),
+            Operator::NotIn => write!(f, "{key} notin ({values})"),
+            Operator::Exists => write!(f, "{key}"),
+            Operator::DoesNotExist => write!(f, "!{key}"),
+            Operator::GreaterThan => write!(f, "{key}>{values}"),
+            Operator::LessThan => write!(f, "{key}<{values}"),
+        }
+    }
+}
+
+/// The canonical string form, as in a Scale's `status.selector`: `app=web,tier in (a,b)`.
+impl std::fmt::Display for LabelSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.requirements.iter().map(ToString::to_string).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
 fn expression_requirement(expr: &Value) -> Result<Requirement, SelectorError> {
     let key = expr.get("key").and_then(Value::as_str).unwrap_or_default();
     let op = expr
@@ -736,6 +761,19 @@ mod tests {
             &json!({"metadata": {"labels": {"app": "web", "tier": "a", "legacy": "1"}}})
         ));
         assert!(!sel.matches_object(&json!({"metadata": {}})));
+    }
+
+    #[test]
+    fn selectors_print_in_canonical_form() {
+        let sel = LabelSelector::from_object(&json!({
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["b", "a"]}, {"key": "x", "operator": "Exists"}]
+        }))
+        .unwrap();
+        assert_eq!(sel.to_string(), "app=web,tier notin (a,b),x");
+        let parsed = LabelSelector::parse("!z,b in (y,x),a==1,c!=2,n>3").unwrap();
+        assert_eq!(parsed.to_string(), "a=1,b in (x,y),c!=2,n>3,!z");
+        assert_eq!(LabelSelector::parse(&parsed.to_string()).unwrap(), parsed);
     }
 
     #[test]

@@ -1018,3 +1018,38 @@ fn a_created_deployment_owns_its_defaults_like_kube() {
                            "f:securityContext": {}}}}})
     );
 }
+
+#[test]
+fn more_than_ten_update_managers_merge_the_oldest() {
+    let mut obj = cm(json!({}));
+    for i in 0..12 {
+        let prev = obj.clone();
+        obj["data"][format!("k{i}")] = json!("v");
+        let name = format!("m{i:02}");
+        let now = format!("2024-01-01T00:00:{i:02}Z");
+        update_managed_fields(
+            Some(&prev),
+            &mut obj,
+            &mgr(&name, Operation::Update),
+            &cm_shape(),
+            Scope::Whole,
+            &now,
+        );
+    }
+    let entries = obj["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 10);
+    let ancient = entries
+        .iter()
+        .find(|e| e["manager"] == ANCIENT_CHANGES)
+        .unwrap();
+    assert_eq!(
+        ancient["fieldsV1"]["f:data"],
+        json!({"f:k0": {}, "f:k1": {}, "f:k2": {}})
+    );
+    assert_eq!(ancient["time"], "2024-01-01T00:00:02Z");
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["manager"] != "m00" && e["manager"] != "m02")
+    );
+}
