@@ -98,6 +98,9 @@ pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
 }
 
 #[cfg(test)]
+mod robustness;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -764,6 +764,30 @@ mod tests {
     }
 
     #[test]
+    fn random_selector_strings_never_panic() {
+        let alphabet: Vec<char> = "ab=!(),<> inotéx/.-_\\".chars().collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..5000 {
+            let mut text = String::new();
+            for _ in 0..(state % 12) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            if let Ok(sel) = LabelSelector::parse(&text) {
+                // Whatever parses prints back to an equivalent selector.
+                assert_eq!(
+                    LabelSelector::parse(&sel.to_string()).as_ref(),
+                    Ok(&sel),
+                    "{text:?}"
+                );
+            }
+            let _ = super::super::FieldSelector::parse(&text);
+        }
+    }
+
+    #[test]
     fn selectors_print_in_canonical_form() {
         let sel = LabelSelector::from_object(&json!({
             "matchLabels": {"app": "web"},
