@@ -390,7 +390,7 @@ fn random_printf(rng: &mut Rng) -> String {
         ));
         args.push(rng.pick(ARGS).to_string());
     }
-    if rng.next() % 5 == 0 {
+    if rng.next().is_multiple_of(5) {
         args.push(rng.pick(ARGS).to_string());
     }
     format!("{{{{ printf {:?} {} }}}}", format, args.join(" "))
