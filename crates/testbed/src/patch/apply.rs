@@ -4,6 +4,12 @@
 //! stopped applying (unless another manager owns them) and refuses to change fields other
 //! managers own unless forced. [`update_managed_fields`] records, for any other write (create,
 //! update, patch), which fields the writing manager changed.
+//!
+//! Like kube-apiserver, call both with the object as the request wrote it (decoded and
+//! defaulted), before the strategy resets what the endpoint may not change; the [`Scope`] says
+//! which top-level fields those are, so their changes are not credited. The [`Shape`] comes
+//! from `strategic::schema_for` for built-in kinds, [`Shape::builtin_untyped`] for reviews and
+//! TokenRequests, and the CRD version's `openAPIV3Schema` for custom resources.
 
 mod fieldset;
 mod shape;

@@ -41,7 +41,8 @@ impl Ty {
             .map_or((ListStrategy::Replace, Ty::Opaque), |f| (f.list, f.ty))
     }
 
-    /// Whether a typed object of this type always has the field (see [`Field::always_present`]).
+    /// Whether a typed object of this type always has the field: a plain struct, or a list
+    /// without `omitempty`.
     pub fn is_always_present(self, name: &str) -> bool {
         self.lookup(name).is_some_and(|f| f.always_present)
     }
