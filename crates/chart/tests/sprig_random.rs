@@ -184,6 +184,20 @@ fn generated_private_keys_parse_as_go_writes_them() {
     let key = rsa::RsaPrivateKey::from_pkcs1_der(&der).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(key.size() * 8, 4096);
     assert_eq!(ok(r#"{{ genPrivateKey "bad" }}"#), "Unknown type bad");
+    let (label, der) = pem(&ok(r#"{{ genPrivateKey "dsa" }}"#));
+    assert_eq!(label, "DSA PRIVATE KEY");
+    assert!(
+        der.len() > 2048 / 8 * 2,
+        "p, g and y are 2048-bit: {}",
+        der.len()
+    );
+    let error = render(r#"{{ genCAWithKey "x" 1 (genPrivateKey "dsa") }}"#)
+        .err()
+        .unwrap_or_default();
+    assert!(
+        error.contains("error creating certificate: x509: certificate private key does not implement crypto.Signer"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! Keys and certificates come out as Go writes them: RSA keys as PKCS#1 `RSA PRIVATE KEY`,
 //! P-256 keys as SEC1 `EC PRIVATE KEY`, Ed25519 keys as PKCS#8 `PRIVATE KEY`; certificates are
 //! X.509 v3 with a random 128-bit serial, the common name as subject and Sprig's key usages.
-//! DSA keys, which Go's x509 package cannot sign with, are not generated here.
+//! DSA keys (`DSA PRIVATE KEY`) can be generated but, as in Go, not used to sign.
 
 use std::net::IpAddr;
 
@@ -328,11 +328,14 @@ fn decrypt_aes(password: &str, encoded: &str) -> Result<String, FuncError> {
     Ok(String::from_utf8_lossy(&plain[..end]).into_owned())
 }
 
-/// A private key of a kind Go's x509 package can sign certificates with.
+/// A private key as Sprig handles it.
 enum PrivateKey {
     Rsa(Box<rsa::RsaPrivateKey>),
     P256(p256::SecretKey),
     Ed25519([u8; 32]),
+    /// The DER of OpenSSL's `DSA PRIVATE KEY` (version, p, q, g, y, x); Go cannot sign
+    /// certificates with it.
+    Dsa(Vec<u8>),
 }
 
 /// The PKCS#8 prefix of an Ed25519 key (RFC 8410), before its 32-byte seed.
@@ -356,6 +359,7 @@ impl PrivateKey {
                 key.to_sec1_der().map_err(|e| e.to_string())?.to_vec(),
             ),
             PrivateKey::Ed25519(_) => ("PRIVATE KEY", self.pkcs8()?),
+            PrivateKey::Dsa(der) => ("DSA PRIVATE KEY", der.clone()),
         };
         Ok(pem_encode(label, &der))
     }
@@ -377,6 +381,11 @@ impl PrivateKey {
                 der.extend_from_slice(seed);
                 der
             }
+            PrivateKey::Dsa(_) => {
+                return Err(
+                    "x509: certificate private key does not implement crypto.Signer".into(),
+                );
+            }
         })
     }
 
@@ -386,6 +395,7 @@ impl PrivateKey {
             PrivateKey::Rsa(_) => &rcgen::PKCS_RSA_SHA256,
             PrivateKey::P256(_) => &rcgen::PKCS_ECDSA_P256_SHA256,
             PrivateKey::Ed25519(_) => &rcgen::PKCS_ED25519,
+            PrivateKey::Dsa(_) => &rcgen::PKCS_RSA_SHA256,
         };
         let der = self.pkcs8()?;
         KeyPair::from_pkcs8_der_and_sign_algo(&der.as_slice().into(), algorithm)
@@ -399,6 +409,90 @@ fn new_rsa_key(bits: usize) -> Result<PrivateKey, String> {
         .map_err(|e| format!("error generating rsa key: {e}"))
 }
 
+/// A DSA key with Go's `dsa.L2048N256` parameters, encoded as OpenSSL's `DSA PRIVATE KEY`.
+fn new_dsa_key() -> PrivateKey {
+    let components = dsa::Components::generate(&mut OsRng, dsa::KeySize::DSA_2048_256);
+    let key = dsa::SigningKey::generate(&mut OsRng, components);
+    let public = key.verifying_key();
+    let params = public.components();
+    let fields = [
+        dsa::BigUint::from(0u8),
+        params.p().clone(),
+        params.q().clone(),
+        params.g().clone(),
+        public.y().clone(),
+        key.x().clone(),
+    ];
+    let mut body = Vec::new();
+    for field in &fields {
+        der_integer(&mut body, &field.to_bytes_be());
+    }
+    let mut der = Vec::new();
+    der_header(&mut der, 0x30, body.len());
+    der.extend_from_slice(&body);
+    PrivateKey::Dsa(der)
+}
+
+/// A DER tag and length.
+fn der_header(out: &mut Vec<u8>, tag: u8, len: usize) {
+    out.push(tag);
+    if len < 0x80 {
+        out.push(len as u8);
+        return;
+    }
+    let bytes = len.to_be_bytes();
+    let skip = bytes.iter().take_while(|&&b| b == 0).count();
+    out.push(0x80 | (bytes.len() - skip) as u8);
+    out.extend_from_slice(&bytes[skip..]);
+}
+
+/// A DER INTEGER from unsigned big-endian bytes.
+fn der_integer(out: &mut Vec<u8>, magnitude: &[u8]) {
+    let skip = magnitude.iter().take_while(|&&b| b == 0).count();
+    let digits = &magnitude[skip..];
+    let pad = digits.first().is_none_or(|&b| b & 0x80 != 0);
+    der_header(out, 0x02, digits.len() + usize::from(pad));
+    if pad {
+        out.push(0);
+    }
+    out.extend_from_slice(digits);
+}
+
+/// Whether `der` is one DER SEQUENCE of six INTEGERs, the shape Go's `asn1.Unmarshal` reads
+/// into Sprig's `DSAKeyFormat`.
+fn is_dsa_key(der: &[u8]) -> bool {
+    fn read(der: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
+        let (&t, rest) = der.split_first()?;
+        if t != tag {
+            return None;
+        }
+        let (&first, rest) = rest.split_first()?;
+        let (len, rest) = if first < 0x80 {
+            (usize::from(first), rest)
+        } else {
+            let n = usize::from(first & 0x7f);
+            if n == 0 || n > 4 || rest.len() < n {
+                return None;
+            }
+            let len = rest[..n]
+                .iter()
+                .fold(0usize, |acc, &b| acc << 8 | usize::from(b));
+            (len, &rest[n..])
+        };
+        (rest.len() >= len).then(|| rest.split_at(len))
+    }
+    let Some((mut body, trailing)) = read(der, 0x30) else {
+        return false;
+    };
+    for _ in 0..6 {
+        match read(body, 0x02) {
+            Some((_, rest)) => body = rest,
+            None => return false,
+        }
+    }
+    body.is_empty() && trailing.is_empty()
+}
+
 /// Sprig's `genPrivateKey`: the key as PEM, or Sprig's failure text.
 fn generate_private_key(kind: &str) -> String {
     let key = match kind {
@@ -410,9 +504,7 @@ fn generate_private_key(kind: &str) -> String {
                 .map(|()| PrivateKey::Ed25519(seed))
                 .map_err(|e| e.to_string())
         }
-        "dsa" => {
-            Err("failed to generate dsa params: DSA key generation is not supported".to_string())
-        }
+        "dsa" => Ok(new_dsa_key()),
         _ => return format!("Unknown type {kind}"),
     };
     match key.and_then(|k| k.to_pem()) {
@@ -467,6 +559,8 @@ fn parse_private_key(text: &str) -> Result<PrivateKey, String> {
         "EC" => p256::SecretKey::from_sec1_der(&der)
             .map(PrivateKey::P256)
             .map_err(|e| format!("parsing EC private key from PEM: {e}")),
+        "DSA" if is_dsa_key(&der) => Ok(PrivateKey::Dsa(der)),
+        "DSA" => Err("parsing DSA private key from PEM: asn1: structure error".to_string()),
         _ => Err(format!("invalid private key type {label}")),
     }
 }
@@ -512,6 +606,14 @@ impl Object for Certificate {
 
     fn format(&self) -> String {
         format!("{{{} {}}}", self.cert, self.key)
+    }
+
+    /// Go's `json.Marshal` of the struct: `{"Cert":…,"Key":…}`.
+    fn to_data(&self) -> Option<crate::data::Data> {
+        let mut map = crate::data::Map::new();
+        map.insert("Cert".into(), crate::data::Data::String(self.cert.clone()));
+        map.insert("Key".into(), crate::data::Data::String(self.key.clone()));
+        Some(crate::data::Data::Map(map))
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {

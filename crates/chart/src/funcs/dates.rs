@@ -347,6 +347,18 @@ impl Object for GoTime {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
+
+    /// Go's `Time.MarshalJSON`: RFC 3339 with nanoseconds; years beyond 0–9999 cannot be
+    /// encoded.
+    fn to_data(&self) -> Option<crate::data::Data> {
+        let year = self.civil().year;
+        if !(0..=9999).contains(&year) {
+            return None;
+        }
+        Some(crate::data::Data::String(
+            self.format("2006-01-02T15:04:05.999999999Z07:00"),
+        ))
+    }
 }
 
 /// A `time.Time` argument, or Go's type error for anything else.
@@ -1396,6 +1408,24 @@ mod tests {
             "3mo"
         );
         assert_eq!(round_to_second(1_500_000_000), 2_000_000_000);
+    }
+
+    #[test]
+    fn times_encode_as_go_json_does() {
+        let t = utc(
+            "2006-01-02 15:04:05.999 -0700",
+            "2024-01-02 03:04:05.120 +0200",
+        );
+        assert_eq!(
+            t.to_data(),
+            Some(crate::data::Data::String(
+                "2024-01-02T03:04:05.12+02:00".into()
+            ))
+        );
+        assert_eq!(
+            GoTime::zero().to_data(),
+            Some(crate::data::Data::String("0001-01-01T00:00:00Z".into()))
+        );
     }
 
     #[test]
