@@ -76,15 +76,12 @@ fn apply_op(doc: &mut Value, op: &Value, copied: &mut usize) -> Result<(), Strin
             .ok_or_else(|| format!("operation {kind} is missing from"))?;
         parse_pointer(p)
     };
-    let value = || -> Result<Value, String> {
-        op.get("value")
-            .cloned()
-            .ok_or_else(|| format!("operation {kind} is missing value"))
-    };
+    // A missing value reads as null, as in the library kube-apiserver uses.
+    let value = || op.get("value").cloned().unwrap_or(Value::Null);
     match kind {
-        "add" => add(doc, &path()?, value()?),
+        "add" => add(doc, &path()?, value()),
         "remove" => remove(doc, &path()?).map(drop),
-        "replace" => replace(doc, &path()?, value()?),
+        "replace" => replace(doc, &path()?, value()),
         "move" => {
             let from = from()?;
             let to = path()?;
@@ -107,7 +104,7 @@ fn apply_op(doc: &mut Value, op: &Value, copied: &mut usize) -> Result<(), Strin
             add(doc, &path()?, v)
         }
         "test" => {
-            let expected = value()?;
+            let expected = value();
             match get(doc, &path()?) {
                 Some(actual) if json_equal(actual, &expected) => Ok(()),
                 None if expected.is_null() => Ok(()),
@@ -446,7 +443,8 @@ mod tests {
             &cm(),
             json!([{"op": "frobnicate", "path": "/data/a"}])
         ));
-        assert!(invalid(&cm(), json!([{"op": "add", "path": "/data/x"}])));
+        let out = apply(&cm(), &json!([{"op": "add", "path": "/data/x"}])).unwrap();
+        assert_eq!(out["data"]["x"], Value::Null);
         assert!(invalid(&cm(), json!([{"op": "add", "value": 1}])));
     }
 

@@ -38,8 +38,14 @@ fn merge_into(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
                     target.insert(key.clone(), prune_nulls(value));
                 }
             },
+            // Like the library kube-apiserver uses, a non-object replacing an object is taken
+            // as is; anything else loses its nulls.
             _ => {
-                target.insert(key.clone(), prune_nulls(value));
+                let replacement = match target.get(key) {
+                    Some(Value::Object(_)) => value.clone(),
+                    _ => prune_nulls(value),
+                };
+                target.insert(key.clone(), replacement);
             }
         }
     }
@@ -113,6 +119,14 @@ mod tests {
     fn new_values_lose_their_nulls() {
         let out = apply(&json!({}), &json!({"spec": {"a": null, "b": {"c": null, "d": 1}, "l": [{"x": null, "y": 2}, null]}})).unwrap();
         assert_eq!(out, json!({"spec": {"b": {"d": 1}, "l": [{"y": 2}, null]}}));
+    }
+
+    #[test]
+    fn a_list_replacing_a_map_keeps_its_nulls() {
+        let out = apply(&json!({"a": {"b": 1}}), &json!({"a": [{"x": null}]})).unwrap();
+        assert_eq!(out, json!({"a": [{"x": null}]}));
+        let out = apply(&json!({"a": [1]}), &json!({"a": [{"x": null}]})).unwrap();
+        assert_eq!(out, json!({"a": [{}]}));
     }
 
     #[test]
