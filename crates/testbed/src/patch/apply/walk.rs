@@ -2,7 +2,7 @@
 //! comparison of two values, merging an applied configuration into a live object, and removing
 //! a set of fields from an object.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -227,6 +227,16 @@ fn compare_children(
         let snapshot = old_children.clone();
         fill(&mut new_children, &snapshot);
     }
+    // Index both sides so long maps and lists compare in linear time; a duplicate item
+    // counts once, as its first occurrence.
+    let index = |list: &[(PathElement, Value)]| {
+        let mut map: HashMap<PathElement, Value> = HashMap::new();
+        for (pe, v) in list {
+            map.entry(pe.clone()).or_insert_with(|| v.clone());
+        }
+        map
+    };
+    let (old_index, new_index) = (index(&old_children), index(&new_children));
     let mut seen = HashSet::new();
     let elements = old_children
         .iter()
@@ -236,12 +246,10 @@ fn compare_children(
         .collect::<Vec<_>>();
     let is_list = matches!(old.or(new), Some(Value::Array(_)));
     for element in elements {
-        let find = |list: &[(PathElement, Value)]| {
-            list.iter()
-                .find(|(pe, _)| *pe == element)
-                .map(|(_, v)| v.clone())
-        };
-        let (o, n) = (find(&old_children), find(&new_children));
+        let (o, n) = (
+            old_index.get(&element).cloned(),
+            new_index.get(&element).cloned(),
+        );
         let child_shape = match (&element, is_list) {
             (PathElement::Field(name), false) => shape.field(name),
             _ => shape.item(),
@@ -303,20 +311,25 @@ fn merge_list(
         .iter()
         .map(|i| item_element(i, list, item_shape).ok())
         .collect();
-    let in_config = |pe: &PathElement| config_pes.contains(pe);
-    let in_live = |pe: &PathElement| live_pes.iter().any(|l| l.as_ref() == Some(pe));
-    let mut shared: std::collections::VecDeque<&PathElement> =
-        config_pes.iter().filter(|pe| in_live(pe)).collect();
+    // Index both sides so long lists merge in linear time.
+    let config_set: HashSet<&PathElement> = config_pes.iter().collect();
+    let mut live_index: HashMap<&PathElement, usize> = HashMap::new();
+    for (i, pe) in live_pes.iter().enumerate() {
+        if let Some(pe) = pe {
+            live_index.entry(pe).or_insert(i);
+        }
+    }
+    let in_config = |pe: &PathElement| config_set.contains(pe);
+    let mut shared: std::collections::VecDeque<&PathElement> = config_pes
+        .iter()
+        .filter(|pe| live_index.contains_key(pe))
+        .collect();
     let mut next_shared = shared.pop_front();
     let mut merged_config: HashSet<&PathElement> = HashSet::new();
     let mut out = Vec::with_capacity(live.len().max(config.len()));
     let merge_item = |pe: &PathElement, ci: usize| -> Result<Value, String> {
-        let live_item = live_pes
-            .iter()
-            .position(|l| l.as_ref() == Some(pe))
-            .map(|i| &live[i]);
-        match live_item {
-            Some(l) => merge(l, &config[ci], item_shape),
+        match live_index.get(pe) {
+            Some(&li) => merge(&live[li], &config[ci], item_shape),
             None => Ok(config[ci].clone()),
         }
     };
