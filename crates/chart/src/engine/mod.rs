@@ -4,6 +4,20 @@
 //! Values share maps by reference (`Rc`), so an engine and its values live on one thread:
 //! build and render within one blocking task. Errors are `Send + Sync`.
 //!
+//! Where this engine knowingly differs from Go's (each case is rare in charts):
+//! * nested `{{template}}`/`include`/`tpl` calls stop at [`MAX_TEMPLATE_DEPTH`] (10000), not
+//!   Go's 100000, to bound memory on hostile input;
+//! * text is Rust strings: slicing a string inside a UTF-8 sequence (`trunc`, `substr`) yields
+//!   U+FFFD where Go would emit the raw bytes;
+//! * Go converts an integral float constant passed to an `int` parameter (`trunc 3.0 .s`);
+//!   here functions see the float and refuse it;
+//! * values have no unsigned or complex kinds (complex literals are a parse error), and no
+//!   function values (`call` always fails as for a non-function);
+//! * a missing key of a collection object such as `.Files` is a nil interface, not the typed
+//!   zero value Go would print (`[]`);
+//! * Go's `unicode.IsPrint` (used by `%q`) is approximated without Unicode tables: unassigned
+//!   code points count as printable.
+//!
 //! ```
 //! use landscaper_chart::engine::Engine;
 //! use landscaper_chart::value::{Map, Value};
