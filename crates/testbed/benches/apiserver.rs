@@ -48,13 +48,18 @@ fn memory_per_object() -> (f64, f64) {
         json_bytes += stored.json.len();
     }
     let used = rss_bytes().saturating_sub(before);
-    (json_bytes as f64 / OBJECTS as f64, used.saturating_sub(json_bytes) as f64 / OBJECTS as f64)
+    (
+        json_bytes as f64 / OBJECTS as f64,
+        used.saturating_sub(json_bytes) as f64 / OBJECTS as f64,
+    )
 }
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let (json_size, overhead) = memory_per_object();
-    println!("memory: {json_size:.0} B of JSON per object, {overhead:.0} B resident overhead per object (store + history, RSS growth)");
+    println!(
+        "memory: {json_size:.0} B of JSON per object, {overhead:.0} B resident overhead per object (store + history, RSS growth)"
+    );
 
     let bed = Testbed::start().await.expect("testbed starts");
     let client = bed.cluster().client();
@@ -64,7 +69,10 @@ async fn main() {
     for _ in 0..WATCHES {
         let api = api.clone();
         let rv = bed.cluster().resource_version().to_string();
-        let stream = api.watch(&WatchParams::default().timeout(600), &rv).await.expect("watch");
+        let stream = api
+            .watch(&WatchParams::default().timeout(600), &rv)
+            .await
+            .expect("watch");
         watchers.push(tokio::spawn(async move {
             let mut stream = stream.boxed();
             let mut n = 0usize;
@@ -84,30 +92,50 @@ async fn main() {
     stream::iter(0..OBJECTS)
         .map(|i| {
             let api = api.clone();
-            async move { api.create(&PostParams::default(), &config_map(i, "1")).await.expect("create") }
+            async move {
+                api.create(&PostParams::default(), &config_map(i, "1"))
+                    .await
+                    .expect("create")
+            }
         })
         .buffer_unordered(IN_FLIGHT)
         .for_each(|_| async {})
         .await;
     let created = start.elapsed();
-    println!("create: {OBJECTS} objects in {created:?} = {:.0} writes/s ({WATCHES} watches open)", OBJECTS as f64 / created.as_secs_f64());
+    println!(
+        "create: {OBJECTS} objects in {created:?} = {:.0} writes/s ({WATCHES} watches open)",
+        OBJECTS as f64 / created.as_secs_f64()
+    );
 
     let start = Instant::now();
     stream::iter(0..OBJECTS)
         .map(|i| {
             let api = api.clone();
-            async move { api.replace(&format!("cm-{i:05}"), &PostParams::default(), &config_map(i, "2")).await.expect("update") }
+            async move {
+                api.replace(
+                    &format!("cm-{i:05}"),
+                    &PostParams::default(),
+                    &config_map(i, "2"),
+                )
+                .await
+                .expect("update")
+            }
         })
         .buffer_unordered(IN_FLIGHT)
         .for_each(|_| async {})
         .await;
     let updated = start.elapsed();
-    println!("update: {OBJECTS} objects in {updated:?} = {:.0} writes/s ({WATCHES} watches open)", OBJECTS as f64 / updated.as_secs_f64());
+    println!(
+        "update: {OBJECTS} objects in {updated:?} = {:.0} writes/s ({WATCHES} watches open)",
+        OBJECTS as f64 / updated.as_secs_f64()
+    );
 
     let mut raw = Vec::new();
     let mut typed = Vec::new();
     for _ in 0..10 {
-        let req = http::Request::get("/api/v1/namespaces/default/configmaps").body(Vec::new()).expect("request");
+        let req = http::Request::get("/api/v1/namespaces/default/configmaps")
+            .body(Vec::new())
+            .expect("request");
         let start = Instant::now();
         let body = client.request_text(req).await.expect("list");
         raw.push(start.elapsed());
@@ -121,12 +149,23 @@ async fn main() {
         v.sort();
         v[v.len() / 2]
     };
-    println!("list all {OBJECTS}: median {:?} over HTTPS (body read), {:?} including kube's typed decoding", median(&mut raw), median(&mut typed));
+    println!(
+        "list all {OBJECTS}: median {:?} over HTTPS (body read), {:?} including kube's typed decoding",
+        median(&mut raw),
+        median(&mut typed)
+    );
 
     let start = Instant::now();
     for w in watchers {
-        let seen = tokio::time::timeout(Duration::from_secs(120), w).await.expect("watchers catch up").expect("watcher");
+        let seen = tokio::time::timeout(Duration::from_secs(120), w)
+            .await
+            .expect("watchers catch up")
+            .expect("watcher");
         assert_eq!(seen, 2 * OBJECTS, "every watcher saw every change");
     }
-    println!("watches: all {WATCHES} watchers received all {} events ({:?} after the last write)", 2 * OBJECTS, start.elapsed());
+    println!(
+        "watches: all {WATCHES} watchers received all {} events ({:?} after the last write)",
+        2 * OBJECTS,
+        start.elapsed()
+    );
 }

@@ -203,3 +203,83 @@ async fn deployment_generation_follows_spec_and_status_is_separate() {
         "the main resource ignores status"
     );
 }
+
+#[tokio::test]
+async fn server_side_apply_records_managers_and_conflicts() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(bed.cluster().client(), "default");
+    let config = |v: &str| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa"}, "data": {"k": v}});
+    let created = api
+        .patch(
+            "ssa",
+            &PatchParams::apply("alice"),
+            &Patch::Apply(config("1")),
+        )
+        .await
+        .unwrap();
+    let managers: Vec<_> = created
+        .metadata
+        .managed_fields
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.manager.unwrap(), m.operation.unwrap()))
+        .collect();
+    assert_eq!(managers, vec![("alice".to_string(), "Apply".to_string())]);
+
+    let err = api
+        .patch(
+            "ssa",
+            &PatchParams::apply("bob"),
+            &Patch::Apply(config("2")),
+        )
+        .await
+        .unwrap_err();
+    match err {
+        kube::Error::Api(s) => {
+            assert_eq!(s.code, 409);
+            assert_eq!(
+                s.message,
+                "Apply failed with 1 conflict: conflict with \"alice\": .data.k"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let forced = api
+        .patch(
+            "ssa",
+            &PatchParams::apply("bob").force(),
+            &Patch::Apply(config("2")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(forced.data.unwrap()["k"], "2");
+}
+
+#[tokio::test]
+async fn strategic_merge_patch_merges_containers_by_name() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
+    let dep: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "smp"},
+        "spec": {"selector": {"matchLabels": {"app": "smp"}},
+                 "template": {"metadata": {"labels": {"app": "smp"}}, "spec": {"containers": [{"name": "a", "image": "busybox:1.36"}]}}}
+    }))
+    .unwrap();
+    api.create(&PostParams::default(), &dep).await.unwrap();
+    let patch = json!({"spec": {"template": {"spec": {"containers": [{"name": "b", "image": "nginx:1.25"}]}}}});
+    let patched = api
+        .patch("smp", &PatchParams::default(), &Patch::Strategic(patch))
+        .await
+        .unwrap();
+    let names: Vec<_> = patched
+        .spec
+        .unwrap()
+        .template
+        .spec
+        .unwrap()
+        .containers
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, vec!["b", "a"], "new list entries come first");
+}

@@ -191,7 +191,10 @@ pub fn delete_in_txn(
     let meta = meta_mut(&mut obj);
     if !was_deleting {
         meta.insert("deletionTimestamp".into(), clock::now_time().into());
-        meta.insert("deletionGracePeriodSeconds".into(), 0.into());
+        // Namespaces are finalized by their controller, without a grace period.
+        if !namespace_pending {
+            meta.insert("deletionGracePeriodSeconds".into(), 0.into());
+        }
     }
     if !fins.is_empty() {
         meta.insert("finalizers".into(), json!(fins));

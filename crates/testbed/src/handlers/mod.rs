@@ -4,12 +4,14 @@
 mod admission;
 mod delete;
 mod discovery;
+mod fields;
 mod filter;
 mod options;
 mod patch;
 mod read;
 mod render;
 mod review;
+mod scale;
 mod table;
 mod token_request;
 mod watch;
@@ -176,6 +178,8 @@ async fn resource(ctx: Ctx<'_>) -> Reply {
         ("create", Some("token")) => token_request::create(&ctx),
         ("update", None | Some("status")) => write::update(&ctx),
         ("patch", None | Some("status")) => patch::patch(&ctx),
+        ("get", Some("scale")) => scale::get(&ctx),
+        ("update" | "patch", Some("scale")) => scale::write(&ctx),
         ("delete", None) => delete::delete(&ctx),
         ("deletecollection", _) => delete::delete_collection(&ctx),
         _ => Err(ApiError::method_not_supported(

@@ -1,10 +1,12 @@
 //! create and update (PUT), and the shared write path used by patches and controllers.
 
 use super::Ctx;
+use super::fields::{self, Ownership};
 use super::options::parse_body_rv;
 use super::render::object_json;
 use crate::objects::decode::decode_object;
 use crate::objects::{convert, finalizers, is_deleting, kinds, lifecycle, meta_str};
+use crate::patch::apply::{Operation, update_managed_fields};
 use crate::resources::ResourceDef;
 use crate::server::reply::Reply;
 use crate::status::{ApiError, Cause, Target};
@@ -21,15 +23,28 @@ pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     kinds::default(res, &mut obj)?;
     super::admission::check(ctx, &obj)?;
     let dry_run = ctx.dry_run();
+    let name = fields::manager_name(ctx);
+    let api_version = res.api_version();
+    let owner = Ownership {
+        manager: fields::manager(ctx, &name, &api_version, Operation::Update),
+        shape: fields::shape(res),
+        scope: fields::scope(res, None),
+    };
     let stored = ctx
         .cluster
         .store
-        .write(|txn| create_in_txn(txn, res, obj, dry_run))?;
+        .write(|txn| create_owned(txn, res, obj, dry_run, Some(&owner)))?;
     let body = match stored {
         Created::Stored(s) => object_json(res, &s),
         Created::DryRun(v) => bytes::Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
     };
-    Ok(Reply::raw(201, body).with_warnings(decoded.warnings))
+    Ok(Reply::raw(201, body).with_warnings(sorted(decoded.warnings)))
+}
+
+/// Unknown-field warnings in kube-apiserver's order (sorted by field path).
+fn sorted(mut warnings: Vec<String>) -> Vec<String> {
+    warnings.sort();
+    warnings
 }
 
 /// The result of a create.
@@ -45,9 +60,31 @@ pub enum Created {
 pub fn create_in_txn(
     txn: &mut Txn<'_>,
     res: &ResourceDef,
-    mut obj: Value,
+    obj: Value,
     dry_run: bool,
 ) -> Result<Created, ApiError> {
+    create_owned(txn, res, obj, dry_run, None)
+}
+
+/// Like [`create_in_txn`], recording the writer's fields in managedFields.
+pub fn create_owned(
+    txn: &mut Txn<'_>,
+    res: &ResourceDef,
+    mut obj: Value,
+    dry_run: bool,
+    owner: Option<&Ownership<'_>>,
+) -> Result<Created, ApiError> {
+    if let Some(o) = owner {
+        update_managed_fields(
+            None,
+            &mut obj,
+            &o.manager,
+            &o.shape,
+            o.scope,
+            &crate::clock::now_time(),
+        );
+    }
+    kinds::finish(res, &mut obj);
     let ns = meta_str(&obj, "namespace").to_string();
     let generated = meta_str(&obj, "name").is_empty();
     lifecycle::fill_generated_name(&mut obj)?;
@@ -161,6 +198,13 @@ pub fn update(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let sub = ctx.path.subresource.clone();
     let dry_run = ctx.dry_run();
     let (name, ns) = (ctx.name().to_string(), ctx.ns().to_string());
+    let manager = fields::manager_name(ctx);
+    let api_version = res.api_version();
+    let owner = Ownership {
+        manager: fields::manager(ctx, &manager, &api_version, Operation::Update),
+        shape: fields::shape(res),
+        scope: fields::scope(res, sub.as_deref()),
+    };
     let out = ctx.cluster.store.write(|txn| {
         let old = txn
             .get(&res.storage_key, &ns, &name)
@@ -168,9 +212,9 @@ pub fn update(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         if rv.is_some_and(|rv| rv != old.rv) {
             return Err(ApiError::conflict_modified(&res.plural, &res.group, &name));
         }
-        apply_update(txn, res, &old, obj, sub.as_deref(), dry_run)
+        update_owned(txn, res, &old, obj, sub.as_deref(), dry_run, Some(&owner))
     })?;
-    Ok(Reply::raw(200, updated_json(res, out)).with_warnings(decoded.warnings))
+    Ok(Reply::raw(200, updated_json(res, out)).with_warnings(sorted(decoded.warnings)))
 }
 
 /// The outcome of an update.
@@ -202,6 +246,19 @@ pub fn apply_update(
     sub: Option<&str>,
     dry_run: bool,
 ) -> Result<Updated, ApiError> {
+    update_owned(txn, res, old, new, sub, dry_run, None)
+}
+
+/// Like [`apply_update`], recording the writer's changed fields in managedFields.
+pub fn update_owned(
+    txn: &mut Txn<'_>,
+    res: &ResourceDef,
+    old: &Arc<Stored>,
+    new: Value,
+    sub: Option<&str>,
+    dry_run: bool,
+    owner: Option<&Ownership<'_>>,
+) -> Result<Updated, ApiError> {
     let old_value = old.value();
     let mut new = lifecycle::prepare_update(res, &old_value, new, sub)?;
     kinds::default(res, &mut new)?;
@@ -211,7 +268,20 @@ pub fn apply_update(
     }
     kinds::validate(res, &new, Some(&old_value))?;
     lifecycle::bump_generation(res, &old_value, &mut new);
-    if lifecycle::unchanged(&old_value, &new) {
+    if let Some(o) = owner {
+        update_managed_fields(
+            Some(&old_value),
+            &mut new,
+            &o.manager,
+            &o.shape,
+            o.scope,
+            &crate::clock::now_time(),
+        );
+    }
+    kinds::finish(res, &mut new);
+    if lifecycle::unchanged(&old_value, &new)
+        && old_value.pointer("/metadata/managedFields") == new.pointer("/metadata/managedFields")
+    {
         return Ok(Updated::Unchanged(old.clone()));
     }
     if dry_run {

@@ -23,9 +23,9 @@ pub fn default(res: &ResourceDef, obj: &mut Value) -> Result<(), ApiError> {
         )));
     }
     match (res.group.as_str(), res.kind.as_str()) {
-        ("", "Namespace") => default_namespace(obj),
-        (_, "Event") => default_event(obj),
+        ("", "Namespace") => default_namespace_label(obj),
         ("coordination.k8s.io", "Lease") => check_lease_times(obj)?,
+        ("apps" | "batch", kind) => super::workloads::default(kind, obj),
         ("", "Secret") => default_secret(obj)?,
         ("apiextensions.k8s.io", "CustomResourceDefinition") => default_crd(obj),
         _ => {}
@@ -46,6 +46,7 @@ pub fn validate(res: &ResourceDef, obj: &Value, old: Option<&Value>) -> Result<(
         ("", "Event") => validate_core_event(obj),
         ("events.k8s.io", "Event") => validate_events_event(obj),
         ("coordination.k8s.io", "Lease") => validate_lease(obj),
+        ("apps" | "batch", kind) => super::workloads::validate(kind, obj),
         ("rbac.authorization.k8s.io", "RoleBinding") => {
             validate_role_ref(obj, &["Role", "ClusterRole"])
         }
@@ -209,13 +210,26 @@ fn validate_role_ref(obj: &Value, kinds: &[&str]) -> Vec<Cause> {
     )]
 }
 
-fn default_namespace(obj: &mut Value) {
+/// What the server adds after recording field ownership (strategy preparation rather than
+/// scheme defaulting), so no manager owns it.
+pub fn finish(res: &ResourceDef, obj: &mut Value) {
+    match (res.group.as_str(), res.kind.as_str()) {
+        ("", "Namespace") => default_namespace(obj),
+        (_, "Event") => default_event(obj),
+        _ => {}
+    }
+}
+
+fn default_namespace_label(obj: &mut Value) {
     let name = meta_str(obj, "name").to_string();
     let meta = meta_mut(obj);
     let labels = meta.entry("labels").or_insert_with(|| json!({}));
     if let Some(l) = labels.as_object_mut() {
         l.insert("kubernetes.io/metadata.name".into(), name.into());
     }
+}
+
+fn default_namespace(obj: &mut Value) {
     let Some(map) = obj.as_object_mut() else {
         return;
     };
@@ -464,6 +478,7 @@ mod tests {
     fn namespace_gets_name_label_finalizer_and_phase() {
         let mut ns = json!({"metadata": {"name": "n1"}});
         default(&res("Namespace"), &mut ns).unwrap();
+        finish(&res("Namespace"), &mut ns);
         assert_eq!(
             ns["metadata"]["labels"]["kubernetes.io/metadata.name"],
             "n1"

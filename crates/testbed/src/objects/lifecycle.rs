@@ -193,11 +193,16 @@ pub fn prepare_update(
     if subresource == Some("status") {
         let mut merged = old.clone();
         let status = new.get("status").cloned();
+        // Ownership computed for the status write (by server-side apply) is kept.
+        let managed = new.pointer("/metadata/managedFields").cloned();
         if let Some(map) = merged.as_object_mut() {
             match status {
                 Some(s) => map.insert("status".into(), s),
                 None => map.remove("status"),
             };
+        }
+        if let Some(mf) = managed {
+            meta_mut(&mut merged).insert("managedFields".into(), mf);
         }
         return Ok(merged);
     }
@@ -218,6 +223,12 @@ pub fn prepare_update(
     }
     meta.remove("resourceVersion");
     meta.remove("selfLink");
+    // An update that leaves managedFields out keeps the recorded ownership.
+    if !meta.contains_key("managedFields")
+        && let Some(mf) = old_meta.get("managedFields")
+    {
+        meta.insert("managedFields".into(), mf.clone());
+    }
     if res.has_status()
         && let Some(map) = new.as_object_mut()
     {

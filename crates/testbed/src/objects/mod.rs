@@ -8,6 +8,7 @@ pub mod lifecycle;
 pub mod names;
 pub mod protobuf;
 pub mod schema;
+pub mod workloads;
 
 use serde_json::{Map, Value};
 

@@ -1,0 +1,64 @@
+//! Field ownership of writes: who the field manager is and which part of an object a
+//! request owns, for `metadata.managedFields`.
+
+use super::Ctx;
+use crate::patch::apply::{Manager, Operation, Scope, Shape, default_field_manager};
+use crate::patch::strategic::schema_for;
+use crate::resources::ResourceDef;
+
+/// The field manager of a request: `fieldManager`, else the User-Agent's product name.
+pub fn manager_name(ctx: &Ctx<'_>) -> String {
+    match ctx.req.param("fieldManager") {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => default_field_manager(ctx.req.header("user-agent").unwrap_or_default()),
+    }
+}
+
+/// The writer of a request as managedFields records it.
+pub fn manager<'a>(
+    ctx: &Ctx<'_>,
+    name: &'a str,
+    api_version: &'a str,
+    operation: Operation,
+) -> Manager<'a> {
+    let subresource = match ctx.path.subresource.as_deref() {
+        Some("status") => "status",
+        _ => "",
+    };
+    Manager {
+        name,
+        operation,
+        api_version,
+        subresource,
+    }
+}
+
+/// The structure of a resource's objects for field ownership.
+pub fn shape(res: &ResourceDef) -> Shape<'_> {
+    if let Some(schema) = res.crd.as_ref().and_then(|c| c.schema(&res.version)) {
+        return Shape::custom_resource(schema);
+    }
+    match schema_for(&res.group, &res.kind) {
+        Some(ty) => Shape::builtin(ty),
+        None => Shape::deduced(),
+    }
+}
+
+/// The part of an object a write to `sub` owns.
+pub fn scope(res: &ResourceDef, sub: Option<&str>) -> Scope {
+    match (res.has_status(), sub) {
+        (_, Some("status")) => Scope::StatusOnly,
+        (true, _) => Scope::ExcludeStatus,
+        (false, _) => Scope::Whole,
+    }
+}
+
+/// Everything a write needs to record field ownership.
+pub struct Ownership<'a> {
+    /// Who writes.
+    pub manager: Manager<'a>,
+    /// The object structure.
+    pub shape: Shape<'a>,
+    /// The part written.
+    pub scope: Scope,
+}
