@@ -141,6 +141,8 @@ impl Location {
         match name {
             "" | "UTC" => Some(Location::Utc),
             "Local" => Some(local()),
+            // Go refuses names that could walk out of the zone database.
+            _ if name.contains("..") || name.starts_with('/') || name.contains('\\') => None,
             _ => TimeZone::get(name).ok().map(Location::Zone),
         }
     }
@@ -1079,7 +1081,7 @@ fn parse_in(layout: &str, value: &str, location: Location) -> Result<GoTime, Str
                 } else {
                     let ok = v.len() > digits
                         && (v.starts_with('.') || v.starts_with(','))
-                        && v[1..=digits].bytes().all(|b| b.is_ascii_digit());
+                        && v.as_bytes()[1..=digits].iter().all(u8::is_ascii_digit);
                     if !ok {
                         return Err(bad(before, elem_layout));
                     }
@@ -1168,7 +1170,11 @@ fn build(
         }
         let mut offset = 0;
         if f.zone_name.len() > 3 && f.zone_name.starts_with("GMT") {
-            offset = f.zone_name[3..].parse::<i32>().unwrap_or(0) * 3600;
+            offset = f.zone_name[3..]
+                .parse::<i32>()
+                .ok()
+                .and_then(|h| h.checked_mul(3600))
+                .unwrap_or(0);
         }
         return Ok(time(
             at_offset(offset)?,
@@ -1408,6 +1414,24 @@ mod tests {
             "3mo"
         );
         assert_eq!(round_to_second(1_500_000_000), 2_000_000_000);
+    }
+
+    #[test]
+    fn hostile_values_are_errors_not_panics() {
+        for (layout, value) in [
+            ("05.000", "01.é12"),
+            ("05.000", "01.1"),
+            ("MST", "GMT+999999"),
+            ("2006 MST", "2024 GMT+99"),
+            ("Jan", "Ja"),
+            ("_2 __2 002", "é"),
+            ("15:04:05.999999999", "23:59:59.99999999999999"),
+        ] {
+            let _ = parse_in(layout, value, Location::Utc);
+        }
+        assert!(Location::load("../../etc/passwd").is_none());
+        assert!(Location::load("Europe/Berlin").is_some());
+        assert_eq!(parse_duration("9999999999999h").ok(), None);
     }
 
     #[test]
