@@ -100,6 +100,7 @@ const SNIPPETS: &[&str] = &[
     r#"{{ printf "%v|%s|%d" .Values.e .Values.e .Values.t }}|{{ printf "%[3]v %[1]v %v" 1 2 3 }}|{{ printf "%.*d" -1 5 }}"#,
     r#"{{ printf "%e|%.0e|%#.0e|%g|%#g|%G" 0.0 5.0 5.0 0.0 1.0 1e-10 }}"#,
     r#"{{ -0 }} {{ +5 }} {{ 1_0.5 }} {{ 0.1e1 }} {{ 1E2 }} {{ 0X1f }} {{ 0B11 }} {{ '\n' }} {{ '\x41' }} {{ '\u263a' }}"#,
+    r#"{{ trunc 3.0 "abcdef" }} {{ repeat 2.0 "x" }} {{ indent 2.0 "a" }}"#,
     "{{ `raw\\n` }} {{ \"tab\\there\" }} {{ \"\\u263a\\x41\\101\" }}",
 ];
 
@@ -151,6 +152,8 @@ const FAILING: &[&str] = &[
     "{{ .Values.s }}{{ else }}",
     "{{ template \"bad.usesmissing\" . }}",
     "{{ 1e400 }}",
+    r#"{{ trunc 2.5 "abc" }}"#,
+    r#"{{ trunc "2" "abc" }}"#,
     "{{ 1.2.3 }}",
     "{{ 0x }}",
     "{{ 'ab' }}",

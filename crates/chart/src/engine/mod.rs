@@ -9,8 +9,6 @@
 //!   Go's 100000, to bound memory on hostile input;
 //! * text is Rust strings: slicing a string inside a UTF-8 sequence (`trunc`, `substr`) yields
 //!   U+FFFD where Go would emit the raw bytes;
-//! * Go converts an integral float constant passed to an `int` parameter (`trunc 3.0 .s`);
-//!   here functions see the float and refuse it;
 //! * values have no unsigned or complex kinds (complex literals are a parse error), and no
 //!   function values (`call` always fails as for a non-function);
 //! * a missing key of a collection object such as `.Files` is a nil interface, not the typed

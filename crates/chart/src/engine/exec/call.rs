@@ -70,14 +70,29 @@ impl<'t> State<'t, '_, '_> {
             evaluated.push(self.eval_arg(dot, arg)?);
         }
         evaluated.extend(last);
-        let values: Vec<Value> = evaluated.iter().map(Ev::value).collect();
-        let result = match &function {
-            Function::Pure(f) => f(&values),
-            Function::Engine(f) => f(self.exec, &values),
-        };
-        match result {
-            Ok(value) => Ok(Ev::from_result(value)),
-            Err(error) => Err(self.call_error(name, node, call_node, explicit, &evaluated, error)),
+        let mut values: Vec<Value> = evaluated.iter().map(Ev::value).collect();
+        loop {
+            let result = match &function {
+                Function::Pure(f) => f(&values),
+                Function::Engine(f) => f(self.exec, &values),
+            };
+            let error = match result {
+                Ok(value) => return Ok(Ev::from_result(value)),
+                Err(error) => error,
+            };
+            let converted = match &error {
+                FuncError::ArgType { index, expected } => {
+                    convert_constant(explicit.get(*index), values.get(*index), expected)
+                        .map(|value| (*index, value))
+                }
+                _ => None,
+            };
+            let Some((index, value)) = converted else {
+                return Err(self.call_error(name, node, call_node, explicit, &evaluated, error));
+            };
+            // Go converts a number constant to the parameter's numeric type; call again.
+            evaluated[index] = Ev::Val(value.clone());
+            values[index] = value;
         }
     }
 
@@ -221,4 +236,30 @@ fn value_mismatch(evaluated: Option<&Ev>, expected: &str) -> String {
             v.type_name()
         ),
     }
+}
+
+/// The value Go gives a number constant written for a numeric parameter of type `expected`:
+/// `3.0` for an `int` is 3, `1` for a `float64` is 1.0. `None` when Go would refuse it too, or
+/// when the value is already of that type (so a retry cannot loop).
+fn convert_constant(arg: Option<&Arg>, current: Option<&Value>, expected: &str) -> Option<Value> {
+    let Some(Arg::Constant { value, .. }) = arg else {
+        return None;
+    };
+    let integral = match value {
+        Value::Int(i) => Some(*i),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(*f as i64),
+        _ => None,
+    };
+    let converted = match (expected, value) {
+        ("int", _) => Value::Int(integral?),
+        ("int64", _) => Value::Int64(integral?),
+        ("float64", Value::Int(i)) => Value::Float(*i as f64),
+        _ => return None,
+    };
+    let unchanged = match (current, &converted) {
+        (Some(Value::Int(a)), Value::Int(b)) | (Some(Value::Int64(a)), Value::Int64(b)) => a == b,
+        (Some(Value::Float(_)), Value::Float(_)) => true,
+        _ => false,
+    };
+    (!unchanged).then_some(converted)
 }
