@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use landscaper_chart::engine::Engine;
+use landscaper_chart::objects::Files;
 use landscaper_chart::value::{Map, Value};
 
 const VALUES: &str = r#"{
@@ -100,6 +101,7 @@ const SNIPPETS: &[&str] = &[
     r#"{{ printf "%v|%s|%d" .Values.e .Values.e .Values.t }}|{{ printf "%[3]v %[1]v %v" 1 2 3 }}|{{ printf "%.*d" -1 5 }}"#,
     r#"{{ printf "%e|%.0e|%#.0e|%g|%#g|%G" 0.0 5.0 5.0 0.0 1.0 1e-10 }}"#,
     r#"{{ -0 }} {{ +5 }} {{ 1_0.5 }} {{ 0.1e1 }} {{ 1E2 }} {{ 0X1f }} {{ 0B11 }} {{ '\n' }} {{ '\x41' }} {{ '\u263a' }}"#,
+    r#"{{ .Files.missing }} {{ .Files.Get "nope" | len }} {{ len .Files }} {{ if .Files.missing }}y{{ else }}n{{ end }}"#,
     r#"{{ trunc 3.0 "abcdef" }} {{ repeat 2.0 "x" }} {{ indent 2.0 "a" }}"#,
     "{{ `raw\\n` }} {{ \"tab\\there\" }} {{ \"\\u263a\\x41\\101\" }}",
 ];
@@ -232,6 +234,7 @@ fn context(template_name: &str) -> Value {
     info.insert("Name", Value::from(template_name));
     info.insert("BasePath", Value::from("hc/templates"));
     top.insert("Template", Value::Map(info));
+    top.insert("Files", Value::object(Files::new([])));
     Value::Map(top)
 }
 

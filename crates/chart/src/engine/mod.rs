@@ -11,8 +11,6 @@
 //!   U+FFFD where Go would emit the raw bytes;
 //! * values have no unsigned or complex kinds (complex literals are a parse error), and no
 //!   function values (`call` always fails as for a non-function);
-//! * a missing key of a collection object such as `.Files` is a nil interface, not the typed
-//!   zero value Go would print (`[]`);
 //! * Go's `unicode.IsPrint` (used by `%q`) is approximated without Unicode tables: unassigned
 //!   code points count as printable.
 //!

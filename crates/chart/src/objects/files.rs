@@ -100,8 +100,10 @@ impl Object for Files {
         "engine.files".into()
     }
 
+    /// `.Files.name` indexes the map; a missing name is Go's zero `[]byte` (Helm renders with
+    /// `missingkey=zero`).
     fn field(&self, name: &str) -> Option<Value> {
-        self.0.get(name).map(|data| Value::Bytes(data.clone()))
+        Some(Value::Bytes(self.bytes(name)))
     }
 
     fn has_method(&self, name: &str) -> bool {
