@@ -441,3 +441,215 @@ fn random_printf_calls_match_live_helm() {
         .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+/// Random error-free templates: nested `if`/`with`/`range` (with `break`/`continue`), variable
+/// declarations and assignments across scopes, trim markers and includes, over the values.
+struct TemplateGen {
+    rng: Rng,
+    scopes: Vec<Vec<String>>,
+    next_var: usize,
+}
+
+impl TemplateGen {
+    fn vars(&self) -> Vec<String> {
+        self.scopes.iter().flatten().cloned().collect()
+    }
+
+    fn expr(&mut self, depth: usize) -> String {
+        const LEAVES: &[&str] = &[
+            "$.Values.s",
+            "$.Values.f",
+            "$.Values.l",
+            "$.Values.m",
+            "$.Values.n",
+            "$.Values.missing",
+            "$.Values.deep.x.y.z",
+            "$.Values.strs",
+            "$.Values.e",
+            "1",
+            "\"x\"",
+            "true",
+            "1.5",
+            "$.Values.m.a",
+            "$.Values.frac",
+        ];
+        let vars = self.vars();
+        if depth > 2 || !self.rng.next().is_multiple_of(3) {
+            if !vars.is_empty() && self.rng.next().is_multiple_of(3) {
+                let i = (self.rng.next() % vars.len() as u64) as usize;
+                return vars[i].clone();
+            }
+            return self.rng.pick(LEAVES).to_string();
+        }
+        let a = self.expr(depth + 1);
+        let b = self.expr(depth + 1);
+        match self.rng.next() % 9 {
+            0 => "(len $.Values.l)".to_string(),
+            1 => format!("(printf \"%v-%v\" {a} {b})"),
+            2 => format!("(print {a} {b})"),
+            3 => format!("(not {a})"),
+            4 => format!("(and {a} {b})"),
+            5 => format!("(or {a} {b})"),
+            6 => format!("(quote {a})"),
+            7 => format!("(index $.Values.strs {})", self.rng.next() % 3),
+            _ => format!("(eq (printf \"%v\" {a}) \"1\")"),
+        }
+    }
+
+    fn open(&mut self) -> &'static str {
+        self.rng.pick(&["{{ ", "{{- ", "{{ ", "{{"])
+    }
+
+    fn close(&mut self) -> &'static str {
+        self.rng.pick(&[" }}", " -}}", " }}", "}}"])
+    }
+
+    fn block(&mut self, depth: usize, in_range: bool) -> String {
+        self.scopes.push(Vec::new());
+        let count = 1 + self.rng.next() % 3;
+        let mut out = String::new();
+        for _ in 0..count {
+            out.push_str(&self.statement(depth, in_range));
+        }
+        self.scopes.pop();
+        out
+    }
+
+    fn statement(&mut self, depth: usize, in_range: bool) -> String {
+        const TEXT: &[&str] = &["a", " ", "\n", "x\n  ", "\t-", ", "];
+        let choice = if depth > 3 {
+            self.rng.next() % 4
+        } else {
+            self.rng.next() % 11
+        };
+        let (o, c) = (self.open(), self.close());
+        match choice {
+            0 => self.rng.pick(TEXT).to_string(),
+            1 | 2 => format!("{o}{}{c}", self.expr(0)),
+            3 => {
+                let name = format!("$v{}", self.next_var);
+                self.next_var += 1;
+                let expr = self.expr(0);
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push(name.clone());
+                }
+                format!("{o}{name} := {expr}{c}")
+            }
+            4 => {
+                let vars = self.vars();
+                if vars.is_empty() {
+                    return "b".into();
+                }
+                let name = vars[(self.rng.next() % vars.len() as u64) as usize].clone();
+                format!("{o}{name} = {}{c}", self.expr(0))
+            }
+            5 | 6 => {
+                let condition = self.expr(0);
+                let body = self.block(depth + 1, in_range);
+                let otherwise = if self.rng.next().is_multiple_of(2) {
+                    format!("{{{{ else }}}}{}", self.block(depth + 1, in_range))
+                } else {
+                    String::new()
+                };
+                format!("{o}if {condition}{c}{body}{otherwise}{{{{ end }}}}")
+            }
+            7 => {
+                let target = self.expr(0);
+                let body = self.block(depth + 1, in_range);
+                format!("{o}with {target}{c}{body}{{{{ else }}}}none{{{{ end }}}}")
+            }
+            8 | 9 => {
+                let declare = self.rng.next().is_multiple_of(2);
+                // An integer range takes at most one variable.
+                let over = if declare {
+                    self.rng.pick(&[
+                        "$.Values.l",
+                        "$.Values.strs",
+                        "$.Values.m",
+                        "$.Values.empty",
+                    ])
+                } else {
+                    self.rng
+                        .pick(&["$.Values.l", "$.Values.m", "3", "$.Values.empty"])
+                };
+                let (i, e) = (
+                    format!("$i{}", self.next_var),
+                    format!("$e{}", self.next_var),
+                );
+                self.next_var += 1;
+                if declare {
+                    self.scopes.push(vec![i.clone(), e.clone()]);
+                }
+                let mut body = self.block(depth + 1, true);
+                if self.rng.next().is_multiple_of(3) {
+                    let keyword = self.rng.pick(&["break", "continue"]);
+                    let condition = self.expr(0);
+                    body =
+                        format!("{{{{ if {condition} }}}}{{{{ {keyword} }}}}{{{{ end }}}}{body}");
+                }
+                if declare {
+                    self.scopes.pop();
+                }
+                let vars = if declare {
+                    format!("{i}, {e} := ")
+                } else {
+                    String::new()
+                };
+                format!("{o}range {vars}{over}{c}[{body}]{{{{ else }}}}empty{{{{ end }}}}")
+            }
+            _ => {
+                let arg = self.expr(0);
+                format!("{o}include \"helper.args\" {arg}{c}")
+            }
+        }
+    }
+}
+
+#[test]
+fn random_templates_match_live_helm() {
+    let Some(helm) = helm_binary() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no helm binary"
+        );
+        eprintln!("skipped: no helm binary ($HELM or PATH)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("landscaper-random-{}", std::process::id()));
+    let mut generator = TemplateGen {
+        rng: Rng(0x0DDB_1A5E_5BAD_5EED),
+        scopes: Vec::new(),
+        next_var: 0,
+    };
+    let snippets: Vec<String> = (0..800)
+        .map(|_| {
+            generator.scopes = vec![Vec::new()];
+            generator.block(0, false)
+        })
+        .collect();
+    let mut defines = String::from(HELPERS);
+    let mut lines = String::new();
+    for (i, snippet) in snippets.iter().enumerate() {
+        defines.push_str(&format!(
+            "{{{{- define \"r{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
+        ));
+        lines.push_str(&format!("# {i}: {{{{ include \"r{i}\" . | urlquery }}}}\n"));
+    }
+    let templates = [("_random.tpl", defines), ("random.yaml", lines)];
+    write_chart(&dir, &templates);
+    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
+    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
+    let want = snippet_lines(&helm_out);
+    let got = snippet_lines(&ours_text);
+    assert_eq!(want.len(), snippets.len());
+    let differences: Vec<String> = want
+        .iter()
+        .zip(&got)
+        .enumerate()
+        .filter(|(_, (w, g))| w != g)
+        .map(|(i, (w, g))| format!("{}\n  helm: {w}\n  ours: {g}", snippets[i]))
+        .collect();
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
