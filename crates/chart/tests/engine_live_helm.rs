@@ -653,3 +653,74 @@ fn random_templates_match_live_helm() {
         .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+#[test]
+fn random_failing_templates_match_live_helm() {
+    const FAULTS: &[&str] = &[
+        "{{ $.Values.n.x }}",
+        "{{ index $.Values.l 9 }}",
+        "{{ upper 1 }}",
+        "{{ include \"bad.nested\" $ }}",
+        "{{ len 3 }}",
+        "{{ eq 1 1.5 }}",
+        "{{ fail \"stopped\" }}",
+        "{{ template \"bad.inner\" $ }}",
+        "{{ $.Values.s.x }}",
+        "{{ include \"missing.template\" $ }}",
+        "{{ required \"needed\" $.Values.missing }}",
+    ];
+    let Some(helm) = helm_binary() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no helm binary"
+        );
+        eprintln!("skipped: no helm binary ($HELM or PATH)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("landscaper-faults-{}", std::process::id()));
+    let mut generator = TemplateGen {
+        rng: Rng(0xFA17_5EED_0BAD_CAFE),
+        scopes: Vec::new(),
+        next_var: 0,
+    };
+    let mut differences = Vec::new();
+    let mut failures = 0;
+    for case in 0..40 {
+        generator.scopes = vec![Vec::new()];
+        let before = generator.block(0, false);
+        let after = generator.block(0, false);
+        let fault = generator.rng.pick(FAULTS);
+        let wrapped = if generator.rng.next().is_multiple_of(2) {
+            format!(
+                "{{{{ range $.Values.strs }}}}{{{{ if eq . \"fig\" }}}}{fault}{{{{ end }}}}{{{{ end }}}}"
+            )
+        } else {
+            format!("{{{{ define \"faulty\" }}}}{fault}{{{{ end }}}}{{{{ include \"faulty\" . }}}}")
+        };
+        let templates = [
+            ("_bad.tpl", BAD_HELPERS.to_string()),
+            (
+                "case.yaml",
+                format!("# {before}{wrapped}{after}\n").replace('\n', "\n# "),
+            ),
+        ];
+        write_chart(&dir, &templates);
+        let want = run_helm(&helm, &dir).map(|out| snippet_lines(&out).join("\n"));
+        let got = run_ours(&templates).map(|out| {
+            snippet_lines(&out.iter().map(|(_, t)| t.as_str()).collect::<String>()).join("\n")
+        });
+        failures += usize::from(want.is_err());
+        if want != got {
+            differences.push(format!(
+                "case {case}: {:?}\n  helm: {want:?}\n  ours: {got:?}",
+                templates[1].1
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(
+        failures >= 10,
+        "only {failures} of 40 cases failed to render"
+    );
+}
