@@ -22,7 +22,7 @@ pub use emit::{EncodeError, marshal, to_yaml, to_yaml_pretty};
 pub use error::{Stage, YamlError};
 pub use key_order::{key_cmp, key_less, key_less_v3};
 pub use resolve::{Resolved, is_timestamp, resolve_plain};
-pub use values::key_string;
+pub use values::{json_kind, key_string};
 
 use crate::data::{Data, Map};
 

@@ -1,0 +1,324 @@
+//! `landscaper-agent template`: renders a chart and prints what `helm template` prints, with
+//! the same argument meanings, output and exit status (errors as `Error: …` on stderr).
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use landscaper_chart::chart::{self, Chart};
+use landscaper_chart::data::{Data, Map};
+use landscaper_chart::engine::Engine;
+use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::strvals;
+use landscaper_chart::value::Value;
+use landscaper_chart::values::merge_maps;
+use landscaper_chart::yaml;
+
+/// Arguments of `template`, as `helm template` takes them.
+#[derive(clap::Args, Debug, Default)]
+#[command(
+    override_usage = "landscaper-agent template [NAME] [CHART] [flags]",
+    after_help = "CHART is a chart folder or a packaged chart (.tgz). Values are merged in this \
+order, later winning: the chart's values.yaml, each --values file in order, then --set-json, \
+--set, --set-string, --set-file and --set-literal."
+)]
+pub struct Args {
+    /// Release name (default `release-name`) and chart; with one argument it is the chart.
+    #[arg(value_name = "NAME] [CHART")]
+    pub args: Vec<String>,
+
+    /// Values file (YAML) to merge over the chart's defaults; repeatable and comma-separated,
+    /// later files win; `-` reads standard input.
+    #[arg(
+        short = 'f',
+        long = "values",
+        value_name = "FILE",
+        value_delimiter = ','
+    )]
+    pub values: Vec<String>,
+
+    /// Set values on the command line (`a.b=1,c[0]=x`): numbers, booleans and null are typed.
+    #[arg(long = "set", value_name = "KEY=VAL")]
+    pub set: Vec<String>,
+
+    /// Like --set, but every value stays a string.
+    #[arg(long = "set-string", value_name = "KEY=VAL")]
+    pub set_string: Vec<String>,
+
+    /// Like --set, with JSON values (`a={"b":1}`).
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+
+    /// Like --set, each value read from the named file.
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+
+    /// Set one value verbatim: everything after the first `=` is the string value.
+    #[arg(long = "set-literal", value_name = "KEY=VAL")]
+    pub set_literal: Vec<String>,
+
+    /// Namespace for `.Release.Namespace`.
+    #[arg(short = 'n', long = "namespace", default_value = "default")]
+    pub namespace: String,
+
+    /// Kubernetes version for `.Capabilities.KubeVersion` (default v1.35.0, as helm v4.1.4).
+    #[arg(long = "kube-version", value_name = "VERSION")]
+    pub kube_version: Option<String>,
+
+    /// Extra API versions for `.Capabilities.APIVersions` (repeatable, comma-separated).
+    #[arg(
+        short = 'a',
+        long = "api-versions",
+        value_delimiter = ',',
+        value_name = "GROUP/VERSION"
+    )]
+    pub api_versions: Vec<String>,
+
+    /// Print only the documents of these templates (a path inside the chart, globs allowed).
+    #[arg(short = 's', long = "show-only", value_name = "PATH")]
+    pub show_only: Vec<String>,
+
+    /// Also print the charts' `crds/` files.
+    #[arg(long = "include-crds")]
+    pub include_crds: bool,
+
+    /// Leave out `helm.sh/hook: test` documents.
+    #[arg(long = "skip-tests")]
+    pub skip_tests: bool,
+
+    /// Leave out all hook documents.
+    #[arg(long = "no-hooks")]
+    pub no_hooks: bool,
+
+    /// Do not validate values against `values.schema.json`.
+    #[arg(long = "skip-schema-validation")]
+    pub skip_schema_validation: bool,
+
+    /// Set `.Release.IsUpgrade` (and clear `.Release.IsInstall`).
+    #[arg(long = "is-upgrade")]
+    pub is_upgrade: bool,
+
+    /// Release name from a template (Sprig functions allowed), instead of NAME.
+    #[arg(long = "name-template", value_name = "TEMPLATE")]
+    pub name_template: Option<String>,
+
+    /// On a render error, print the manifests rendered so far before the error.
+    #[arg(long = "debug")]
+    pub debug: bool,
+}
+
+/// The command's outcome: text for stdout, and an error for stderr.
+pub struct Outcome {
+    /// What goes to standard output.
+    pub stdout: String,
+    /// The error message (printed as `Error: MESSAGE`), if the command failed.
+    pub error: Option<String>,
+}
+
+/// Runs `template` and prints like helm; exit status 1 on errors.
+pub fn run(args: Args) -> ExitCode {
+    let outcome = execute(&args);
+    let mut stdout = std::io::stdout().lock();
+    // A closed stdout (e.g. piped into `head`) is not worth a second error.
+    let _ = stdout.write_all(outcome.stdout.as_bytes());
+    let _ = stdout.flush();
+    match outcome.error {
+        None => ExitCode::SUCCESS,
+        Some(message) => {
+            let _ = writeln!(std::io::stderr().lock(), "Error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn fail(message: impl Into<String>) -> Outcome {
+    Outcome {
+        stdout: String::new(),
+        error: Some(message.into()),
+    }
+}
+
+/// Computes what `template` prints, without printing it.
+pub fn execute(args: &Args) -> Outcome {
+    if args.args.is_empty() {
+        return fail(
+            "\"landscaper-agent template\" requires at least 1 argument\n\nUsage:  landscaper-agent template [NAME] [CHART] [flags]",
+        );
+    }
+    if args.args.len() > 2 {
+        return fail(format!(
+            "expected at most two arguments, unexpected arguments: {}",
+            args.args[2..].join(", ")
+        ));
+    }
+    let (name, chart_ref) = match name_and_chart(args) {
+        Ok(pair) => pair,
+        Err(e) => return fail(e),
+    };
+    let user_values = match gather_values(args) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let kube_version = match args
+        .kube_version
+        .as_deref()
+        .map(KubeVersion::parse)
+        .transpose()
+    {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let chart = match locate_and_load(&chart_ref) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let options = TemplateOptions {
+        release: ReleaseOptions {
+            name,
+            namespace: args.namespace.clone(),
+            revision: 1,
+            is_upgrade: args.is_upgrade,
+        },
+        kube_version,
+        extra_api_versions: args.api_versions.clone(),
+        include_crds: args.include_crds,
+        skip_tests: args.skip_tests,
+        disable_hooks: args.no_hooks,
+        show_only: args.show_only.clone(),
+        skip_schema_validation: args.skip_schema_validation,
+    };
+    let release = match render::install(&chart, &user_values, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            return match (e.partial_manifest, args.debug) {
+                (Some(manifest), true) => Outcome {
+                    stdout: format!("{}\n", manifest.trim()),
+                    error: Some(e.message),
+                },
+                (Some(_), false) => fail(format!(
+                    "{}\n\nUse --debug flag to render out invalid YAML",
+                    e.message
+                )),
+                (None, _) => fail(e.message),
+            };
+        }
+    };
+    match render::template_output(&release, &options) {
+        Ok(stdout) => Outcome {
+            stdout,
+            error: None,
+        },
+        Err(e) => fail(e),
+    }
+}
+
+/// Helm's `NameAndChart` with `helm template`'s default name.
+fn name_and_chart(args: &Args) -> Result<(String, String), String> {
+    let (name, chart) = match args.args.as_slice() {
+        [name, chart] => (name.clone(), chart.clone()),
+        [chart] => match &args.name_template {
+            Some(t) => (render_name_template(t)?, chart.clone()),
+            None => ("release-name".to_string(), chart.clone()),
+        },
+        _ => return Err("expected a chart".to_string()),
+    };
+    validate_release_name(&name)?;
+    Ok((name, chart))
+}
+
+fn render_name_template(text: &str) -> Result<String, String> {
+    let mut engine = Engine::new();
+    engine
+        .add_template("name-template", text)
+        .map_err(|e| e.to_string())?;
+    engine
+        .render("name-template", &Value::Nil)
+        .map_err(|e| e.to_string())
+}
+
+/// Helm's release name rule: a DNS-1123 subdomain of at most 53 characters.
+fn validate_release_name(name: &str) -> Result<(), String> {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.is_empty() || name.len() > 53 || !name.split('.').all(label_ok) {
+        return Err(format!(
+            "release name is invalid: {name}: invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"
+        ));
+    }
+    Ok(())
+}
+
+/// Values in Helm's order: files, then --set-json, --set, --set-string, --set-file,
+/// --set-literal.
+fn gather_values(args: &Args) -> Result<Map, String> {
+    let mut base = Map::new();
+    for file in &args.values {
+        let text = read_values_source(file)?;
+        let current = yaml::parse_values(&text)
+            .map_err(|e| format!("failed to parse {file}: {}", e.helm_message()))?;
+        merge_maps(&mut base, current);
+    }
+    for line in &args.set_json {
+        strvals::parse_json_into(line, &mut base)
+            .map_err(|e| format!("failed parsing --set-json data {line}: {e}"))?;
+    }
+    for line in &args.set {
+        strvals::parse_into(line, &mut base)
+            .map_err(|e| format!("failed parsing --set data: {e}"))?;
+    }
+    for line in &args.set_string {
+        strvals::parse_into_string(line, &mut base)
+            .map_err(|e| format!("failed parsing --set-string data: {e}"))?;
+    }
+    for line in &args.set_file {
+        let mut reader =
+            |path: &str| -> Result<Data, String> { read_values_source(path).map(Data::String) };
+        strvals::parse_file_into(line, &mut base, &mut reader)
+            .map_err(|e| format!("failed parsing --set-file data: {e}"))?;
+    }
+    for line in &args.set_literal {
+        strvals::parse_literal_into(line, &mut base)
+            .map_err(|e| format!("failed parsing --set-literal data: {e}"))?;
+    }
+    Ok(base)
+}
+
+fn read_values_source(path: &str) -> Result<String, String> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("read -: {e}"))?;
+        return Ok(text);
+    }
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("open {path}: no such file or directory"),
+        _ => format!("open {path}: {e}"),
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Finds the chart as Helm's `LocateChart` does for local paths, then loads it.
+fn locate_and_load(reference: &str) -> Result<Chart, String> {
+    let path = Path::new(reference);
+    if path.exists() {
+        return chart::load(path).map_err(|e| e.to_string());
+    }
+    if path.is_absolute() || reference.starts_with('.') {
+        return Err(format!("path \"{reference}\" not found"));
+    }
+    if !reference.contains('/') {
+        return Err(format!(
+            "non-absolute URLs should be in form of repo_name/path_to_chart, got: {reference}"
+        ));
+    }
+    Err(format!(
+        "repo {} not found",
+        reference.split('/').next().unwrap_or(reference)
+    ))
+}

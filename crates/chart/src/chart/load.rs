@@ -1,0 +1,454 @@
+//! Loading charts from folders (honouring `.helmignore`) and gzipped tar archives (with
+//! Helm's limits against hostile archives), then sorting the files into a [`Chart`].
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+use super::ignore::{HELMIGNORE, Rules};
+use super::metadata::API_VERSION_V1;
+use super::{Chart, File, LoadError};
+use crate::yaml;
+
+/// Largest total size of an unpacked archive (Helm's `MaxDecompressedChartSize`, 100 MiB).
+pub const MAX_DECOMPRESSED_CHART_SIZE: u64 = 100 * 1024 * 1024;
+/// Largest single file of a chart (Helm's `MaxDecompressedFileSize`, 5 MiB).
+pub const MAX_DECOMPRESSED_FILE_SIZE: u64 = 5 * 1024 * 1024;
+
+/// Symbolic links are followed as Helm does; this bounds the depth so a link cycle ends.
+const MAX_DIR_DEPTH: usize = 64;
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+fn err(message: impl Into<String>) -> LoadError {
+    LoadError(message.into())
+}
+
+/// Loads a chart from a folder or an archive file, as `helm template CHART` does for a path.
+pub fn load(path: &Path) -> Result<Chart, LoadError> {
+    let meta =
+        fs::metadata(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+    if meta.is_dir() {
+        if !path.join("Chart.yaml").is_file() {
+            return Err(err(format!(
+                "no Chart.yaml exists in directory {}",
+                crate::value::format::quote(&path.display().to_string())
+            )));
+        }
+        return load_dir(path);
+    }
+    let raw = fs::read(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return Err(err(format!(
+            "file '{}' does not appear to be a gzipped archive; got '{}'",
+            path.display(),
+            sniff_content_type(&raw)
+        )));
+    }
+    load_archive(&raw)
+}
+
+/// Go's error text for common I/O failures (`stat x: no such file or directory`).
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// A rough `http.DetectContentType`, for the "not a gzipped archive" message.
+fn sniff_content_type(data: &[u8]) -> &'static str {
+    let head = &data[..data.len().min(512)];
+    if std::str::from_utf8(head).is_ok() && !head.contains(&0) {
+        "text/plain; charset=utf-8"
+    } else {
+        "application/octet-stream"
+    }
+}
+
+/// Loads a chart folder: `.helmignore` rules plus Helm's defaults decide which files count.
+pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
+    let mut rules = Rules::default();
+    let ignore_file = dir.join(HELMIGNORE);
+    if ignore_file.is_file() {
+        let text = fs::read_to_string(&ignore_file)
+            .map_err(|e| err(format!("{}: {}", ignore_file.display(), io_text(&e))))?;
+        rules = Rules::parse(&text).map_err(err)?;
+    }
+    rules.add_defaults();
+    let mut files = Vec::new();
+    walk(dir, "", &rules, &mut files, 0)?;
+    load_files(files)
+}
+
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    rules: &Rules,
+    files: &mut Vec<File>,
+    depth: usize,
+) -> Result<(), LoadError> {
+    if depth > MAX_DIR_DEPTH {
+        return Err(err(format!(
+            "{}: too many levels of nested folders or symbolic links",
+            dir.display()
+        )));
+    }
+    let read = fs::read_dir(dir).map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
+    let mut names: Vec<String> = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    // Go's filepath.Walk visits names in byte order.
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        let rel = format!("{prefix}{name}");
+        let meta =
+            fs::metadata(&path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+        if meta.is_dir() {
+            if !rules.ignore(&rel, true) {
+                walk(&path, &format!("{rel}/"), rules, files, depth + 1)?;
+            }
+            continue;
+        }
+        if rules.ignore(&rel, false) {
+            continue;
+        }
+        if !meta.is_file() {
+            return Err(err(format!(
+                "cannot load irregular file {} as it has file mode type bits set",
+                path.display()
+            )));
+        }
+        if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
+            return Err(err(format!(
+                "chart file {} is larger than the maximum file size {MAX_DECOMPRESSED_FILE_SIZE}",
+                crate::value::format::quote(&name)
+            )));
+        }
+        let data =
+            fs::read(&path).map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
+        files.push(File {
+            name: rel,
+            data: strip_bom(data),
+        });
+    }
+    Ok(())
+}
+
+fn strip_bom(mut data: Vec<u8>) -> Vec<u8> {
+    if data.starts_with(UTF8_BOM) {
+        data.drain(..UTF8_BOM.len());
+    }
+    data
+}
+
+/// Loads a chart from the bytes of a gzipped tar archive whose entries sit under one top
+/// folder (`mychart/Chart.yaml`, ...).
+pub fn load_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
+    load_files(archive_files(bytes)?)
+}
+
+fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
+    let gz = flate2::read::GzDecoder::new(bytes);
+    let mut archive = tar::Archive::new(gz);
+    let entries = archive.entries().map_err(|e| err(gzip_text(&e)))?;
+    let mut files = Vec::new();
+    let mut remaining = MAX_DECOMPRESSED_CHART_SIZE;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| err(gzip_text(&e)))?;
+        let kind = entry.header().entry_type();
+        if kind.is_dir() || kind.is_pax_global_extensions() || kind.is_pax_local_extensions() {
+            continue;
+        }
+        let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let name = archive_entry_name(&raw_name)?;
+        let size = entry.header().size().unwrap_or(0);
+        if size > remaining {
+            return Err(too_large());
+        }
+        if size > MAX_DECOMPRESSED_FILE_SIZE {
+            return Err(err(format!(
+                "decompressed chart file {} is larger than the maximum file size {MAX_DECOMPRESSED_FILE_SIZE}",
+                crate::value::format::quote(&raw_name)
+            )));
+        }
+        let mut data = Vec::new();
+        // Never trust the header's size: read at most what is left of the budget.
+        let read = (&mut entry)
+            .take(remaining)
+            .read_to_end(&mut data)
+            .map_err(|e| err(gzip_text(&e)))? as u64;
+        remaining -= read;
+        if read < size || remaining == 0 {
+            return Err(too_large());
+        }
+        files.push(File {
+            name,
+            data: strip_bom(data),
+        });
+    }
+    if files.is_empty() {
+        return Err(err("no files in chart archive"));
+    }
+    Ok(files)
+}
+
+fn too_large() -> LoadError {
+    err(format!(
+        "decompressed chart is larger than the maximum size {MAX_DECOMPRESSED_CHART_SIZE}"
+    ))
+}
+
+fn gzip_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    if text.contains("invalid gzip header") {
+        "gzip: invalid header".to_string()
+    } else {
+        text
+    }
+}
+
+/// The chart-relative name of an archive entry, refusing what Helm refuses: absolute paths,
+/// escapes from the chart folder, drive letters, and a `Chart.yaml` outside a folder.
+fn archive_entry_name(raw: &str) -> Result<String, LoadError> {
+    let delimiter = if raw.contains('\\') { '\\' } else { '/' };
+    let parts: Vec<&str> = raw.split(delimiter).collect();
+    let joined = parts[1..].join("/");
+    if joined.starts_with('/') {
+        return Err(err("chart illegally contains absolute paths"));
+    }
+    let cleaned = clean_path(&joined);
+    if cleaned == "." {
+        return Err(err(format!(
+            "chart illegally contains content outside the base directory: {}",
+            crate::value::format::quote(raw)
+        )));
+    }
+    if cleaned.starts_with("..") {
+        return Err(err("chart illegally references parent directory"));
+    }
+    let b = cleaned.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Err(err("chart contains illegally named files"));
+    }
+    if parts[0] == "Chart.yaml" {
+        return Err(err("chart yaml not in base directory"));
+    }
+    Ok(cleaned)
+}
+
+/// Go's `path.Clean` for relative paths.
+fn clean_path(p: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if matches!(out.last(), Some(last) if *last != "..") {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    if out.is_empty() {
+        ".".to_string()
+    } else {
+        out.join("/")
+    }
+}
+
+/// Sorts loaded files into a chart (Helm's `LoadFiles`) and validates its metadata.
+pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
+    let mut chart = Chart::default();
+    let mut has_metadata = false;
+    let mut subcharts: BTreeMap<String, Vec<File>> = BTreeMap::new();
+    for file in files {
+        match file.name.as_str() {
+            "Chart.yaml" => {
+                let map = parse_yaml_file(&file, "Chart.yaml")?;
+                chart
+                    .metadata
+                    .merge_from(&map)
+                    .map_err(|e| err(format!("cannot load Chart.yaml: {e}")))?;
+                if chart.metadata.api_version.is_empty() {
+                    chart.metadata.api_version = API_VERSION_V1.to_string();
+                }
+                has_metadata = true;
+            }
+            "Chart.lock" => {}
+            "values.yaml" => {
+                chart.values = parse_yaml_file(&file, "values.yaml")?;
+            }
+            "values.schema.json" => chart.schema = Some(file.data),
+            "requirements.yaml" => {
+                let map = parse_yaml_file(&file, "requirements.yaml")?;
+                chart
+                    .metadata
+                    .merge_from(&map)
+                    .map_err(|e| err(format!("cannot load requirements.yaml: {e}")))?;
+                if chart.metadata.api_version == API_VERSION_V1 {
+                    chart.files.push(file);
+                }
+            }
+            "requirements.lock" => {
+                if chart.metadata.api_version == API_VERSION_V1 {
+                    chart.files.push(file);
+                }
+            }
+            name if name.starts_with("templates/") => chart.templates.push(file),
+            name if name.starts_with("charts/") => {
+                if name.ends_with(".prov") {
+                    chart.files.push(file);
+                    continue;
+                }
+                let rest = &name["charts/".len()..];
+                let sub = rest.split('/').next().unwrap_or(rest).to_string();
+                subcharts.entry(sub).or_default().push(File {
+                    name: rest.to_string(),
+                    data: file.data,
+                });
+            }
+            _ => chart.files.push(file),
+        }
+    }
+    if !has_metadata {
+        return Err(err("Chart.yaml file is missing"));
+    }
+    chart.metadata.validate().map_err(err)?;
+    for (name, files) in subcharts {
+        if name.starts_with('_') || name.starts_with('.') {
+            continue;
+        }
+        let loaded = if name.ends_with(".tgz") {
+            match files.into_iter().next() {
+                Some(file) if file.name == name => load_archive(&file.data),
+                Some(file) => {
+                    return Err(err(format!(
+                        "error unpacking subchart tar in {}: expected {name}, got {}",
+                        chart.name(),
+                        file.name
+                    )));
+                }
+                None => continue,
+            }
+        } else {
+            let inner: Vec<File> = files
+                .into_iter()
+                .filter_map(|f| {
+                    f.name.split_once('/').map(|(_, rest)| File {
+                        name: rest.to_string(),
+                        data: f.data,
+                    })
+                })
+                .collect();
+            load_files(inner)
+        };
+        let sub = loaded.map_err(|e| {
+            err(format!(
+                "error unpacking subchart {name} in {}: {e}",
+                chart.name()
+            ))
+        })?;
+        chart.dependencies.push(sub);
+    }
+    Ok(chart)
+}
+
+fn parse_yaml_file(file: &File, what: &str) -> Result<crate::data::Map, LoadError> {
+    let text = String::from_utf8_lossy(&file.data);
+    yaml::parse_values(&text).map_err(|e| err(format!("cannot load {what}: {}", e.helm_message())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_entry_type(tar::EntryType::Regular);
+            // Raw names so hostile paths reach the loader unchanged.
+            let bytes = name.as_bytes();
+            header.as_old_mut().name[..bytes.len()].copy_from_slice(bytes);
+            header.set_cksum();
+            builder.append(&header, *data).unwrap();
+        }
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar).unwrap();
+        gz.finish().unwrap()
+    }
+
+    const CHART: &[u8] = b"apiVersion: v2\nname: demo\nversion: 0.1.0\n";
+
+    #[test]
+    fn archives_load_with_subcharts_and_files() {
+        let sub = tgz(&[("sub/Chart.yaml", b"name: sub\nversion: 1.0.0\n")]);
+        let chart = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            ("demo/values.yaml", b"a: 1\n"),
+            ("demo/templates/x.yaml", b"x"),
+            ("demo/README.md", b"hi"),
+            ("demo/charts/sub-1.0.0.tgz", &sub),
+        ]))
+        .unwrap();
+        assert_eq!(chart.name(), "demo");
+        assert_eq!(chart.templates[0].name, "templates/x.yaml");
+        assert_eq!(chart.files[0].name, "README.md");
+        assert_eq!(chart.dependencies[0].metadata.api_version, "v1");
+    }
+
+    #[test]
+    fn hostile_archives_are_refused() {
+        let up = load_archive(&tgz(&[("demo/../../etc/passwd", b"x")])).unwrap_err();
+        assert_eq!(up.0, "chart illegally references parent directory");
+        let top = load_archive(&tgz(&[("Chart.yaml", CHART)])).unwrap_err();
+        assert_eq!(
+            top.0,
+            "chart illegally contains content outside the base directory: \"Chart.yaml\""
+        );
+        let drive = load_archive(&tgz(&[("demo/c:/x", b"x")])).unwrap_err();
+        assert_eq!(drive.0, "chart contains illegally named files");
+        let garbage = load_archive(b"not gzip at all").unwrap_err();
+        assert!(!garbage.0.is_empty());
+    }
+
+    #[test]
+    fn oversized_files_are_refused_without_reading_them_whole() {
+        let big = vec![b'a'; (MAX_DECOMPRESSED_FILE_SIZE + 1) as usize];
+        let e = load_archive(&tgz(&[("demo/Chart.yaml", CHART), ("demo/big", &big)])).unwrap_err();
+        assert!(
+            e.0.contains("is larger than the maximum file size 5242880"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn chart_yaml_errors_name_the_file_and_line() {
+        let e = load_archive(&tgz(&[("demo/Chart.yaml", b"name: a\n  bad: [\n")])).unwrap_err();
+        assert!(
+            e.0.starts_with("cannot load Chart.yaml: error converting YAML to JSON: yaml: line 2"),
+            "{e}"
+        );
+        let e = load_archive(&tgz(&[("demo/values.yaml", b"a: 1\n")])).unwrap_err();
+        assert_eq!(e.0, "Chart.yaml file is missing");
+    }
+
+    #[test]
+    fn paths_are_cleaned_like_go() {
+        assert_eq!(clean_path("a/./b//c/../d"), "a/b/d");
+        assert_eq!(clean_path("../x"), "../x");
+        assert_eq!(clean_path(""), ".");
+    }
+}

@@ -1,0 +1,105 @@
+//! Helm charts as loaded from a folder or a `.tgz`: metadata, default values, schema,
+//! templates, other files and subcharts, with Helm's loading rules and error messages.
+
+pub mod ignore;
+mod load;
+pub mod metadata;
+pub mod pattern;
+
+pub use load::{
+    MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, load, load_archive, load_dir,
+    load_files,
+};
+pub use metadata::{Dependency, Maintainer, Metadata};
+
+use std::fmt;
+
+use crate::data::Map;
+
+/// One file of a chart: its path inside the chart (with `/`) and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    /// The path relative to the chart root, e.g. `templates/deployment.yaml`.
+    pub name: String,
+    /// The contents, without a UTF-8 byte order mark.
+    pub data: Vec<u8>,
+}
+
+/// A loaded chart and, recursively, its subcharts.
+#[derive(Debug, Clone, Default)]
+pub struct Chart {
+    /// `Chart.yaml` (and, for v1 charts, the dependencies of `requirements.yaml`).
+    pub metadata: Metadata,
+    /// `values.yaml`.
+    pub values: Map,
+    /// `values.schema.json`, raw.
+    pub schema: Option<Vec<u8>>,
+    /// Files under `templates/`.
+    pub templates: Vec<File>,
+    /// Every other file (what `.Files` serves), including `crds/` and `.helmignore`.
+    pub files: Vec<File>,
+    /// Subcharts from `charts/` (folders and archives), in name order.
+    pub dependencies: Vec<Chart>,
+}
+
+impl Chart {
+    /// The chart's name.
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// The files of `crds/` with a manifest extension (`.yaml`, `.yml`, `.json`), each with
+    /// its path as `--include-crds` prints it, this chart's first, then the subcharts'.
+    pub fn crd_objects(&self, full_path: &str) -> Vec<(String, &File)> {
+        let mut out: Vec<(String, &File)> = self
+            .files
+            .iter()
+            .filter(|f| f.name.starts_with("crds/") && has_manifest_extension(&f.name))
+            .map(|f| (format!("{full_path}/{}", f.name), f))
+            .collect();
+        for dep in &self.dependencies {
+            out.extend(dep.crd_objects(&format!("{full_path}/charts/{}", dep.name())));
+        }
+        out
+    }
+}
+
+fn has_manifest_extension(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    match base.rfind('.') {
+        Some(i) => {
+            let ext = &base[i..];
+            [".yaml", ".yml", ".json"]
+                .iter()
+                .any(|e| ext.eq_ignore_ascii_case(e))
+        }
+        None => false,
+    }
+}
+
+/// Why a chart could not be loaded, worded as Helm words it (e.g. `cannot load Chart.yaml:
+/// error converting YAML to JSON: yaml: line 4: …`, `validation: chart.metadata.name is
+/// required`, `error unpacking subchart x in y: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError(pub String);
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_extensions_ignore_case() {
+        assert!(has_manifest_extension("crds/a.YAML"));
+        assert!(has_manifest_extension("crds/a.json"));
+        assert!(!has_manifest_extension("crds/README.md"));
+        assert!(!has_manifest_extension("crds/noext"));
+    }
+}

@@ -1,0 +1,272 @@
+//! From rendered files to manifests (Helm's `releaseutil`): splitting files into YAML
+//! documents, reading each document's head, separating hooks, and Helm's install order.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::data::Data;
+use crate::yaml;
+
+/// The annotation that makes a document a hook.
+pub const HOOK_ANNOTATION: &str = "helm.sh/hook";
+
+/// Helm's install order by kind; other kinds follow, sorted by name.
+pub const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+/// The hook events Helm knows; a document naming any other is skipped.
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+    "test-success",
+];
+
+/// One document of a rendered file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// The template path, e.g. `mychart/templates/deployment.yaml`.
+    pub path: String,
+    /// The document text, trimmed.
+    pub content: String,
+    /// `kind` of the document (empty when absent).
+    pub kind: String,
+    /// For hooks, the events of `helm.sh/hook` (lower-cased, trimmed).
+    pub events: Vec<String>,
+}
+
+impl Manifest {
+    /// Whether this hook runs on `helm test`.
+    pub fn is_test_hook(&self) -> bool {
+        self.events.iter().any(|e| e == "test")
+    }
+}
+
+/// Helm's document separator: `---` at the start of a line (and any whitespace around it).
+static SEPARATOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").unwrap_or_else(|_| unreachable!())
+});
+
+/// Splits a rendered file into its non-empty documents, each trimmed (`SplitManifests`).
+pub fn split_manifests(text: &str) -> Vec<String> {
+    SEPARATOR
+        .split(text.trim())
+        .filter(|d| !d.is_empty())
+        .map(|d| d.trim().to_string())
+        .collect()
+}
+
+/// Splits rendered files (in path order) into plain manifests and hooks, both in install
+/// order; a document that is not valid YAML fails with Helm's message naming the file.
+pub fn sort_manifests<'a>(
+    files: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> Result<(Vec<Manifest>, Vec<Manifest>), String> {
+    let mut generic = Vec::new();
+    let mut hooks = Vec::new();
+    for (path, content) in files {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        if base.starts_with('_') || content.trim().is_empty() {
+            continue;
+        }
+        for doc in split_manifests(content) {
+            let head = yaml::parse_value(&doc)
+                .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()))?;
+            let head = read_head(&head).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+            let manifest = Manifest {
+                path: path.clone(),
+                content: doc,
+                kind: head.kind,
+                events: Vec::new(),
+            };
+            let Some(hook) = head.hook else {
+                generic.push(manifest);
+                continue;
+            };
+            let events: Vec<String> = hook.split(',').map(|e| e.trim().to_lowercase()).collect();
+            if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
+                // Helm logs "skipping unknown hook" and drops the document.
+                continue;
+            }
+            hooks.push(Manifest { events, ..manifest });
+        }
+    }
+    sort_by_kind(&mut generic);
+    sort_by_kind(&mut hooks);
+    Ok((generic, hooks))
+}
+
+struct Head {
+    kind: String,
+    hook: Option<String>,
+}
+
+/// Reads the fields Helm's `SimpleHead` holds, with its JSON type rules.
+fn read_head(doc: &Data) -> Result<Head, String> {
+    let map = match doc {
+        Data::Map(m) => m,
+        Data::Null => {
+            return Ok(Head {
+                kind: String::new(),
+                hook: None,
+            });
+        }
+        other => {
+            return Err(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type releaseutil.SimpleHead",
+                yaml::json_kind(other)
+            ));
+        }
+    };
+    let field_error = |v: &Data, field: &str, ty: &str| {
+        format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {ty}",
+            yaml::json_kind(v)
+        )
+    };
+    let kind = match map.get("kind") {
+        None | Some(Data::Null) => String::new(),
+        Some(Data::String(s)) => s.clone(),
+        Some(other) => return Err(field_error(other, "SimpleHead.kind", "string")),
+    };
+    if let Some(v) = map.get("apiVersion")
+        && !matches!(v, Data::String(_) | Data::Null)
+    {
+        return Err(field_error(v, "SimpleHead.apiVersion", "string"));
+    }
+    let mut hook = None;
+    match map.get("metadata") {
+        None | Some(Data::Null) => {}
+        Some(Data::Map(meta)) => {
+            if let Some(v) = meta.get("name")
+                && !matches!(v, Data::String(_) | Data::Null)
+            {
+                return Err(field_error(v, "SimpleHead.metadata.name", "string"));
+            }
+            match meta.get("annotations") {
+                None | Some(Data::Null) => {}
+                Some(Data::Map(annotations)) => {
+                    for (k, v) in annotations {
+                        match v {
+                            Data::String(s) if k == HOOK_ANNOTATION => hook = Some(s.clone()),
+                            Data::String(_) | Data::Null => {}
+                            other => {
+                                return Err(field_error(
+                                    other,
+                                    "SimpleHead.metadata.annotations",
+                                    "string",
+                                ));
+                            }
+                        }
+                    }
+                }
+                Some(other) => {
+                    return Err(field_error(
+                        other,
+                        "SimpleHead.metadata.annotations",
+                        "map[string]string",
+                    ));
+                }
+            }
+        }
+        Some(other) => {
+            return Err(field_error(
+                other,
+                "SimpleHead.metadata",
+                "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
+            ));
+        }
+    }
+    Ok(Head { kind, hook })
+}
+
+/// Stable sort by install order; unknown kinds last, alphabetically among themselves.
+fn sort_by_kind(manifests: &mut [Manifest]) {
+    let rank = |kind: &str| INSTALL_ORDER.iter().position(|k| *k == kind);
+    manifests.sort_by(|a, b| match (rank(&a.kind), rank(&b.kind)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.kind.cmp(&b.kind),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_on_line_start_separators_only() {
+        let docs = split_manifests("\n---\na: 1\n---   \nb: 2\nc: ---x\n---\n\n");
+        assert_eq!(docs, vec!["a: 1", "b: 2\nc: ---x"]);
+        assert!(split_manifests("  \n").is_empty());
+    }
+
+    #[test]
+    fn hooks_are_separated_and_kinds_sorted() {
+        let files = [(
+            "c/templates/a.yaml".to_string(),
+            "kind: Deployment\n---\nkind: Zed\n---\nkind: Alpha\n---\nkind: ServiceAccount\n---\nkind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: Test\n".to_string(),
+        )];
+        let (generic, hooks) = sort_manifests(files.iter().map(|(a, b)| (a, b))).unwrap();
+        let kinds: Vec<&str> = generic.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, ["ServiceAccount", "Deployment", "Alpha", "Zed"]);
+        assert!(hooks[0].is_test_hook());
+    }
+
+    #[test]
+    fn invalid_documents_name_the_file() {
+        let files = [("c/templates/a.yaml".to_string(), "a: [\n".to_string())];
+        let err = sort_manifests(files.iter().map(|(a, b)| (a, b))).unwrap_err();
+        assert!(
+            err.starts_with(
+                "YAML parse error on c/templates/a.yaml: error converting YAML to JSON: yaml: line"
+            ),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,411 @@
+//! Rendering a chart as `helm install --dry-run` / `helm template` do: dependency processing,
+//! values coalescing and schema validation, all templates of the chart and its subcharts in
+//! one namespace with Helm's render context, NOTES kept apart, documents split, hooks
+//! separated, install order, and the text `helm template` prints.
+
+pub mod context;
+pub mod manifest;
+
+pub use context::{default_capabilities, parse_kube_version};
+pub use manifest::{Manifest, sort_manifests, split_manifests};
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::chart::Chart;
+use crate::chart::metadata::is_compatible_range;
+use crate::chart::pattern;
+use crate::data::{Data, Map as DataMap};
+use crate::engine::{self, Engine, ErrorKind};
+use crate::objects::{Files, KubeVersion};
+use crate::value::{Map, Value};
+use crate::values::{self, Warnings};
+
+/// `.Release` settings.
+#[derive(Debug, Clone)]
+pub struct ReleaseOptions {
+    /// The release name.
+    pub name: String,
+    /// The namespace.
+    pub namespace: String,
+    /// The revision (1 for an install).
+    pub revision: i64,
+    /// Whether this is an upgrade rather than an install.
+    pub is_upgrade: bool,
+}
+
+impl Default for ReleaseOptions {
+    /// `helm template`'s defaults: `release-name` in `default`, revision 1, an install.
+    fn default() -> Self {
+        ReleaseOptions {
+            name: "release-name".to_string(),
+            namespace: "default".to_string(),
+            revision: 1,
+            is_upgrade: false,
+        }
+    }
+}
+
+/// Everything besides chart and values that decides what `helm template` prints.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateOptions {
+    /// `.Release`.
+    pub release: ReleaseOptions,
+    /// `--kube-version` for `.Capabilities.KubeVersion` (Helm's default when `None`).
+    pub kube_version: Option<KubeVersion>,
+    /// `--api-versions`: added to Helm's default `.Capabilities.APIVersions`.
+    pub extra_api_versions: Vec<String>,
+    /// `--include-crds`: print the charts' `crds/` files first.
+    pub include_crds: bool,
+    /// `--skip-tests`: leave out `helm.sh/hook: test` documents.
+    pub skip_tests: bool,
+    /// `--no-hooks`: leave out all hooks.
+    pub disable_hooks: bool,
+    /// `--show-only`: print only the documents of these templates (Go path patterns).
+    pub show_only: Vec<String>,
+    /// `--skip-schema-validation`.
+    pub skip_schema_validation: bool,
+}
+
+/// A render failure, with what Helm shows of a half-made release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    /// Helm's message (what follows `Error: `).
+    pub message: String,
+    /// When the failure happened while rendering, the manifest made so far (`--debug` prints
+    /// it, and without `--debug` Helm adds a hint to the message).
+    pub partial_manifest: Option<String>,
+}
+
+impl RenderError {
+    fn before_render(message: impl Into<String>) -> RenderError {
+        RenderError {
+            message: message.into(),
+            partial_manifest: None,
+        }
+    }
+
+    fn during_render(message: impl Into<String>, manifest: String) -> RenderError {
+        RenderError {
+            message: message.into(),
+            partial_manifest: Some(manifest),
+        }
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// A rendered release: the manifest text, hooks and notes.
+#[derive(Debug, Clone, Default)]
+pub struct Release {
+    /// The plain manifests as Helm stores them (`---\n# Source: …\n…\n` per document).
+    pub manifest: String,
+    /// Hook documents in install order.
+    pub hooks: Vec<Manifest>,
+    /// The root chart's rendered `NOTES.txt`.
+    pub notes: String,
+    /// Warnings Helm would log (values that could not be merged, unknown conditions).
+    pub warnings: Vec<String>,
+}
+
+/// Renders `chart` with the user values `user_values` as `helm install` does without a
+/// cluster.
+pub fn install(
+    chart: &Chart,
+    user_values: &DataMap,
+    options: &TemplateOptions,
+) -> Result<Release, RenderError> {
+    match chart.metadata.chart_type.as_str() {
+        "" | "application" => {}
+        other => {
+            return Err(RenderError::before_render(format!(
+                "{other} charts are not installable"
+            )));
+        }
+    }
+    values::check_dependencies(chart).map_err(|e| {
+        RenderError::before_render(format!(
+            "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {e}"
+        ))
+    })?;
+    let mut warnings = Warnings::default();
+    let mut chart = chart.clone();
+    values::process_dependencies(&mut chart, user_values, &mut warnings)
+        .map_err(RenderError::before_render)?;
+    let coalesced = values::coalesce_values(&chart, user_values, &mut warnings)
+        .map_err(RenderError::before_render)?;
+    if !options.skip_schema_validation {
+        values::validate_against_schema(&chart, &coalesced).map_err(|e| {
+            RenderError::before_render(format!(
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+            ))
+        })?;
+    }
+    let mut release = render_resources(&chart, &coalesced, options)?;
+    release.warnings = warnings.0;
+    Ok(release)
+}
+
+fn render_resources(
+    chart: &Chart,
+    values: &DataMap,
+    options: &TemplateOptions,
+) -> Result<Release, RenderError> {
+    let capabilities = default_capabilities(options.kube_version.as_ref(), &options.extra_api_versions);
+    let kube = &capabilities.kube_version.version;
+    if !chart.metadata.kube_version.is_empty()
+        && !is_compatible_range(&chart.metadata.kube_version, kube)
+    {
+        return Err(RenderError::during_render(
+            format!(
+                "chart requires kubeVersion: {} which is incompatible with Kubernetes {kube}",
+                chart.metadata.kube_version
+            ),
+            String::new(),
+        ));
+    }
+    let mut files = render_chart(chart, values, options)
+        .map_err(|e| RenderError::during_render(e, String::new()))?;
+    let notes_key = format!("{}/templates/NOTES.txt", chart.name());
+    let notes = files.get(&notes_key).cloned().unwrap_or_default();
+    files.retain(|k, _| !k.ends_with("NOTES.txt"));
+
+    let (manifests, hooks) = match sort_manifests(files.iter()) {
+        Ok(sorted) => sorted,
+        Err(e) => {
+            let mut blob = String::new();
+            for (name, content) in &files {
+                if content.trim().is_empty() {
+                    continue;
+                }
+                blob.push_str(&format!("---\n# Source: {name}\n{content}\n"));
+            }
+            return Err(RenderError::during_render(e, blob));
+        }
+    };
+    let mut manifest = String::new();
+    if options.include_crds {
+        for (name, file) in chart.crd_objects(chart.name()) {
+            manifest.push_str(&format!(
+                "---\n# Source: {name}\n{}\n",
+                String::from_utf8_lossy(&file.data)
+            ));
+        }
+    }
+    for m in &manifests {
+        manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.path, m.content));
+    }
+    Ok(Release {
+        manifest,
+        hooks,
+        notes,
+        warnings: Vec::new(),
+    })
+}
+
+/// One template to render, with the context of the chart it belongs to.
+struct Renderable {
+    text: String,
+    dot: Map,
+    base_path: String,
+}
+
+/// Renders every template of `chart` and its subcharts; keys are template paths such as
+/// `mychart/charts/sub/templates/x.yaml`, values the text with `<no value>` removed.
+pub fn render_chart(
+    chart: &Chart,
+    values: &DataMap,
+    options: &TemplateOptions,
+) -> Result<BTreeMap<String, String>, String> {
+    let release = Map::new();
+    release.insert("Name", Value::from(options.release.name.as_str()));
+    release.insert("Namespace", Value::from(options.release.namespace.as_str()));
+    release.insert("IsUpgrade", Value::Bool(options.release.is_upgrade));
+    release.insert("IsInstall", Value::Bool(!options.release.is_upgrade));
+    release.insert("Revision", Value::Int(options.release.revision));
+    release.insert("Service", Value::from("Helm"));
+    let top = Top {
+        release: Value::Map(release),
+        capabilities: Value::object(default_capabilities(
+            options.kube_version.as_ref(),
+            &options.extra_api_versions,
+        )),
+    };
+    let mut renderables = BTreeMap::new();
+    let root_values = Value::from_data(&Data::Map(values.clone()));
+    collect(
+        chart,
+        chart.name(),
+        true,
+        root_values,
+        &top,
+        &mut renderables,
+    );
+
+    let mut names: Vec<&String> = renderables.keys().collect();
+    // Helm parses deeper paths first and, at equal depth, in reverse order, so that a parent
+    // chart's definitions come last and win.
+    names.sort_by(|a, b| {
+        let depth = |s: &str| s.matches('/').count();
+        depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
+    });
+    let mut engine = Engine::new();
+    for name in &names {
+        engine
+            .add_template(name, &renderables[*name].text)
+            .map_err(|e| e.helm_message())?;
+    }
+    let mut out = BTreeMap::new();
+    for name in names {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with('_') {
+            continue;
+        }
+        let r = &renderables[name];
+        let template = Map::new();
+        template.insert("Name", Value::from(name.as_str()));
+        template.insert("BasePath", Value::from(r.base_path.as_str()));
+        r.dot.insert("Template", Value::Map(template));
+        let rendered = engine
+            .render_helm(name, &Value::Map(r.dot.clone()))
+            .map_err(|e| exec_message(&e))?;
+        out.insert(name.clone(), rendered);
+    }
+    Ok(out)
+}
+
+/// The message Helm v4.1.4 prints for a failed template execution.
+pub fn exec_message(error: &engine::Error) -> String {
+    let helm = error.helm_message();
+    if helm.starts_with("execution error at (") {
+        return helm;
+    }
+    match error.kind() {
+        ErrorKind::Exec => error.trace(),
+        _ => helm,
+    }
+}
+
+struct Top {
+    release: Value,
+    capabilities: Value,
+}
+
+/// Helm's `recAllTpls`: the context map of `chart` (shared by its templates), registering
+/// its templates and recursing into subcharts.
+fn collect(
+    chart: &Chart,
+    full_path: &str,
+    is_root: bool,
+    values: Value,
+    top: &Top,
+    out: &mut BTreeMap<String, Renderable>,
+) -> Map {
+    let subcharts = Map::new();
+    let dot = Map::new();
+    dot.insert("Chart", chart.metadata.to_value(is_root));
+    dot.insert(
+        "Files",
+        Value::object(Files::new(
+            chart.files.iter().map(|f| (f.name.clone(), f.data.clone())),
+        )),
+    );
+    dot.insert("Release", top.release.clone());
+    dot.insert("Capabilities", top.capabilities.clone());
+    dot.insert("Values", values.clone());
+    dot.insert("Subcharts", Value::Map(subcharts.clone()));
+    for sub in &chart.dependencies {
+        let sub_values = match values.as_map().and_then(|m| m.get(sub.name())) {
+            Some(v @ Value::Map(_)) => v,
+            _ => Value::empty_map(),
+        };
+        let sub_path = format!("{full_path}/charts/{}", sub.name());
+        let sub_dot = collect(sub, &sub_path, false, sub_values, top, out);
+        subcharts.insert(sub.name(), Value::Map(sub_dot));
+    }
+    for t in &chart.templates {
+        let base = t.name.rsplit('/').next().unwrap_or(&t.name);
+        if chart.metadata.is_library() && !base.starts_with('_') {
+            continue;
+        }
+        out.insert(
+            format!("{full_path}/{}", t.name),
+            Renderable {
+                text: String::from_utf8_lossy(&t.data).into_owned(),
+                dot: dot.clone(),
+                base_path: format!("{full_path}/templates"),
+            },
+        );
+    }
+    dot
+}
+
+/// What `helm template` writes to stdout for a rendered release.
+pub fn template_output(release: &Release, options: &TemplateOptions) -> Result<String, String> {
+    let mut manifests = format!("{}\n", release.manifest.trim());
+    if !options.disable_hooks {
+        for hook in &release.hooks {
+            if options.skip_tests && hook.is_test_hook() {
+                continue;
+            }
+            manifests.push_str(&format!("---\n# Source: {}\n{}\n", hook.path, hook.content));
+        }
+    }
+    if options.show_only.is_empty() {
+        return Ok(manifests);
+    }
+    let docs = split_manifests(&manifests);
+    let mut out = String::new();
+    for wanted in &options.show_only {
+        let wanted = wanted.replace('\\', "/");
+        let mut missing = true;
+        for doc in &docs {
+            let Some(name) = source_name(doc) else {
+                continue;
+            };
+            if !pattern::matches(&wanted, name).unwrap_or(false) {
+                continue;
+            }
+            out.push_str(&format!("---\n{doc}\n"));
+            missing = false;
+        }
+        if missing {
+            return Err(format!("could not find template {wanted} in chart"));
+        }
+    }
+    Ok(out)
+}
+
+/// The template path after the chart name in a document's `# Source: chart/…` line.
+fn source_name(doc: &str) -> Option<&str> {
+    let start = doc.find("# Source: ")? + "# Source: ".len();
+    let rest = &doc[start..];
+    let slash = rest.find('/')?;
+    if slash == 0 || rest[..slash].contains('\n') {
+        return None;
+    }
+    let name = &rest[slash + 1..];
+    let end = name.find('\n').unwrap_or(name.len());
+    let name = &name[..end];
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_names_skip_the_chart_name() {
+        assert_eq!(
+            source_name("# Source: c/templates/a.yaml\nkind: X"),
+            Some("templates/a.yaml")
+        );
+        assert_eq!(source_name("kind: X"), None);
+    }
+}

@@ -1,0 +1,245 @@
+//! Helm's values coalescing (`pkg/chart/common/util/coalesce.go` in v4.1.4): chart defaults
+//! under user values, subchart defaults under the parent's table for the subchart, `global`
+//! copied down, and `null` deleting a key when coalescing (but kept when merging).
+
+use crate::chart::Chart;
+use crate::data::{Data, Map};
+
+/// The key whose table every subchart inherits.
+pub const GLOBAL_KEY: &str = "global";
+
+/// Collects the warnings Helm logs while coalescing (they never stop a render).
+#[derive(Debug, Default)]
+pub struct Warnings(pub Vec<String>);
+
+/// `CoalesceValues`: `vals` over the chart's defaults, recursively for subcharts; `null`
+/// in `vals` deletes the key.
+pub fn coalesce_values(chart: &Chart, vals: &Map, warnings: &mut Warnings) -> Result<Map, String> {
+    let mut dest = vals.clone();
+    coalesce(chart, &mut dest, "", false, warnings)?;
+    Ok(dest)
+}
+
+/// `MergeValues`: like [`coalesce_values`], but `null` values are kept.
+pub fn merge_values(chart: &Chart, vals: &Map, warnings: &mut Warnings) -> Result<Map, String> {
+    let mut dest = vals.clone();
+    coalesce(chart, &mut dest, "", true, warnings)?;
+    Ok(dest)
+}
+
+/// `CoalesceTables`: `src` under `dst` (`dst` wins), `null` in `dst` deletes the key.
+pub fn coalesce_tables(dst: &mut Map, src: Map, warnings: &mut Warnings) {
+    coalesce_tables_full_key(dst, src, "", false, warnings);
+}
+
+/// `MergeTables`: `src` under `dst` (`dst` wins), `null` kept.
+pub fn merge_tables(dst: &mut Map, src: Map, warnings: &mut Warnings) {
+    coalesce_tables_full_key(dst, src, "", true, warnings);
+}
+
+fn coalesce(
+    chart: &Chart,
+    dest: &mut Map,
+    prefix: &str,
+    merge: bool,
+    warnings: &mut Warnings,
+) -> Result<(), String> {
+    coalesce_chart_values(chart, dest, prefix, merge, warnings);
+    coalesce_deps(chart, dest, prefix, merge, warnings)
+}
+
+fn concat_prefix(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}.{b}")
+    }
+}
+
+fn coalesce_deps(
+    chart: &Chart,
+    dest: &mut Map,
+    prefix: &str,
+    merge: bool,
+    warnings: &mut Warnings,
+) -> Result<(), String> {
+    for sub in &chart.dependencies {
+        let name = sub.name();
+        let mut table = match dest.get(name) {
+            None => Map::new(),
+            Some(Data::Map(m)) => m.clone(),
+            Some(other) => {
+                return Err(format!(
+                    "type mismatch on {name}: %!t({}={})",
+                    other.go_type_name(),
+                    crate::value::Value::from_data(other).to_go_string()
+                ));
+            }
+        };
+        let sub_prefix = concat_prefix(prefix, chart.name());
+        coalesce_globals(&mut table, dest, &sub_prefix, warnings);
+        coalesce(sub, &mut table, &sub_prefix, merge, warnings)?;
+        dest.insert(name.to_string(), Data::Map(table));
+    }
+    Ok(())
+}
+
+/// Copies the parent's `global` table into the subchart's, the parent's entries winning.
+fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warnings) {
+    let mut dg = match dest.get(GLOBAL_KEY) {
+        None => Map::new(),
+        Some(Data::Map(m)) => m.clone(),
+        Some(_) => {
+            warnings.0.push(format!(
+                "warning: skipping globals because destination {GLOBAL_KEY} is not a table."
+            ));
+            return;
+        }
+    };
+    let sg = match src.get(GLOBAL_KEY) {
+        None => Map::new(),
+        Some(Data::Map(m)) => m.clone(),
+        Some(_) => {
+            warnings.0.push(format!(
+                "warning: skipping globals because source {GLOBAL_KEY} is not a table."
+            ));
+            return;
+        }
+    };
+    for (key, val) in sg {
+        match val {
+            Data::Map(vv) => {
+                let mut vv = vv.clone();
+                match dg.get(&key) {
+                    None => {
+                        dg.insert(key, Data::Map(vv));
+                    }
+                    Some(Data::Map(destv)) => {
+                        // The parent's globals win over the subchart's own; nulls survive here
+                        // and are removed by the coalescing that follows.
+                        let sub_prefix = concat_prefix(prefix, &key);
+                        coalesce_tables_full_key(
+                            &mut vv,
+                            destv.clone(),
+                            &sub_prefix,
+                            true,
+                            warnings,
+                        );
+                        dg.insert(key, Data::Map(vv));
+                    }
+                    Some(_) => warnings.0.push(format!(
+                        "Conflict: cannot merge map onto non-map for \"{key}\". Skipping."
+                    )),
+                }
+            }
+            other => {
+                if matches!(dg.get(&key), Some(Data::Map(_))) {
+                    warnings.0.push(format!("key {key} is table. Skipping"));
+                } else {
+                    dg.insert(key, other);
+                }
+            }
+        }
+    }
+    dest.insert(GLOBAL_KEY.to_string(), Data::Map(dg));
+}
+
+/// Puts the chart's default values under `v` (`v` wins).
+fn coalesce_chart_values(
+    chart: &Chart,
+    v: &mut Map,
+    prefix: &str,
+    merge: bool,
+    warnings: &mut Warnings,
+) {
+    let sub_prefix = concat_prefix(prefix, chart.name());
+    for (key, val) in &chart.values {
+        match v.get_mut(key) {
+            None => {
+                v.insert(key.clone(), val.clone());
+            }
+            Some(Data::Null) if !merge => {
+                v.shift_remove(key);
+            }
+            Some(Data::Map(dest)) => match val {
+                Data::Map(src) => {
+                    // Tables of subcharts are always merged: their nulls are dealt with when
+                    // the subchart itself is coalesced.
+                    let merge = merge || chart.dependencies.iter().any(|d| d.name() == key);
+                    coalesce_tables_full_key(
+                        dest,
+                        src.clone(),
+                        &concat_prefix(&sub_prefix, key),
+                        merge,
+                        warnings,
+                    );
+                }
+                Data::Null => {}
+                _ => warnings.0.push(format!(
+                    "warning: skipped value for {sub_prefix}.{key}: Not a table."
+                )),
+            },
+            Some(_) => {}
+        }
+    }
+}
+
+fn is_table(d: &Data) -> bool {
+    matches!(d, Data::Map(_))
+}
+
+fn coalesce_tables_full_key(
+    dst: &mut Map,
+    mut src: Map,
+    prefix: &str,
+    merge: bool,
+    warnings: &mut Warnings,
+) {
+    for (key, val) in dst.iter() {
+        if *val == Data::Null {
+            src.insert(key.clone(), Data::Null);
+        }
+    }
+    for (key, val) in src {
+        let full_key = concat_prefix(prefix, &key);
+        match dst.get_mut(&key) {
+            Some(Data::Null) if !merge => {
+                dst.shift_remove(&key);
+            }
+            None => {
+                dst.insert(key, val);
+            }
+            Some(dv) => {
+                if let Data::Map(src_table) = val {
+                    if let Data::Map(dst_table) = dv {
+                        coalesce_tables_full_key(dst_table, src_table, &full_key, merge, warnings);
+                    } else {
+                        warnings.0.push(format!(
+                            "warning: cannot overwrite table with non table for {full_key} ({})",
+                            crate::value::Value::from_data(&Data::Map(src_table)).to_go_string()
+                        ));
+                    }
+                } else if is_table(dv) && val != Data::Null {
+                    warnings.0.push(format!(
+                        "warning: destination for {full_key} is a table. Ignoring non-table value ({})",
+                        crate::value::Value::from_data(&val).to_go_string()
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Helm's `mergeMaps` for user values: `b` over `a`, tables merged recursively, anything
+/// else (including `null`) replacing.
+pub fn merge_maps(a: &mut Map, b: Map) {
+    for (key, val) in b {
+        if let Data::Map(bv) = &val
+            && let Some(Data::Map(av)) = a.get_mut(&key)
+        {
+            merge_maps(av, bv.clone());
+            continue;
+        }
+        a.insert(key, val);
+    }
+}

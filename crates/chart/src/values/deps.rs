@@ -1,0 +1,266 @@
+//! Dependency processing before a render (Helm's `ProcessDependenciesWithMerge`): aliases
+//! turn a subchart into a named copy, `tags` and `condition` disable subcharts, and
+//! `import-values` lift subchart values into the parent's defaults.
+
+use super::coalesce::{Warnings, coalesce_values, merge_tables, merge_values};
+use crate::chart::Chart;
+use crate::chart::metadata::{Dependency, is_compatible_range};
+use crate::data::{Data, Map};
+
+/// Applies aliases, conditions, tags and import-values to `chart` (and its subcharts) for
+/// the user values `vals`.
+pub fn process_dependencies(
+    chart: &mut Chart,
+    vals: &Map,
+    warnings: &mut Warnings,
+) -> Result<(), String> {
+    process_enabled(chart, vals, "", warnings)?;
+    process_import_values(chart, warnings)
+}
+
+/// Helm's `CheckDependencies`: every dependency of `Chart.yaml` must be in `charts/`.
+pub fn check_dependencies(chart: &Chart) -> Result<(), String> {
+    let missing: Vec<&str> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|r| !chart.dependencies.iter().any(|d| d.name() == r.name))
+        .map(|r| r.name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "found in Chart.yaml, but missing in charts/ directory: {}",
+        missing.join(", ")
+    ))
+}
+
+fn alias_dependency(charts: &[Chart], dep: &Dependency) -> Option<Chart> {
+    let found = charts
+        .iter()
+        .find(|c| c.name() == dep.name && is_compatible_range(&dep.version, &c.metadata.version))?;
+    let mut copy = found.clone();
+    if !dep.alias.is_empty() {
+        copy.metadata.name = dep.alias.clone();
+    }
+    Some(copy)
+}
+
+fn process_enabled(
+    chart: &mut Chart,
+    vals: &Map,
+    path: &str,
+    warnings: &mut Warnings,
+) -> Result<(), String> {
+    if chart.metadata.dependencies.is_empty() {
+        return Ok(());
+    }
+    // Subcharts that no dependency entry claims stay as they are.
+    let mut deps: Vec<Chart> = chart
+        .dependencies
+        .iter()
+        .filter(|existing| {
+            !chart.metadata.dependencies.iter().any(|req| {
+                existing.name() == req.name
+                    && is_compatible_range(&req.version, &existing.metadata.version)
+            })
+        })
+        .cloned()
+        .collect();
+    for req in &mut chart.metadata.dependencies {
+        if let Some(dep) = alias_dependency(&chart.dependencies, req) {
+            deps.push(dep);
+        }
+        if !req.alias.is_empty() {
+            req.name = req.alias.clone();
+        }
+    }
+    chart.dependencies = deps;
+    for req in &mut chart.metadata.dependencies {
+        req.enabled = true;
+    }
+    let cvals = coalesce_values(chart, vals, warnings)?;
+    process_tags(&mut chart.metadata.dependencies, &cvals, warnings);
+    process_conditions(&mut chart.metadata.dependencies, &cvals, path, warnings);
+    let disabled: Vec<String> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|r| !r.enabled)
+        .map(|r| r.name.clone())
+        .collect();
+    chart
+        .dependencies
+        .retain(|d| !disabled.iter().any(|n| n == d.name()));
+    chart
+        .metadata
+        .dependencies
+        .retain(|r| !disabled.contains(&r.name));
+    for sub in &mut chart.dependencies {
+        let sub_path = format!("{path}{}.", sub.name());
+        process_enabled(sub, &cvals, &sub_path, warnings)?;
+    }
+    Ok(())
+}
+
+fn process_tags(reqs: &mut [Dependency], cvals: &Map, warnings: &mut Warnings) {
+    let Some(Data::Map(tags)) = cvals.get("tags") else {
+        return;
+    };
+    for r in reqs {
+        let (mut has_true, mut has_false) = (false, false);
+        for k in &r.tags {
+            match tags.get(k) {
+                Some(Data::Bool(true)) => has_true = true,
+                Some(Data::Bool(false)) => has_false = true,
+                Some(_) => warnings.0.push(format!(
+                    "Warning: Tag '{k}' for chart {} returned non-bool value",
+                    r.name
+                )),
+                None => {}
+            }
+        }
+        if !has_true && has_false {
+            r.enabled = false;
+        } else if has_true || !has_false {
+            r.enabled = true;
+        }
+    }
+}
+
+fn process_conditions(reqs: &mut [Dependency], cvals: &Map, path: &str, warnings: &mut Warnings) {
+    for r in reqs {
+        let condition = r.condition.trim().to_string();
+        // Helm splits on commas without trimming the parts.
+        for c in condition.split(',') {
+            if c.is_empty() {
+                continue;
+            }
+            match path_value(cvals, &format!("{path}{c}")) {
+                Some(Data::Bool(b)) => {
+                    r.enabled = *b;
+                    break;
+                }
+                Some(_) => warnings.0.push(format!(
+                    "Warning: Condition path '{c}' for chart {} returned non-bool value",
+                    r.name
+                )),
+                None => {}
+            }
+        }
+    }
+}
+
+/// Helm's `Values.Table`: the table at a dotted path.
+pub fn table<'m>(vals: &'m Map, path: &str) -> Option<&'m Map> {
+    let mut current = vals;
+    for key in path.split('.') {
+        match current.get(key) {
+            Some(Data::Map(m)) => current = m,
+            _ => return None,
+        }
+    }
+    Some(current)
+}
+
+/// Helm's `Values.PathValue`: a non-table value at a dotted path.
+pub fn path_value<'m>(vals: &'m Map, path: &str) -> Option<&'m Data> {
+    let (parent, key) = match path.rsplit_once('.') {
+        Some((parent, key)) => (table(vals, parent)?, key),
+        None => (vals, path),
+    };
+    match parent.get(key) {
+        Some(Data::Map(_)) | None => None,
+        Some(v) => Some(v),
+    }
+}
+
+fn process_import_values_deps(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), String> {
+    for sub in &mut chart.dependencies {
+        process_import_values_deps(sub, warnings)?;
+    }
+    import_values(chart, warnings)
+}
+
+fn process_import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), String> {
+    process_import_values_deps(chart, warnings)
+}
+
+fn import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), String> {
+    if chart.metadata.dependencies.is_empty() {
+        return Ok(());
+    }
+    let cvals = merge_values(chart, &Map::new(), warnings)?;
+    let mut imported = Map::new();
+    for r in &mut chart.metadata.dependencies {
+        let mut normalized = Vec::new();
+        for riv in &r.import_values {
+            let (child, parent) = match riv {
+                Data::Map(m) => (
+                    m.get("child")
+                        .and_then(Data::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    m.get("parent")
+                        .and_then(Data::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                ),
+                Data::String(s) => (format!("exports.{s}"), ".".to_string()),
+                _ => continue,
+            };
+            let mut entry = Map::new();
+            entry.insert("child".into(), Data::String(child.clone()));
+            entry.insert("parent".into(), Data::String(parent.clone()));
+            normalized.push(Data::Map(entry));
+            let Some(values) = table(&cvals, &format!("{}.{child}", r.name)) else {
+                warnings.0.push(format!(
+                    "Warning: ImportValues missing table from chart {}: {child}",
+                    r.name
+                ));
+                continue;
+            };
+            merge_tables(
+                &mut imported,
+                path_to_map(&parent, values.clone()),
+                warnings,
+            );
+        }
+        r.import_values = normalized;
+    }
+    let mut values = cvals;
+    merge_tables(&mut values, imported, warnings);
+    chart.values = values;
+    Ok(())
+}
+
+/// Helm's `pathToMap`: nests `data` under the dotted `path` (`.` is the top).
+fn path_to_map(path: &str, data: Map) -> Map {
+    if path == "." {
+        return data;
+    }
+    let mut current = data;
+    for key in path.split('.').rev() {
+        let mut m = Map::new();
+        m.insert(key.to_string(), Data::Map(current));
+        current = m;
+    }
+    current
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_helpers_follow_helm() {
+        let vals = crate::yaml::parse_values("a:\n  b:\n    c: true\n  t: {}\n").unwrap();
+        assert_eq!(path_value(&vals, "a.b.c"), Some(&Data::Bool(true)));
+        assert_eq!(path_value(&vals, "a.t"), None);
+        assert_eq!(path_value(&vals, "a.x.c"), None);
+        assert!(table(&vals, "a.b").is_some());
+        let nested = path_to_map("x.y", vals.clone());
+        assert!(table(&nested, "x.y.a.b").is_some());
+    }
+}

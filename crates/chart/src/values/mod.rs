@@ -1,0 +1,12 @@
+//! Values as Helm computes them for a render: user values gathered from files and `--set`
+//! flags, dependency processing, coalescing with chart defaults, then schema validation.
+
+mod coalesce;
+mod deps;
+mod schema;
+
+pub use coalesce::{
+    GLOBAL_KEY, Warnings, coalesce_tables, coalesce_values, merge_maps, merge_tables, merge_values,
+};
+pub use deps::{check_dependencies, path_value, process_dependencies, table};
+pub use schema::{validate_against_schema, validate_single_schema};

@@ -1,0 +1,234 @@
+//! `values.schema.json` validation (JSON Schema draft 7 and 2020-12, chosen by `$schema`),
+//! for the chart and every subchart on its own table, with errors naming the values path in
+//! the words Helm v4 prints (`- at '/age': minimum: got -5, want 0`).
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::Value as Json;
+
+use crate::chart::Chart;
+use crate::data::{Data, Map};
+use crate::value::Value;
+
+/// Validates `values` against the schemas of `chart` and its subcharts; the error lists every
+/// violation under the name of the chart whose schema failed.
+pub fn validate_against_schema(chart: &Chart, values: &Map) -> Result<(), String> {
+    let mut report = String::new();
+    if let Some(schema) = &chart.schema
+        && let Err(e) = validate_single_schema(values, schema)
+    {
+        report.push_str(&format!("{}:\n{e}", chart.name()));
+    }
+    for sub in &chart.dependencies {
+        let sub_values = match values.get(sub.name()) {
+            Some(Data::Map(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        if let Err(e) = validate_against_schema(sub, &sub_values) {
+            report.push_str(&e);
+        }
+    }
+    if report.is_empty() {
+        Ok(())
+    } else {
+        Err(report)
+    }
+}
+
+/// Validates `values` against one schema document; the error is one `- at 'PATH': MESSAGE`
+/// line per violation, ending in a newline.
+pub fn validate_single_schema(values: &Map, schema: &[u8]) -> Result<(), String> {
+    let schema: Json =
+        serde_json::from_slice(schema).map_err(|e| format!("values.schema.json: {e}\n"))?;
+    let validator = jsonschema::validator_for(&schema)
+        .map_err(|e| format!("values.schema.json: invalid schema: {e}\n"))?;
+    let instance = to_json(&Data::Map(values.clone()));
+    let mut lines: Vec<(String, String)> = validator
+        .iter_errors(&instance)
+        .map(|e| (e.instance_path().to_string(), message(&e)))
+        .collect();
+    if lines.is_empty() {
+        return Ok(());
+    }
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = String::new();
+    for (path, message) in lines {
+        out.push_str(&format!("- at '{path}': {message}\n"));
+    }
+    Err(out)
+}
+
+fn go(v: &Json) -> String {
+    match v {
+        Json::String(s) => format!("'{s}'"),
+        other => Value::from_data(&from_json(other)).to_go_string(),
+    }
+}
+
+fn plain(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        other => go(other),
+    }
+}
+
+fn json_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+fn quoted_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The message santhosh-tekuri/jsonschema (Helm v4's validator) gives for a violation.
+fn message(e: &jsonschema::ValidationError<'_>) -> String {
+    let got = e.instance();
+    let got = got.as_ref();
+    match e.kind() {
+        ValidationErrorKind::Required { property } => format!("missing property {}", go(property)),
+        ValidationErrorKind::Type { kind } => {
+            let want = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            format!("got {}, want {want}", json_type(got))
+        }
+        ValidationErrorKind::Minimum { limit } => {
+            format!("minimum: got {}, want {}", plain(got), plain(limit))
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            format!("maximum: got {}, want {}", plain(got), plain(limit))
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!(
+                "exclusiveMinimum: got {}, want {}",
+                plain(got),
+                plain(limit)
+            )
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            format!(
+                "exclusiveMaximum: got {}, want {}",
+                plain(got),
+                plain(limit)
+            )
+        }
+        ValidationErrorKind::MinLength { limit } => format!(
+            "minLength: got {}, want {limit}",
+            got.as_str().map_or(0, |s| s.chars().count())
+        ),
+        ValidationErrorKind::MaxLength { limit } => format!(
+            "maxLength: got {}, want {limit}",
+            got.as_str().map_or(0, |s| s.chars().count())
+        ),
+        ValidationErrorKind::MinItems { limit } => format!(
+            "minItems: got {}, want {limit}",
+            got.as_array().map_or(0, Vec::len)
+        ),
+        ValidationErrorKind::MaxItems { limit } => format!(
+            "maxItems: got {}, want {limit}",
+            got.as_array().map_or(0, Vec::len)
+        ),
+        ValidationErrorKind::Enum { options } => {
+            let list: Vec<String> = options
+                .as_array()
+                .map(|a| a.iter().map(go).collect())
+                .unwrap_or_default();
+            format!("value must be one of {}", list.join(", "))
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            format!("value must be {}", go(expected_value))
+        }
+        ValidationErrorKind::Pattern { pattern } => {
+            format!("{} does not match pattern '{pattern}'", go(got))
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            format!(
+                "additional properties {} not allowed",
+                quoted_list(unexpected)
+            )
+        }
+        ValidationErrorKind::FalseSchema => "false schema".to_string(),
+        ValidationErrorKind::Format { format } => format!("{} is not valid {format}", go(got)),
+        _ => e.to_string(),
+    }
+}
+
+/// Values as JSON for the validator; whole floats become integers so `type: integer` holds
+/// for them, as for Helm's `json.Number` values.
+fn to_json(d: &Data) -> Json {
+    match d {
+        Data::Null => Json::Null,
+        Data::Bool(b) => Json::Bool(*b),
+        Data::Int(i) => Json::from(*i),
+        Data::Uint(u) => Json::from(*u),
+        Data::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Json::from(*f as i64),
+        Data::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        Data::String(s) => Json::String(s.clone()),
+        Data::List(items) => Json::Array(items.iter().map(to_json).collect()),
+        Data::Map(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+    }
+}
+
+fn from_json(v: &Json) -> Data {
+    match v {
+        Json::Null => Data::Null,
+        Json::Bool(b) => Data::Bool(*b),
+        Json::Number(n) => Data::Float(n.as_f64().unwrap_or(0.0)),
+        Json::String(s) => Data::String(s.clone()),
+        Json::Array(a) => Data::List(a.iter().map(from_json).collect()),
+        Json::Object(o) => Data::Map(o.iter().map(|(k, v)| (k.clone(), from_json(v))).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &str = r#"{
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "age": {"type": "integer", "minimum": 0},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        }
+    }"#;
+
+    #[test]
+    fn violations_name_their_path() {
+        let values = crate::yaml::parse_values("age: -5\ntags: [a, 1]\n").unwrap();
+        let err = validate_single_schema(&values, SCHEMA.as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            "- at '': missing property 'name'\n- at '/age': minimum: got -5, want 0\n- at '/tags/1': got integer, want string\n"
+        );
+    }
+
+    #[test]
+    fn valid_values_pass_and_bad_schemas_fail_cleanly() {
+        let values = crate::yaml::parse_values("name: x\nage: 3\n").unwrap();
+        assert!(validate_single_schema(&values, SCHEMA.as_bytes()).is_ok());
+        assert!(validate_single_schema(&values, b"{not json").is_err());
+        let draft2020 = br#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"age": {"maximum": 2}}}"#;
+        assert_eq!(
+            validate_single_schema(&values, draft2020).unwrap_err(),
+            "- at '/age': maximum: got 3, want 2\n"
+        );
+    }
+}
