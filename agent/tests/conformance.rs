@@ -50,12 +50,11 @@ fn run_template(dir: &Path, args: &[String]) -> (String, bool) {
 }
 
 /// Helm's cases still failing until the Sprig functions they use are registered.
-/// They need `b64enc`, `lower`, `default` and `toYaml`.
+/// They need `default` and `toYaml`.
 const TEMPLATE_CASES_FAILING: &[&str] = &[
     "issue-9027",
     "template-chart-with-template-lib-archive-dep",
     "template-chart-with-template-lib-dep",
-    "template-name-template",
 ];
 
 #[test]

@@ -162,7 +162,7 @@ pub fn execute(args: &Args) -> Outcome {
     let kube_version = match args
         .kube_version
         .as_deref()
-        .map(KubeVersion::parse)
+        .map(render::parse_kube_version)
         .transpose()
     {
         Ok(v) => v,

@@ -114,7 +114,10 @@ mod tests {
         let caps = default_capabilities(None, &["x.io/v1".to_string()]);
         assert_eq!(caps.kube_version.version, "v1.35.0");
         assert_eq!(caps.api_versions.0.first().map(String::as_str), Some("v1"));
-        assert_eq!(caps.api_versions.0.last().map(String::as_str), Some("x.io/v1"));
+        assert_eq!(
+            caps.api_versions.0.last().map(String::as_str),
+            Some("x.io/v1")
+        );
     }
 
     #[test]
@@ -123,6 +126,12 @@ mod tests {
             parse_kube_version("banana").unwrap_err(),
             "invalid kube version 'banana': could not parse \"banana\" as version"
         );
-        assert_eq!(parse_kube_version("1.16.0").map(|v| v.minor).ok().as_deref(), Some("16"));
+        assert_eq!(
+            parse_kube_version("1.16.0")
+                .map(|v| v.minor)
+                .ok()
+                .as_deref(),
+            Some("16")
+        );
     }
 }

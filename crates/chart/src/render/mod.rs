@@ -157,7 +157,8 @@ fn render_resources(
     values: &DataMap,
     options: &TemplateOptions,
 ) -> Result<Release, RenderError> {
-    let capabilities = default_capabilities(options.kube_version.as_ref(), &options.extra_api_versions);
+    let capabilities =
+        default_capabilities(options.kube_version.as_ref(), &options.extra_api_versions);
     let kube = &capabilities.kube_version.version;
     if !chart.metadata.kube_version.is_empty()
         && !is_compatible_range(&chart.metadata.kube_version, kube)
