@@ -86,40 +86,101 @@ fn compile_for(pattern: &str, must: bool) -> Result<Regex, FuncError> {
     })
 }
 
-/// Compiles a Go regular expression.
+/// How deeply Go lets groups and repetitions nest (`syntax.maxHeight` is 1000).
+const MAX_NESTING: u32 = 1000;
+
+/// The largest count Go accepts in `{n,m}`.
+const MAX_REPEAT: u64 = 1000;
+
+/// Compiles a Go regular expression; errors carry Go's message.
 pub(crate) fn compile(pattern: &str) -> Result<Regex, FuncError> {
     let translated = translate(pattern)?;
+    let parsed = regex_syntax::ast::parse::ParserBuilder::new()
+        .nest_limit(MAX_NESTING)
+        .build()
+        .parse(&translated);
+    if let Err(error) = parsed {
+        return Err(go_error(pattern, &translated, &error));
+    }
     regex::RegexBuilder::new(&translated)
         .size_limit(8 << 20)
+        .nest_limit(MAX_NESTING)
         .build()
-        .map_err(|e| go_error(pattern, &e))
+        .map_err(|_| parse_error("expression too large", pattern))
 }
 
-/// Go's message for a pattern our translation let through but the engine rejected.
-fn go_error(pattern: &str, error: &regex::Error) -> FuncError {
-    let detail = match error {
-        regex::Error::Syntax(text) => {
-            let kind = text
-                .lines()
-                .last()
-                .unwrap_or(text)
-                .trim_start_matches("error: ");
-            match kind {
-                k if k.contains("unclosed character class") => "missing closing ]",
-                k if k.contains("unclosed group") => "missing closing )",
-                k if k.contains("unopened group") => "unexpected )",
-                k if k.contains("repetition operator missing expression") => {
-                    "missing argument to repetition operator"
-                }
-                k if k.contains("unrecognized escape sequence") => "invalid escape sequence",
-                k if k.contains("invalid repetition count range") => "invalid repeat count",
-                k if k.contains("invalid character class range") => "invalid character class range",
-                _ => "invalid or unsupported Perl syntax",
-            }
+fn parse_error(code: &str, expr: &str) -> FuncError {
+    FuncError::failed(format!("error parsing regexp: {code}: `{expr}`"))
+}
+
+/// Go's `syntax.Error` for what the parser rejected: Go's code, and the part of the pattern
+/// Go quotes (the whole pattern for unbalanced groups, the offending piece otherwise).
+fn go_error(pattern: &str, translated: &str, error: &regex_syntax::ast::Error) -> FuncError {
+    use regex_syntax::ast::ErrorKind as K;
+    let span = error.span();
+    let piece = translated
+        .get(span.start.offset..span.end.offset)
+        .unwrap_or(pattern);
+    let rest = translated.get(span.start.offset..).unwrap_or(pattern);
+    let (code, expr) = match error.kind() {
+        K::ClassUnclosed => ("missing closing ]", rest),
+        K::GroupUnclosed => ("missing closing )", pattern),
+        K::GroupUnopened => ("unexpected )", pattern),
+        K::RepetitionMissing => ("missing argument to repetition operator", operator(rest)),
+        K::RepetitionCountInvalid => ("invalid repeat count", piece),
+        K::ClassRangeInvalid | K::ClassRangeLiteral => ("invalid character class range", piece),
+        K::EscapeUnexpectedEof => ("trailing backslash at end of expression", ""),
+        K::EscapeUnrecognized
+        | K::UnsupportedBackreference
+        | K::EscapeHexEmpty
+        | K::EscapeHexInvalid
+        | K::EscapeHexInvalidDigit
+        | K::ClassEscapeInvalid => ("invalid escape sequence", piece),
+        K::UnicodeClassInvalid => ("invalid character class range", piece),
+        K::GroupNameDuplicate { .. } => ("duplicate capture group name", piece),
+        K::GroupNameEmpty | K::GroupNameInvalid | K::GroupNameUnexpectedEof => {
+            ("invalid named capture", rest)
         }
-        _ => "expression too large",
+        K::NestLimitExceeded(_) => ("expression nests too deeply", pattern),
+        K::CaptureLimitExceeded => ("expression too large", pattern),
+        _ => ("invalid or unsupported Perl syntax", piece),
     };
-    FuncError::failed(format!("error parsing regexp: {detail}: `{pattern}`"))
+    parse_error(code, expr)
+}
+
+/// The repetition operator at the start of `s`, with its lazy `?` (`*`, `+?`, `{2,3}`).
+fn operator(s: &str) -> &str {
+    let len = if s.starts_with('{') {
+        s.find('}').map_or(s.len(), |i| i + 1)
+    } else {
+        s.chars().next().map_or(0, char::len_utf8)
+    };
+    let lazy = usize::from(s[len..].starts_with('?'));
+    &s[..len + lazy]
+}
+
+/// A Go repetition `{n}`, `{n,}` or `{n,m}` at the start of `s`: its length, or `None` when
+/// the brace is a literal (Go reads a brace that starts no valid repetition as text).
+fn repetition(s: &str) -> Option<(usize, u64, Option<u64>)> {
+    let close = s.find('}')?;
+    let body = &s[1..close];
+    let (min, max) = match body.split_once(',') {
+        Some((min, "")) => (min, None),
+        Some((min, max)) => (min, Some(max)),
+        None => (body, Some(body)),
+    };
+    let number = |t: &str| {
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some(t.parse::<u64>().unwrap_or(u64::MAX))
+    };
+    let min = number(min)?;
+    let max = match max {
+        Some(m) => Some(number(m)?),
+        None => None,
+    };
+    Some((close + 1, min, max))
 }
 
 /// Rewrites Go's syntax into the `regex` crate's: Go's Perl classes and word boundaries are
@@ -205,6 +266,23 @@ fn translate(pattern: &str) -> Result<String, FuncError> {
                 in_class = false;
                 out.push(']');
             }
+            '{' if !in_class => {
+                let rest = &pattern
+                    [pattern.len() - chars.clone().map(char::len_utf8).sum::<usize>() - 1..];
+                match repetition(rest) {
+                    Some((len, min, max)) => {
+                        if min > MAX_REPEAT || max.is_some_and(|m| m > MAX_REPEAT || m < min) {
+                            return Err(parse_error("invalid repeat count", &rest[..len]));
+                        }
+                        out.push_str(&rest[..len]);
+                        for _ in 1..len {
+                            chars.next();
+                        }
+                    }
+                    None => out.push_str("\\{"),
+                }
+            }
+            '}' if !in_class => out.push_str("\\}"),
             '&' | '~' | '-' if in_class => {
                 // The crate reads `&&`, `~~` and `--` as set operations; Go has none.
                 if c == '-' {
@@ -474,5 +552,32 @@ mod tests {
             message("a)").as_deref(),
             Some("error parsing regexp: unexpected ): `a)`")
         );
+        for (pattern, want) in [
+            ("a{1001}", "invalid repeat count: `{1001}`"),
+            ("a{2,1}", "invalid repeat count: `{2,1}`"),
+            ("*a", "missing argument to repetition operator: `*`"),
+            (r"a\q", r"invalid escape sequence: `\q`"),
+            ("(?=a)", "invalid or unsupported Perl syntax: `(?=`"),
+            ("[z-a]", "invalid character class range: `z-a`"),
+            ("x[ab", "missing closing ]: `[ab`"),
+            ("(a", "missing closing ): `(a`"),
+        ] {
+            let got = message(pattern);
+            assert_eq!(
+                got.as_deref(),
+                Some(format!("error parsing regexp: {want}").as_str()),
+                "{pattern}"
+            );
+        }
+    }
+
+    #[test]
+    fn braces_that_start_no_repetition_are_literal_as_in_go() {
+        assert!(re("^a{$").is_match("a{"));
+        assert!(re("^x{,3}$").is_match("x{,3}"));
+        assert!(re("^a{2}}$").is_match("aa}"));
+        assert!(re("^a{2,}$").is_match("aaaa"));
+        let deep = format!("{}a{}", "(".repeat(300), ")".repeat(300));
+        assert!(re(&deep).is_match("a"));
     }
 }
