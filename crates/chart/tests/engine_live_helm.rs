@@ -102,6 +102,7 @@ const SNIPPETS: &[&str] = &[
     r#"{{ printf "%e|%.0e|%#.0e|%g|%#g|%G" 0.0 5.0 5.0 0.0 1.0 1e-10 }}"#,
     r#"{{ -0 }} {{ +5 }} {{ 1_0.5 }} {{ 0.1e1 }} {{ 1E2 }} {{ 0X1f }} {{ 0B11 }} {{ '\n' }} {{ '\x41' }} {{ '\u263a' }}"#,
     r#"{{ .Files.missing }} {{ .Files.Get "nope" | len }} {{ len .Files }} {{ if .Files.missing }}y{{ else }}n{{ end }}"#,
+    r#"{{ printf "%q|%+q" "\u0378\u00ad\u2028\ufffd\ue000\u0301\u200d\u061c\u180e\ufeff\U0001F9FF\U000E0001\u0085\u00a0\u3000\u2060\uFFF9\U0001D173" "é\u0301" }}"#,
     r#"{{ trunc 3.0 "abcdef" }} {{ repeat 2.0 "x" }} {{ indent 2.0 "a" }}"#,
     "{{ `raw\\n` }} {{ \"tab\\there\" }} {{ \"\\u263a\\x41\\101\" }}",
 ];
