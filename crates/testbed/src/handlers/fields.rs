@@ -45,10 +45,11 @@ pub fn shape(res: &ResourceDef) -> Shape<'_> {
 }
 
 /// The part of an object a write to `sub` owns.
-pub fn scope(res: &ResourceDef, sub: Option<&str>) -> Scope {
+pub fn scope(res: &ResourceDef, sub: Option<&str>) -> Scope<'static> {
     match (res.has_status(), sub) {
-        (_, Some("status")) => Scope::StatusOnly,
-        (true, _) => Scope::ExcludeStatus,
+        (_, Some("status")) if res.crd.is_some() => Scope::CUSTOM_RESOURCE_STATUS,
+        (_, Some("status")) => Scope::BUILTIN_STATUS,
+        (true, _) => Scope::MAIN_WITH_STATUS,
         (false, _) => Scope::Whole,
     }
 }
@@ -60,5 +61,5 @@ pub struct Ownership<'a> {
     /// The object structure.
     pub shape: Shape<'a>,
     /// The part written.
-    pub scope: Scope,
+    pub scope: Scope<'static>,
 }
