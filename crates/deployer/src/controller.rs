@@ -1,0 +1,763 @@
+//! The DeployItem controller every deployer runs: responsibility, the contract's job flow with
+//! its writes, hooks at every hook point, timeouts, abort, deletion, retries with backoff and
+//! Events, around a concrete [`Deployer`].
+
+use crate::contract::decision::{self, Decision, Work};
+use crate::contract::interrupt::Interrupt;
+use crate::contract::new_job_id;
+use crate::contract::status::{Final, StatusWriter, last_error};
+use crate::deployer::{Deployer, Failure, Job, Outcome};
+use crate::error::{Error, Retry};
+use crate::exports;
+use crate::hooks::{HookResult, HookType, Hooks, accumulate};
+use crate::responsibility;
+use crate::target_access::TargetAccess;
+use futures::StreamExt;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::Resource as _;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::watcher::{self, watcher};
+use landscaper_api::core::{
+    DeployItem, DeployItemPhase, DeployerInformation, Target, TargetSelector,
+};
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tracing::Instrument;
+
+/// The default progressing timeout of an item without `spec.timeout`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How a deployer runs.
+#[derive(Debug, Clone)]
+pub struct DeployerConfig {
+    /// The `spec.type` the deployer serves.
+    pub deploy_item_type: String,
+    /// Identity, name and version written to `status.deployer`.
+    pub info: DeployerInformation,
+    /// Targets the deployer is responsible for; none: every target.
+    pub target_selectors: Vec<TargetSelector>,
+    /// Watch DeployItems and Targets of this namespace only.
+    pub namespace: Option<String>,
+    /// Items reconciled at the same time.
+    pub workers: u16,
+    /// First retry delay of a transient error; doubles per failure.
+    pub retry_initial: Duration,
+    /// Longest retry delay.
+    pub retry_max: Duration,
+}
+
+impl DeployerConfig {
+    /// A configuration with defaults for `deploy_item_type` and the deployer's name.
+    pub fn new(deploy_item_type: &str, name: &str) -> Self {
+        Self {
+            deploy_item_type: deploy_item_type.into(),
+            info: DeployerInformation {
+                identity: name.into(),
+                name: name.into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            target_selectors: Vec::new(),
+            namespace: None,
+            workers: 8,
+            retry_initial: Duration::from_secs(1),
+            retry_max: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Everything a deployer needs to run.
+pub struct Setup<D> {
+    /// The landscaper cluster (DeployItems, Targets, export Secrets, Events).
+    pub ls_client: kube::Client,
+    /// Where Secrets referenced by Targets are read (the agent: its host cluster).
+    pub secrets_client: kube::Client,
+    /// The concrete deployer.
+    pub deployer: D,
+    /// How it runs.
+    pub config: DeployerConfig,
+    /// Its extension hooks.
+    pub hooks: Hooks,
+}
+
+/// What we last finished per item, to recognise a store that has not caught up with our own
+/// final write yet (and not redo the job).
+#[derive(Debug, Clone)]
+struct Done {
+    job_id: String,
+    deleted: bool,
+    touched: Option<Timestamp>,
+}
+
+/// Shared state of the controller.
+pub struct Context<D> {
+    ls: kube::Client,
+    deployer: D,
+    config: DeployerConfig,
+    hooks: Hooks,
+    targets: Store<Target>,
+    items: Store<DeployItem>,
+    target_access: Arc<TargetAccess>,
+    recorder: Recorder,
+    failures: Mutex<HashMap<ObjectRef<DeployItem>, u32>>,
+    done: Mutex<HashMap<ObjectRef<DeployItem>, Done>>,
+}
+
+/// Runs a deployer until `shutdown` completes.
+pub async fn run<D: Deployer>(
+    setup: Setup<D>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let Setup {
+        ls_client,
+        secrets_client,
+        deployer,
+        config,
+        hooks,
+    } = setup;
+    let (items_api, targets_api): (kube::Api<DeployItem>, kube::Api<Target>) =
+        match &config.namespace {
+            Some(ns) => (
+                kube::Api::namespaced(ls_client.clone(), ns),
+                kube::Api::namespaced(ls_client.clone(), ns),
+            ),
+            None => (
+                kube::Api::all(ls_client.clone()),
+                kube::Api::all(ls_client.clone()),
+            ),
+        };
+    let controller = Controller::new(items_api, watcher::Config::default())
+        .with_config(ControllerConfig::default().concurrency(config.workers));
+    let items = controller.store();
+
+    // Targets are looked up in a store of our own (no request per item); the controller's
+    // own watch of Targets re-triggers the items that reference a changed Target.
+    let (target_reader, target_writer) = reflector::store();
+    let target_events = reflector::reflector(
+        target_writer,
+        watcher(targets_api.clone(), watcher::Config::default()),
+    )
+    .default_backoff()
+    .touched_objects();
+    tokio::spawn(async move {
+        let mut events = std::pin::pin!(target_events);
+        while events.next().await.is_some() {}
+    });
+    if target_reader.wait_until_ready().await.is_err() {
+        tracing::error!("the Target watch ended before it was ready");
+        return;
+    }
+    let items_for_targets = items.clone();
+    let controller = controller.watches(targets_api, watcher::Config::default(), move |target| {
+        items_referencing(&items_for_targets, &target)
+    });
+
+    let reporter = Reporter {
+        controller: config.info.name.clone(),
+        instance: Some(config.info.identity.clone()),
+    };
+    let ctx = Arc::new(Context {
+        recorder: Recorder::new(ls_client.clone(), reporter),
+        target_access: Arc::new(TargetAccess::new(secrets_client)),
+        ls: ls_client,
+        deployer,
+        config,
+        hooks,
+        targets: target_reader,
+        items,
+        failures: Mutex::new(HashMap::new()),
+        done: Mutex::new(HashMap::new()),
+    });
+    controller
+        .graceful_shutdown_on(shutdown)
+        .run(reconcile, error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "reconcile ended with an error");
+            }
+        })
+        .await;
+}
+
+fn items_referencing(items: &Store<DeployItem>, target: &Target) -> Vec<ObjectRef<DeployItem>> {
+    let name = target.metadata.name.as_deref().unwrap_or_default();
+    let ns = target.metadata.namespace.as_deref().unwrap_or_default();
+    items
+        .state()
+        .iter()
+        .filter(|i| {
+            i.spec.target.as_ref().is_some_and(|t| {
+                t.name == name
+                    && t.namespace
+                        .as_deref()
+                        .or(i.metadata.namespace.as_deref())
+                        .unwrap_or_default()
+                        == ns
+            })
+        })
+        .map(|i| ObjectRef::from_obj(i.as_ref()))
+        .collect()
+}
+
+/// Reconciles one DeployItem.
+pub async fn reconcile<D: Deployer>(
+    item: Arc<DeployItem>,
+    ctx: Arc<Context<D>>,
+) -> Result<Action, Error> {
+    if item.spec.type_ != ctx.config.deploy_item_type {
+        return Ok(Action::await_change());
+    }
+    let span = tracing::info_span!(
+        "reconcile",
+        namespace = item.metadata.namespace.as_deref().unwrap_or_default(),
+        name = item.metadata.name.as_deref().unwrap_or_default(),
+    );
+    ctx.flow(item).instrument(span).await
+}
+
+/// Retries a failed reconcile with per-item exponential backoff.
+pub fn error_policy<D: Deployer>(
+    item: Arc<DeployItem>,
+    error: &Error,
+    ctx: Arc<Context<D>>,
+) -> Action {
+    let delay = ctx.backoff(&ObjectRef::from_obj(item.as_ref()));
+    tracing::warn!(
+        namespace = item.metadata.namespace.as_deref().unwrap_or_default(),
+        name = item.metadata.name.as_deref().unwrap_or_default(),
+        error = %error,
+        retry_in = ?delay,
+        "reconcile failed"
+    );
+    Action::requeue(delay)
+}
+
+fn delay_of(r: HookResult) -> Option<Duration> {
+    if r.requeue {
+        Some(Duration::ZERO)
+    } else if !r.requeue_after.is_zero() {
+        Some(r.requeue_after)
+    } else {
+        None
+    }
+}
+
+fn action_of(r: HookResult) -> Action {
+    action_after(delay_of(r))
+}
+
+fn action_after(delay: Option<Duration>) -> Action {
+    delay.map_or_else(Action::await_change, Action::requeue)
+}
+
+/// The sooner of two optional requeue delays.
+fn sooner(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+impl<D: Deployer> Context<D> {
+    fn backoff(&self, key: &ObjectRef<DeployItem>) -> Duration {
+        let mut f = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let n = f.entry(key.clone()).or_insert(0);
+        let delay = self
+            .config
+            .retry_initial
+            .saturating_mul(1u32 << (*n).min(16))
+            .min(self.config.retry_max);
+        *n += 1;
+        delay
+    }
+
+    fn reset_backoff(&self, key: &ObjectRef<DeployItem>) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    async fn responsibility(
+        &self,
+        item: &DeployItem,
+    ) -> Result<(bool, Option<Arc<Target>>), Error> {
+        let no_selectors = self.config.target_selectors.is_empty();
+        let Some(r) = &item.spec.target else {
+            // With selectors, only a target can make an item ours.
+            return Ok((no_selectors, None));
+        };
+        let ns = r
+            .namespace
+            .as_deref()
+            .or(item.metadata.namespace.as_deref())
+            .unwrap_or_default();
+        let target = match self.targets.get(&ObjectRef::new(&r.name).within(ns)) {
+            Some(t) => t,
+            // The store may lag behind the watch that triggered us; ask the API.
+            None => match kube::Api::<Target>::namespaced(self.ls.clone(), ns)
+                .get_opt(&r.name)
+                .await
+            {
+                Ok(Some(t)) => Arc::new(t),
+                Ok(None) => return Ok((no_selectors, None)),
+                Err(e) => {
+                    return Err(Error::from_kube(
+                        "ResponsibilityCheck",
+                        &format!("Target {ns}/{}", r.name),
+                        &e,
+                    ));
+                }
+            },
+        };
+        match responsibility::matches_any(&self.config.target_selectors, &target) {
+            Ok(m) => Ok((m, Some(target))),
+            Err(e) => {
+                tracing::warn!(error = %e, "a target selector of this deployer is invalid");
+                Ok((false, Some(target)))
+            }
+        }
+    }
+
+    /// Whether the store has not caught up with a job we finished.
+    fn stale(&self, key: &ObjectRef<DeployItem>, item: &DeployItem, d: &Decision) -> bool {
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(last) = done.get(key) else {
+            return false;
+        };
+        let status = item.status.clone().unwrap_or_default();
+        let job = status.job_id.unwrap_or_default();
+        if status.job_id_finished.as_deref() == Some(last.job_id.as_str()) && !last.deleted {
+            done.remove(key);
+            return false;
+        }
+        match d.work {
+            Some(Work::Delete) => last.deleted && last.job_id == job,
+            Some(Work::Reconcile { .. }) if !d.mint_job_id => !last.deleted && last.job_id == job,
+            None => last.touched.is_some_and(|t| {
+                status
+                    .last_reconcile_time
+                    .as_ref()
+                    .is_none_or(|lrt| lrt.0 < t)
+            }),
+            _ => false,
+        }
+    }
+
+    fn remember(&self, key: &ObjectRef<DeployItem>, done: Done) {
+        self.done
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.clone(), done);
+    }
+
+    async fn hook(
+        &self,
+        t: HookType,
+        item: &Arc<DeployItem>,
+        target: Option<&Arc<Target>>,
+    ) -> Result<Option<HookResult>, Error> {
+        self.hooks.execute(t, Some(item), target).await
+    }
+
+    async fn flow(&self, item: Arc<DeployItem>) -> Result<Action, Error> {
+        let key = ObjectRef::from_obj(item.as_ref());
+        let mut run = accumulate(
+            HookResult::default(),
+            self.hooks.execute(HookType::Start, None, None).await?,
+        );
+        if run.abort_reconcile {
+            return Ok(action_of(run));
+        }
+        let (mut responsible, target) = self.responsibility(&item).await?;
+        let during = self
+            .hook(HookType::DuringResponsibilityCheck, &item, target.as_ref())
+            .await?;
+        if during.is_some() {
+            run = accumulate(run, during);
+            responsible = !run.abort_reconcile;
+        }
+        if !responsible {
+            return Ok(action_of(run));
+        }
+        run = accumulate(
+            run,
+            self.hook(HookType::AfterResponsibilityCheck, &item, target.as_ref())
+                .await?,
+        );
+        if run.abort_reconcile {
+            return Ok(action_of(run));
+        }
+
+        let decision = decision::decide(&item);
+        let should = self
+            .hook(HookType::ShouldReconcile, &item, target.as_ref())
+            .await?;
+        run = accumulate(run, should);
+        let (work, quiet) = match decision.work {
+            Some(w) => (w, false),
+            None if should.is_some_and(|s| !s.abort_reconcile) => {
+                (Work::Reconcile { force: false }, true)
+            }
+            None => {
+                if decision.remove_operation {
+                    StatusWriter::new(self.ls.clone(), &item)
+                        .metadata(&item, false, true)
+                        .await?;
+                }
+                run.abort_reconcile = false;
+                return Ok(action_of(run));
+            }
+        };
+        let stale_check = Decision {
+            work: (!quiet).then_some(work),
+            ..decision.clone()
+        };
+        if self.stale(&key, &item, &stale_check) {
+            return Ok(Action::await_change());
+        }
+        // The default logic decided; ShouldReconcile's vote cannot stop it any more.
+        run.abort_reconcile = false;
+        run = accumulate(
+            run,
+            self.hook(HookType::BeforeAnyReconcile, &item, target.as_ref())
+                .await?,
+        );
+        if run.abort_reconcile {
+            return Ok(action_of(run));
+        }
+        let before = match work {
+            Work::Abort => HookType::BeforeAbort,
+            Work::Reconcile { force: true } => HookType::BeforeForceReconcile,
+            Work::Delete => HookType::BeforeDelete,
+            Work::Reconcile { force: false } => HookType::BeforeReconcile,
+        };
+        run = accumulate(run, self.hook(before, &item, target.as_ref()).await?);
+        if run.abort_reconcile {
+            return Ok(action_of(run));
+        }
+        let retry = self
+            .run_job(&key, item.clone(), target.clone(), &decision, work, quiet)
+            .await?;
+        run = accumulate(run, self.hook(HookType::End, &item, target.as_ref()).await?);
+        Ok(action_after(sooner(delay_of(run), retry)))
+    }
+
+    fn interrupt(&self, item: &DeployItem, key: &ObjectRef<DeployItem>) -> Interrupt {
+        let timeout = match &item.spec.timeout {
+            Some(t) if t.is_none() => None,
+            Some(t) => Some(t.as_std()),
+            None => Some(DEFAULT_TIMEOUT),
+        };
+        let deadline = timeout.map(|t| {
+            let started = item
+                .status
+                .as_ref()
+                .and_then(|s| s.last_reconcile_time.as_ref())
+                .map_or_else(Timestamp::now, |t| t.0);
+            let end = started
+                .checked_add(SignedDuration::try_from(t).unwrap_or(SignedDuration::MAX))
+                .unwrap_or(Timestamp::MAX);
+            let left = end.duration_since(Timestamp::now());
+            Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO)
+        });
+        let items = self.items.clone();
+        let key = key.clone();
+        Interrupt::new(
+            deadline,
+            timeout.unwrap_or(Duration::ZERO),
+            Arc::new(move || {
+                items.get(&key).is_some_and(|i| {
+                    decision::operation(&i) == Some(landscaper_api::core::Operation::Abort)
+                })
+            }),
+        )
+    }
+
+    async fn event(&self, item: &DeployItem, type_: EventType, reason: &str, note: String) {
+        let ev = Event {
+            type_,
+            reason: reason.into(),
+            note: Some(note),
+            action: "Reconcile".into(),
+            secondary: None,
+        };
+        if let Err(e) = self.recorder.publish(&ev, &item.object_ref(&())).await {
+            tracing::debug!(error = %e, "could not publish an event");
+        }
+    }
+
+    /// Runs a job; returns a requeue delay when a transient error is retried.
+    async fn run_job(
+        &self,
+        key: &ObjectRef<DeployItem>,
+        item: Arc<DeployItem>,
+        target: Option<Arc<Target>>,
+        decision: &Decision,
+        work: Work,
+        quiet: bool,
+    ) -> Result<Option<Duration>, Error> {
+        let writer = StatusWriter::new(self.ls.clone(), &item);
+        let now = Timestamp::now();
+        let status = item.status.clone().unwrap_or_default();
+        let job_id = if decision.mint_job_id {
+            new_job_id()
+        } else {
+            status.job_id.clone().unwrap_or_default()
+        };
+        let deletion = work == Work::Delete;
+        let mut current = (*item).clone();
+        if work != Work::Abort {
+            if quiet {
+                current = writer.touch(now).await?;
+            } else if !decision.resume {
+                let phase = if deletion {
+                    DeployItemPhase::InitDelete
+                } else {
+                    DeployItemPhase::Init
+                };
+                let minted = decision.mint_job_id.then_some(job_id.as_str());
+                current = writer
+                    .pickup(&current, phase, minted, &self.config.info, now)
+                    .await?;
+                tracing::info!(job = %job_id, deletion, "picked up");
+            }
+            current = writer
+                .metadata(&current, !deletion, decision.remove_operation)
+                .await?;
+            if !quiet {
+                let want = if deletion {
+                    DeployItemPhase::Deleting
+                } else {
+                    DeployItemPhase::Progressing
+                };
+                if current.status.as_ref().and_then(|s| s.phase.as_ref()) != Some(&want) {
+                    current = writer.phase(want).await?;
+                }
+            }
+        }
+        let job = Job {
+            item: Arc::new(current.clone()),
+            target: target.clone(),
+            job_id: job_id.clone(),
+            force: work == Work::Reconcile { force: true },
+            interrupt: self.interrupt(&current, key),
+            ls_client: self.ls.clone(),
+            targets: self.target_access.clone(),
+        };
+        let result: Result<Outcome, Failure> = match (work, &item.spec.target, &target) {
+            (Work::Abort, _, _) => Err(Error::aborted("Abort").into()),
+            (_, Some(r), None) => Err(Error::transient(
+                "TargetAccess",
+                "TargetNotFound",
+                format!(
+                    "DeployItem {}: spec.target {} not found",
+                    job.item_name(),
+                    r.name
+                ),
+            )
+            .into()),
+            _ => match job.interrupt.check("Reconcile") {
+                Err(e) => Err(e.into()),
+                Ok(()) => match work {
+                    Work::Delete if decision::delete_without_uninstall(&current) => {
+                        tracing::info!("deleting without uninstall");
+                        Ok(Outcome::default())
+                    }
+                    Work::Delete => self
+                        .deployer
+                        .delete(&job)
+                        .await
+                        .map(|()| Outcome::default()),
+                    Work::Reconcile { force: true } => self.deployer.force_reconcile(&job).await,
+                    _ => self.deployer.reconcile(&job).await,
+                },
+            },
+        };
+        match result {
+            Ok(outcome) => {
+                self.succeeded(key, &writer, &job, current, outcome, deletion, quiet)
+                    .await
+            }
+            Err(failure) => {
+                self.failed(key, &writer, &job, current, failure, deletion)
+                    .await
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn succeeded(
+        &self,
+        key: &ObjectRef<DeployItem>,
+        writer: &StatusWriter,
+        job: &Job,
+        current: DeployItem,
+        outcome: Outcome,
+        deletion: bool,
+        quiet: bool,
+    ) -> Result<Option<Duration>, Error> {
+        if deletion {
+            let after = writer.remove_finalizer(&current).await?;
+            self.remember(
+                key,
+                Done {
+                    job_id: job.job_id.clone(),
+                    deleted: true,
+                    touched: None,
+                },
+            );
+            self.reset_backoff(key);
+            tracing::info!("deleted");
+            if after
+                .metadata
+                .finalizers
+                .as_ref()
+                .is_some_and(|f| !f.is_empty())
+            {
+                let done = Final {
+                    phase: DeployItemPhase::Succeeded,
+                    job_id: job.job_id.clone(),
+                    error: None,
+                    provider_status: None,
+                    export_ref: None,
+                };
+                writer.finish(&after, &done, Timestamp::now()).await?;
+            }
+            return Ok(None);
+        }
+        let export_ref = match &outcome.exports {
+            Some(values) => match exports::write_secret(&self.ls, &current, values).await {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    let failure = Failure {
+                        error: e,
+                        provider_status: outcome.provider_status,
+                    };
+                    return self.failed(key, writer, job, current, failure, false).await;
+                }
+            },
+            None => None,
+        };
+        let done = Final {
+            phase: DeployItemPhase::Succeeded,
+            job_id: job.job_id.clone(),
+            error: None,
+            provider_status: outcome.provider_status,
+            export_ref,
+        };
+        let was_failed = current.status.as_ref().and_then(|s| s.phase.as_ref())
+            == Some(&DeployItemPhase::Failed);
+        let changed = !quiet || StatusWriter::final_changes(&current, &done);
+        if changed {
+            writer.finish(&current, &done, Timestamp::now()).await?;
+        }
+        self.remember(
+            key,
+            Done {
+                job_id: job.job_id.clone(),
+                deleted: false,
+                touched: current
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.last_reconcile_time.as_ref())
+                    .map(|t| t.0),
+            },
+        );
+        self.reset_backoff(key);
+        tracing::info!(job = %job.job_id, "succeeded");
+        if was_failed {
+            self.event(
+                &current,
+                EventType::Normal,
+                "Succeeded",
+                "the deploy item succeeded again".into(),
+            )
+            .await;
+        }
+        Ok(None)
+    }
+
+    async fn failed(
+        &self,
+        key: &ObjectRef<DeployItem>,
+        writer: &StatusWriter,
+        job: &Job,
+        current: DeployItem,
+        failure: Failure,
+        deletion: bool,
+    ) -> Result<Option<Duration>, Error> {
+        let Failure {
+            mut error,
+            provider_status,
+        } = failure;
+        if error.retry == Retry::Transient
+            && let Err(timeout) = job.interrupt.check(&error.operation)
+            && timeout.retry == Retry::Never
+        {
+            error = Error {
+                message: format!("{}; last error: {}", timeout.message, error.message),
+                ..timeout
+            };
+        }
+        if error.retry == Retry::Transient {
+            let previous = current.status.as_ref().and_then(|s| s.last_error.as_ref());
+            let unchanged =
+                previous.is_some_and(|p| p.reason == error.reason && p.message == error.message);
+            if !unchanged {
+                let mut le = last_error(&error, previous, Timestamp::now());
+                le.codes = error.codes.clone();
+                writer.error(&le).await?;
+                if let Some(p) = provider_status {
+                    writer.provider_status(p).await?;
+                }
+            }
+            let delay = self.backoff(key);
+            tracing::info!(error = %error, retry_in = ?delay, "transient error, retrying");
+            return Ok(Some(delay));
+        }
+        if error.retry == Retry::Aborted
+            && let Err(e) = self.deployer.abort(job).await
+        {
+            tracing::warn!(error = %e, "cleanup after abort failed");
+        }
+        let phase = if deletion {
+            DeployItemPhase::DeleteFailed
+        } else {
+            DeployItemPhase::Failed
+        };
+        let done = Final {
+            phase,
+            job_id: job.job_id.clone(),
+            error: Some(error.clone()),
+            provider_status,
+            export_ref: None,
+        };
+        let after = writer.finish(&current, &done, Timestamp::now()).await?;
+        if error.retry == Retry::Aborted {
+            writer.metadata(&after, false, true).await?;
+        }
+        self.remember(
+            key,
+            Done {
+                job_id: job.job_id.clone(),
+                deleted: deletion,
+                touched: None,
+            },
+        );
+        self.reset_backoff(key);
+        tracing::warn!(job = %job.job_id, error = %error, "failed");
+        self.event(
+            &current,
+            EventType::Warning,
+            &error.reason,
+            error.message.clone(),
+        )
+        .await;
+        Ok(None)
+    }
+}

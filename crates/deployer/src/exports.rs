@@ -1,0 +1,188 @@
+//! Exports: values read by JSONPath from deployed objects (or from the item's values), written
+//! into the Secret `<item>-export` (key `config`) that `status.exportRef` points at.
+
+use crate::contract::interrupt::Interrupt;
+use crate::error::{Error, is_not_found};
+use crate::jsonpath;
+use crate::target_access::TargetCluster;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::Resource as _;
+use kube::api::{DynamicObject, ObjectMeta, Patch, PatchParams, PostParams};
+use landscaper_api::core::{DeployItem, ObjectReference};
+use landscaper_api::deployer::Exports;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+const OPERATION: &str = "Export";
+/// The key of the export Secret that holds the exported values.
+pub const EXPORT_KEY: &str = "config";
+
+/// The name of an item's export Secret.
+pub fn secret_name(item_name: &str) -> String {
+    format!("{item_name}-export")
+}
+
+/// Reads every export; `values` answers exports without `fromResource`.
+pub async fn collect(
+    cluster: &TargetCluster,
+    exports: &Exports,
+    values: Option<&Value>,
+    interrupt: &Interrupt,
+) -> Result<Value, Error> {
+    let mut out = Map::new();
+    for (i, e) in exports.exports.iter().enumerate() {
+        interrupt.check(OPERATION)?;
+        let field = format!("exports.exports[{i}] ({})", e.key);
+        let source = match &e.from_resource {
+            Some(r) => {
+                fetch(
+                    cluster,
+                    &r.api_version,
+                    &r.kind,
+                    r.namespace.as_deref(),
+                    &r.name,
+                    &field,
+                )
+                .await?
+            }
+            None => values.cloned().ok_or_else(|| {
+                Error::config(
+                    OPERATION,
+                    "InvalidExport",
+                    format!("{field}: fromResource is required"),
+                )
+            })?,
+        };
+        let found = read(&source, &e.json_path, &field)?;
+        let value = match &e.from_object_ref {
+            None => found,
+            Some(r) => {
+                let name = found.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    Error::config(
+                        OPERATION,
+                        "InvalidExport",
+                        format!(
+                            "{field}: {} is not an object reference with a name",
+                            e.json_path
+                        ),
+                    )
+                })?;
+                let namespace = found.get("namespace").and_then(Value::as_str);
+                let target =
+                    fetch(cluster, &r.api_version, &r.kind, namespace, name, &field).await?;
+                read(&target, &r.json_path, &field)?
+            }
+        };
+        out.insert(e.key.clone(), value);
+    }
+    Ok(Value::Object(out))
+}
+
+fn read(source: &Value, path: &str, field: &str) -> Result<Value, Error> {
+    jsonpath::get(source, path)
+        .map_err(|e| {
+            Error::config(
+                OPERATION,
+                "InvalidExport",
+                format!("{field}: jsonPath: {e}"),
+            )
+        })?
+        .ok_or_else(|| {
+            // The value may appear later (a status the workload fills in).
+            Error::transient(
+                OPERATION,
+                "ExportValueMissing",
+                format!("{field}: {path} has no value"),
+            )
+        })
+}
+
+async fn fetch(
+    cluster: &TargetCluster,
+    api_version: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    name: &str,
+    field: &str,
+) -> Result<Value, Error> {
+    let resolved = cluster.discovery.resolve(api_version, kind).await?;
+    let api: kube::Api<DynamicObject> = match namespace {
+        Some(ns) if resolved.namespaced => {
+            kube::Api::namespaced_with(cluster.client.clone(), ns, &resolved.resource)
+        }
+        _ => kube::Api::all_with(cluster.client.clone(), &resolved.resource),
+    };
+    let what = format!("{field}: {kind} {name}");
+    let obj = api
+        .get_opt(name)
+        .await
+        .map_err(|e| Error::from_kube(OPERATION, &what, &e))?
+        .ok_or_else(|| {
+            Error::transient(
+                OPERATION,
+                "ExportSourceMissing",
+                format!("{what} not found"),
+            )
+        })?;
+    serde_json::to_value(obj)
+        .map_err(|e| Error::transient(OPERATION, "Decode", format!("{what}: {e}")))
+}
+
+/// Writes the exports into the item's export Secret (owned by the item, so it goes with it),
+/// skipping the write when the Secret already holds them.
+pub async fn write_secret(
+    ls: &kube::Client,
+    item: &DeployItem,
+    values: &Value,
+) -> Result<ObjectReference, Error> {
+    let namespace = item.metadata.namespace.clone().unwrap_or_default();
+    let name = secret_name(item.metadata.name.as_deref().unwrap_or_default());
+    let what = format!("export Secret {namespace}/{name}");
+    let data = serde_json::to_vec(values)
+        .map_err(|e| Error::transient(OPERATION, "Encode", format!("{what}: {e}")))?;
+    let api: kube::Api<Secret> = kube::Api::namespaced(ls.clone(), &namespace);
+    let reference = ObjectReference {
+        name: name.clone(),
+        namespace: Some(namespace.clone()),
+    };
+    let existing = api
+        .get_opt(&name)
+        .await
+        .map_err(|e| Error::from_kube(OPERATION, &what, &e))?;
+    let wanted = BTreeMap::from([(EXPORT_KEY.to_string(), ByteString(data))]);
+    match existing {
+        Some(s) if s.data.as_ref() == Some(&wanted) => Ok(reference),
+        Some(_) => {
+            let patch = serde_json::json!({ "data": wanted });
+            match api
+                .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+            {
+                Ok(_) => Ok(reference),
+                Err(e) if is_not_found(&e) => Err(Error::transient(
+                    OPERATION,
+                    "Conflict",
+                    format!("{what} vanished while updating"),
+                )),
+                Err(e) => Err(Error::from_kube(OPERATION, &what, &e)),
+            }
+        }
+        None => {
+            let secret = Secret {
+                metadata: ObjectMeta {
+                    name: Some(name.clone()),
+                    namespace: Some(namespace.clone()),
+                    owner_references: item.controller_owner_ref(&()).map(|r| vec![r]),
+                    ..Default::default()
+                },
+                data: Some(wanted),
+                ..Default::default()
+            };
+            api.create(&PostParams::default(), &secret)
+                .await
+                .map_err(|e| Error::from_kube(OPERATION, &what, &e))?;
+            Ok(reference)
+        }
+    }
+}

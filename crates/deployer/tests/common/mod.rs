@@ -1,0 +1,250 @@
+//! Two testbed clusters (landscaper and target) with the Landscaper CRDs, deployers running
+//! in the test process, and helpers to create and trigger DeployItems.
+
+#![allow(dead_code)]
+
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+use kube::api::{Patch, PatchParams, PostParams};
+use landscaper_api::constants::target_types;
+use landscaper_api::core::{
+    DeployItem, DeployItemSpec, DeployItemStatus, ObjectReference, Target, TargetSpec,
+};
+use landscaper_deployer::Deployer;
+use landscaper_deployer::controller::{DeployerConfig, Setup};
+use serde_json::{Value, json};
+use std::time::Duration;
+use testbed::Testbed;
+
+/// The namespace of items and targets in the landscaper cluster.
+pub const NS: &str = "items";
+/// How long a test waits for a state before it fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The two clusters and their admin clients.
+pub struct Env {
+    /// The clusters (dropping stops them).
+    pub bed: Testbed,
+    /// Admin client of the landscaper cluster.
+    pub ls: kube::Client,
+    /// Admin client of the target cluster.
+    pub target: kube::Client,
+}
+
+/// Starts both clusters, installs the CRDs and the items namespace.
+pub async fn env() -> Env {
+    let bed = Testbed::builder()
+        .named(&["landscaper", "target"])
+        .start()
+        .await
+        .expect("testbed starts");
+    let ls = bed.cluster_named("landscaper").unwrap().client();
+    let target = bed.cluster_named("target").unwrap().client();
+    let crds: Api<CustomResourceDefinition> = Api::all(ls.clone());
+    for crd in landscaper_api::crd::all() {
+        crds.create(&PostParams::default(), &crd)
+            .await
+            .expect("CRD created");
+    }
+    let namespaces: Api<Namespace> = Api::all(ls.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": NS}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let items: Api<DeployItem> = Api::namespaced(ls.clone(), NS);
+    let targets: Api<Target> = Api::namespaced(ls.clone(), NS);
+    wait_until(|| async {
+        items.list(&Default::default()).await.is_ok()
+            && targets.list(&Default::default()).await.is_ok()
+    })
+    .await;
+    Env { bed, ls, target }
+}
+
+/// Polls `check` until it holds, failing the test after [`WAIT`].
+pub async fn wait_until<F, Fut>(mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let end = tokio::time::Instant::now() + WAIT;
+    while !check().await {
+        assert!(
+            tokio::time::Instant::now() < end,
+            "condition not reached within {WAIT:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+impl Env {
+    /// The landscaper cluster.
+    pub fn ls_cluster(&self) -> &testbed::Cluster {
+        self.bed.cluster_named("landscaper").unwrap()
+    }
+
+    /// The target cluster.
+    pub fn target_cluster(&self) -> &testbed::Cluster {
+        self.bed.cluster_named("target").unwrap()
+    }
+
+    /// Creates a kubernetes-cluster Target with the target cluster's admin kubeconfig inline.
+    pub async fn target(&self, name: &str, annotations: &[(&str, &str)]) -> Target {
+        let mut t = Target::new(
+            name,
+            TargetSpec {
+                type_: target_types::KUBERNETES_CLUSTER.into(),
+                config: Some(json!({ "kubeconfig": self.target_cluster().kubeconfig_yaml() })),
+                secret_ref: None,
+            },
+        );
+        t.metadata.annotations = Some(
+            annotations
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
+        Api::<Target>::namespaced(self.ls.clone(), NS)
+            .create(&PostParams::default(), &t)
+            .await
+            .expect("target created")
+    }
+
+    /// Items of the test namespace.
+    pub fn items(&self) -> Api<DeployItem> {
+        Api::namespaced(self.ls.clone(), NS)
+    }
+
+    /// Creates an item and gives it a pending job, as the landscaper does.
+    pub async fn item(
+        &self,
+        name: &str,
+        type_: &str,
+        target: Option<&str>,
+        config: Value,
+    ) -> DeployItem {
+        let di = DeployItem::new(
+            name,
+            DeployItemSpec {
+                type_: type_.into(),
+                target: target.map(|t| ObjectReference {
+                    name: t.into(),
+                    namespace: Some(NS.into()),
+                }),
+                config: Some(config),
+                ..Default::default()
+            },
+        );
+        self.items()
+            .create(&PostParams::default(), &di)
+            .await
+            .expect("item created");
+        self.trigger(name, "job-1").await
+    }
+
+    /// Sets a new job ID, as the landscaper does to start a job.
+    pub async fn trigger(&self, name: &str, job: &str) -> DeployItem {
+        self.items()
+            .patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"jobID": job}})),
+            )
+            .await
+            .expect("job triggered")
+    }
+
+    /// Waits until the item's job `job` finished and returns the item.
+    pub async fn finished(&self, name: &str, job: &str) -> DeployItem {
+        let end = tokio::time::Instant::now() + WAIT;
+        loop {
+            let di = self.items().get(name).await.unwrap();
+            let s: DeployItemStatus = di.status.clone().unwrap_or_default();
+            if s.job_id_finished.as_deref() == Some(job) {
+                return di;
+            }
+            assert!(
+                tokio::time::Instant::now() < end,
+                "job {job} of {name} did not finish: {s:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// A ConfigMap in the target cluster, if present.
+    pub async fn configmap(&self, ns: &str, name: &str) -> Option<ConfigMap> {
+        Api::<ConfigMap>::namespaced(self.target.clone(), ns)
+            .get_opt(name)
+            .await
+            .unwrap()
+    }
+}
+
+/// A manifest deployer config with short retries.
+pub fn config(type_: &str) -> DeployerConfig {
+    let mut c = DeployerConfig::new(type_, "test-deployer");
+    c.namespace = Some(NS.into());
+    c.retry_initial = Duration::from_millis(50);
+    c.retry_max = Duration::from_millis(500);
+    c
+}
+
+/// A running deployer; dropping the handle stops it.
+pub struct Running {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops the deployer and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+    }
+}
+
+/// Starts a deployer in the background.
+pub fn start<D: Deployer>(setup: Setup<D>) -> Running {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let task = tokio::spawn(landscaper_deployer::run(setup, async move {
+        let _ = rx.await;
+    }));
+    Running {
+        stop: Some(tx),
+        task: Some(task),
+    }
+}
+
+/// A v1alpha2 manifest configuration.
+pub fn manifests(entries: Vec<Value>) -> Value {
+    json!({
+        "apiVersion": "manifest.deployer.landscaper.gardener.cloud/v1alpha2",
+        "kind": "ProviderConfiguration",
+        "updateStrategy": "patch",
+        "manifests": entries,
+    })
+}
+
+/// A manifest entry for a ConfigMap.
+pub fn configmap(ns: &str, name: &str, data: Value, policy: &str) -> Value {
+    json!({
+        "policy": policy,
+        "manifest": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns}, "data": data},
+    })
+}

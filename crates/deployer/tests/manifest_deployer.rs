@@ -1,0 +1,300 @@
+//! The manifest deployer on two testbed clusters: apply, update and prune, delete, keep,
+//! delete-without-uninstall, exports.
+
+mod common;
+
+use common::*;
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use kube::api::{DeleteParams, Patch, PatchParams};
+use landscaper_api::constants::{annotations, deploy_item_types::MANIFEST, finalizers};
+use landscaper_api::core::DeployItemPhase;
+use landscaper_api::deployer::ManifestProviderStatus;
+use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
+use serde_json::json;
+
+fn managed(di: &landscaper_api::core::DeployItem) -> Vec<(String, String, Option<String>)> {
+    let ps: ManifestProviderStatus =
+        serde_json::from_value(di.status.clone().unwrap().provider_status.unwrap()).unwrap();
+    ps.managed_resources
+        .into_iter()
+        .map(|m| {
+            (
+                m.resource.kind.unwrap(),
+                m.resource.name.unwrap(),
+                m.resource.namespace,
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_manifest_item_is_applied_labelled_and_succeeds() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "app",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![
+            configmap("app", "one", json!({"k": "1"}), "manage"),
+            json!({"manifest": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "app"}}}),
+            json!({"manifest": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "defaulted"}, "data": {"k": "2"}}}),
+        ]),
+    )
+    .await;
+    let di = env.finished("app", "job-1").await;
+    let status = di.status.clone().unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    assert_eq!(status.job_id_finished, status.job_id);
+    assert_eq!(status.observed_generation, di.metadata.generation);
+    assert_eq!(status.deployer.as_ref().unwrap().name, "test-deployer");
+    assert!(status.last_reconcile_time.is_some());
+    assert!(
+        di.metadata
+            .finalizers
+            .clone()
+            .unwrap()
+            .contains(&finalizers::LANDSCAPER.to_string())
+    );
+    // The Namespace went first, although it was listed second.
+    assert_eq!(
+        managed(&di),
+        vec![
+            ("Namespace".into(), "app".into(), None),
+            ("ConfigMap".into(), "one".into(), Some("app".into())),
+            (
+                "ConfigMap".into(),
+                "defaulted".into(),
+                Some("default".into())
+            ),
+        ]
+    );
+    let one = env
+        .configmap("app", "one")
+        .await
+        .expect("ConfigMap app/one exists");
+    assert_eq!(
+        one.metadata
+            .labels
+            .unwrap()
+            .get(DEPLOY_ITEM_LABEL)
+            .map(String::as_str),
+        Some("app")
+    );
+    assert!(env.configmap("default", "defaulted").await.is_some());
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn changing_manifests_updates_objects_and_deletes_dropped_ones() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "app",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![
+            configmap("default", "stays", json!({"v": "old"}), "manage"),
+            configmap("default", "goes", json!({}), "manage"),
+            configmap("default", "kept", json!({}), "keep"),
+        ]),
+    )
+    .await;
+    env.finished("app", "job-1").await;
+    env.items()
+        .patch(
+            "app",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"config": manifests(vec![configmap("default", "stays", json!({"v": "new"}), "manage")])}})),
+        )
+        .await
+        .unwrap();
+    env.trigger("app", "job-2").await;
+    let di = env.finished("app", "job-2").await;
+    assert_eq!(
+        di.status.as_ref().unwrap().phase,
+        Some(DeployItemPhase::Succeeded)
+    );
+    assert_eq!(
+        managed(&di),
+        vec![("ConfigMap".into(), "stays".into(), Some("default".into()))]
+    );
+    let stays = env.configmap("default", "stays").await.unwrap();
+    assert_eq!(stays.data.unwrap()["v"], "new");
+    assert!(env.configmap("default", "goes").await.is_none());
+    assert!(
+        env.configmap("default", "kept").await.is_some(),
+        "keep objects are never pruned"
+    );
+}
+
+#[tokio::test]
+async fn deleting_the_item_removes_everything_but_keep_objects() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "app",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![
+            json!({"manifest": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}}}),
+            configmap("gone", "a", json!({}), "manage"),
+            configmap("default", "kept", json!({}), "keep"),
+            configmap("default", "immutable", json!({}), "immutable"),
+        ]),
+    )
+    .await;
+    env.finished("app", "job-1").await;
+    env.items()
+        .delete("app", &DeleteParams::default())
+        .await
+        .unwrap();
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move { items.get_opt("app").await.unwrap().is_none() }
+    })
+    .await;
+    assert!(env.configmap("gone", "a").await.is_none());
+    assert!(env.configmap("default", "immutable").await.is_none());
+    assert!(env.configmap("default", "kept").await.is_some());
+    let ns: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(env.target.clone());
+    let gone = ns.get_opt("gone").await.unwrap();
+    assert!(gone.is_none() || gone.unwrap().metadata.deletion_timestamp.is_some());
+}
+
+#[tokio::test]
+async fn delete_without_uninstall_removes_nothing() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "app",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![configmap("default", "a", json!({}), "manage")]),
+    )
+    .await;
+    env.finished("app", "job-1").await;
+    env.items()
+        .patch(
+            "app",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {annotations::DELETE_WITHOUT_UNINSTALL: "true"}}})),
+        )
+        .await
+        .unwrap();
+    env.items()
+        .delete("app", &DeleteParams::default())
+        .await
+        .unwrap();
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move { items.get_opt("app").await.unwrap().is_none() }
+    })
+    .await;
+    assert!(env.configmap("default", "a").await.is_some());
+}
+
+#[tokio::test]
+async fn exports_land_in_the_export_secret() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    let mut cfg = manifests(vec![configmap(
+        "default",
+        "src",
+        json!({"url": "https://x"}),
+        "manage",
+    )]);
+    cfg["exports"] = json!({"exports": [
+        {"key": "url", "jsonPath": ".data.url", "fromResource": {"apiVersion": "v1", "kind": "ConfigMap", "name": "src", "namespace": "default"}},
+        {"key": "all", "jsonPath": "{.data}", "fromResource": {"apiVersion": "v1", "kind": "ConfigMap", "name": "src", "namespace": "default"}},
+    ]});
+    env.item("app", MANIFEST, Some("cluster"), cfg).await;
+    let di = env.finished("app", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    let export_ref = status.export_ref.expect("exportRef is set");
+    assert_eq!(export_ref.name, "app-export");
+    let secret = Api::<Secret>::namespaced(env.ls.clone(), NS)
+        .get("app-export")
+        .await
+        .unwrap();
+    let config: serde_json::Value =
+        serde_json::from_slice(&secret.data.unwrap()["config"].0).unwrap();
+    assert_eq!(
+        config,
+        json!({"url": "https://x", "all": {"url": "https://x"}})
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_manifest_fails_with_a_configuration_error_naming_the_field() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "bad",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![
+            json!({"manifest": {"apiVersion": "v1", "metadata": {"name": "x"}}}),
+        ]),
+    )
+    .await;
+    let di = env.finished("bad", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.reason, "InvalidManifest");
+    assert!(
+        err.message
+            .contains("manifests[0].manifest: kind is missing"),
+        "{}",
+        err.message
+    );
+    assert_eq!(
+        err.codes,
+        vec![landscaper_api::core::ErrorCode::ConfigurationProblem]
+    );
+}
