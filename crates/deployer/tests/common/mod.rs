@@ -236,7 +236,6 @@ pub fn manifests(entries: Vec<Value>) -> Value {
     json!({
         "apiVersion": "manifest.deployer.landscaper.gardener.cloud/v1alpha2",
         "kind": "ProviderConfiguration",
-        "updateStrategy": "patch",
         "manifests": entries,
     })
 }

@@ -1,0 +1,461 @@
+//! The deployer contract on two testbed clusters: readiness with timeout and abort,
+//! responsibility (zero writes to foreign items, with RBAC), faults, continuous reconcile,
+//! operation annotations and the mock deployer.
+
+mod common;
+
+use common::*;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::Api;
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use landscaper_api::constants::{
+    annotations,
+    deploy_item_types::{MANIFEST, MOCK},
+};
+use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation};
+use landscaper_deployer::{manifest_deployer, mock_deployer};
+use serde_json::json;
+use std::time::{Duration, Instant};
+use testbed::{Fault, Matcher};
+
+fn deployment(name: &str, never_ready: bool) -> serde_json::Value {
+    let annotations = if never_ready {
+        json!({"testbed.landscaper.gardener.cloud/never-ready": "true"})
+    } else {
+        json!({})
+    };
+    json!({"manifest": {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default", "annotations": annotations},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+        }
+    }})
+}
+
+async fn annotate(env: &Env, name: &str, key: &str, value: &str) {
+    env.items()
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {key: value}}})),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn readiness_waits_for_the_workload_to_become_ready() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "web",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![deployment("web", false)]),
+    )
+    .await;
+    let di = env.finished("web", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+}
+
+#[tokio::test]
+async fn a_workload_that_never_becomes_ready_fails_with_a_timeout() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    let mut cfg = manifests(vec![deployment("stuck", true)]);
+    cfg["readinessChecks"] = json!({});
+    env.items()
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({
+                "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+                "metadata": {"name": "stuck"},
+                "spec": {"type": MANIFEST, "target": {"name": "cluster", "namespace": NS}, "timeout": "1s", "config": cfg}
+            }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    env.trigger("stuck", "job-1").await;
+    let di = env.finished("stuck", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(
+        err.message.contains("Deployment default/stuck"),
+        "{}",
+        err.message
+    );
+}
+
+#[tokio::test]
+async fn abort_during_a_readiness_wait_ends_failed_promptly() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "stuck",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![deployment("stuck", true)]),
+    )
+    .await;
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move {
+            let di = items.get("stuck").await.unwrap();
+            di.status.and_then(|s| s.phase) == Some(DeployItemPhase::Progressing)
+        }
+    })
+    .await;
+    let asked = Instant::now();
+    annotate(
+        &env,
+        "stuck",
+        annotations::OPERATION,
+        Operation::Abort.as_str(),
+    )
+    .await;
+    let di = env.finished("stuck", "job-1").await;
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "abort took {:?}",
+        asked.elapsed()
+    );
+    let status = di.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    assert_eq!(status.last_error.unwrap().reason, "Aborted");
+    wait_until(|| {
+        let items = items.clone();
+        async move {
+            let di = items.get("stuck").await.unwrap();
+            !di.metadata
+                .annotations
+                .unwrap_or_default()
+                .contains_key(annotations::OPERATION)
+        }
+    })
+    .await;
+}
+
+/// A user allowed exactly what a deployer needs in the landscaper cluster.
+async fn deployer_user(env: &Env) -> kube::Client {
+    let cluster = env.ls_cluster();
+    let token = cluster.add_user("manifest-deployer", &[]);
+    let role: ClusterRole = serde_json::from_value(json!({
+        "metadata": {"name": "manifest-deployer"},
+        "rules": [
+            {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems", "targets"], "verbs": ["get", "list", "watch", "patch"]},
+            {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems/status"], "verbs": ["get", "patch"]},
+            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "create", "patch"]},
+            {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}
+        ]
+    }))
+    .unwrap();
+    Api::<ClusterRole>::all(env.ls.clone())
+        .create(&PostParams::default(), &role)
+        .await
+        .unwrap();
+    let binding: ClusterRoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "manifest-deployer"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "manifest-deployer"},
+        "subjects": [{"kind": "User", "name": "manifest-deployer", "apiGroup": "rbac.authorization.k8s.io"}]
+    }))
+    .unwrap();
+    Api::<ClusterRoleBinding>::all(env.ls.clone())
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    cluster.client_as(&token)
+}
+
+#[tokio::test]
+async fn items_of_another_type_or_environment_are_never_written() {
+    let env = env().await;
+    env.target("env-a", &[(annotations::ENVIRONMENT, "a")])
+        .await;
+    env.target("env-b", &[(annotations::ENVIRONMENT, "b")])
+        .await;
+    let one_cm = |name: &str| manifests(vec![configmap("default", name, json!({}), "manage")]);
+    env.item("theirs", MANIFEST, Some("env-b"), one_cm("theirs"))
+        .await;
+    env.item("mock", MOCK, Some("env-a"), json!({})).await;
+    env.item("no-target", MANIFEST, None, one_cm("no-target"))
+        .await;
+
+    let client = deployer_user(&env).await;
+    let mut cfg = config(MANIFEST);
+    cfg.target_selectors = serde_json::from_value(json!([
+        {"annotations": [{"key": annotations::ENVIRONMENT, "operator": "=", "values": ["a"]}]}
+    ]))
+    .unwrap();
+    let _d = start(manifest_deployer::setup(client.clone(), client, cfg));
+    env.item("ours", MANIFEST, Some("env-a"), one_cm("ours"))
+        .await;
+    env.finished("ours", "job-1").await;
+
+    let counters = env.ls_cluster().counters();
+    let user = Some("manifest-deployer");
+    // Exactly the writes of our own item's job: finalizer; pickup, Progressing, final status.
+    assert_eq!(counters.count(Some("patch"), Some("deployitems"), user), 1);
+    assert_eq!(
+        counters.count(Some("patch"), Some("deployitems/status"), user),
+        3
+    );
+    assert_eq!(counters.writes(user), 4);
+    for name in ["theirs", "mock", "no-target"] {
+        let di = env.items().get(name).await.unwrap();
+        assert_eq!(
+            di.status.unwrap().job_id_finished,
+            None,
+            "{name} was not touched"
+        );
+        assert!(env.configmap("default", name).await.is_none());
+    }
+}
+
+#[tokio::test]
+async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let mut cfg = manifests(vec![
+        configmap("default", "cm", json!({"k": "v"}), "manage"),
+        deployment("web", false),
+    ]);
+    cfg["exports"] = json!({"exports": [{"key": "k", "jsonPath": ".data.k", "fromResource": {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "namespace": "default"}}]});
+    env.item("app", MANIFEST, Some("cluster"), cfg).await;
+    // The item waits with a pending job; the deployer meets the faults from its first step.
+    let ls = env.ls_cluster();
+    ls.faults().fail_next(
+        1,
+        Matcher::any().verb("patch").resource("deployitems/status"),
+        Fault::InternalError,
+    );
+    ls.faults().fail_next(
+        1,
+        Matcher::any().verb("patch").resource("deployitems"),
+        Fault::Conflict,
+    );
+    ls.faults().fail_next(
+        1,
+        Matcher::any().verb("create").resource("secrets"),
+        Fault::InternalError,
+    );
+    env.target_cluster().faults().fail_next(
+        1,
+        Matcher::any().verb("patch").resource("configmaps"),
+        Fault::InternalError,
+    );
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move {
+            items.get("app").await.unwrap().status.and_then(|s| s.phase)
+                == Some(DeployItemPhase::Progressing)
+        }
+    })
+    .await;
+    ls.faults().drop_watches();
+    env.target_cluster().faults().drop_watches();
+    let di = env.finished("app", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    assert_eq!(status.last_error, None);
+    assert_eq!(status.job_id_finished.as_deref(), Some("job-1"));
+    let managed = status.provider_status.unwrap()["managedResources"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(managed, 2);
+    let secrets = Api::<Secret>::namespaced(env.ls.clone(), NS)
+        .list(&Default::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        secrets
+            .items
+            .iter()
+            .filter(|s| s.metadata.name.as_deref() == Some("app-export"))
+            .count(),
+        1
+    );
+    let cms =
+        Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(env.target.clone(), "default")
+            .list(&Default::default())
+            .await
+            .unwrap();
+    assert_eq!(
+        cms.items
+            .iter()
+            .filter(|c| c.metadata.name.as_deref() == Some("cm"))
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
+    cfg["continuousReconcile"] = json!({"every": "1s"});
+    env.item("app", MANIFEST, Some("cluster"), cfg).await;
+    env.finished("app", "job-1").await;
+    let cms =
+        Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(env.target.clone(), "default");
+    cms.delete("cm", &DeleteParams::default()).await.unwrap();
+    wait_until(|| {
+        let cms = cms.clone();
+        async move { cms.get_opt("cm").await.unwrap().is_some() }
+    })
+    .await;
+
+    annotate(
+        &env,
+        "app",
+        annotations::CONTINUOUS_RECONCILE_ACTIVE,
+        "false",
+    )
+    .await;
+    // Let a reconcile that was already due finish before the object is removed again.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    cms.delete("cm", &DeleteParams::default()).await.unwrap();
+    // Three intervals pass without a re-apply.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(cms.get_opt("cm").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn both_every_and_cron_is_a_configuration_error() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
+    cfg["continuousReconcile"] = json!({"every": "1h", "cron": "@daily"});
+    env.item("app", MANIFEST, Some("cluster"), cfg).await;
+    let status = env.finished("app", "job-1").await.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    assert!(
+        status
+            .last_error
+            .unwrap()
+            .message
+            .contains("only one of every and cron")
+    );
+}
+
+#[tokio::test]
+async fn the_mock_deployer_reports_its_configured_outcome() {
+    let env = env().await;
+    let _d = start(mock_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MOCK),
+    ));
+    env.item(
+        "ok",
+        MOCK,
+        None,
+        json!({"phase": "Succeeded", "providerStatus": {"a": 1}, "export": {"x": "y"}}),
+    )
+    .await;
+    env.item("bad", MOCK, None, json!({"phase": "Failed"}))
+        .await;
+    let ok = env.finished("ok", "job-1").await.status.unwrap();
+    assert_eq!(ok.phase, Some(DeployItemPhase::Succeeded));
+    assert_eq!(ok.provider_status, Some(json!({"a": 1})));
+    let secret = Api::<Secret>::namespaced(env.ls.clone(), NS)
+        .get("ok-export")
+        .await
+        .unwrap();
+    assert_eq!(secret.data.unwrap()["config"].0, br#"{"x":"y"}"#.to_vec());
+    let bad = env.finished("bad", "job-1").await.status.unwrap();
+    assert_eq!(bad.phase, Some(DeployItemPhase::Failed));
+    assert_eq!(bad.last_error.unwrap().reason, "MockFailed");
+}
+
+#[tokio::test]
+async fn test_reconcile_starts_a_job_on_a_standalone_item_and_is_removed() {
+    let env = env().await;
+    let _d = start(mock_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MOCK),
+    ));
+    let di: landscaper_api::core::DeployItem = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+        "metadata": {"name": "solo", "annotations": {annotations::OPERATION: "test-reconcile"}},
+        "spec": {"type": MOCK, "config": {}}
+    }))
+    .unwrap();
+    env.items()
+        .create(&PostParams::default(), &di)
+        .await
+        .unwrap();
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move {
+            let di = items.get("solo").await.unwrap();
+            let s = di.status.clone().unwrap_or_default();
+            s.phase == Some(DeployItemPhase::Succeeded)
+                && s.job_id.is_some()
+                && s.job_id == s.job_id_finished
+                && !di
+                    .metadata
+                    .annotations
+                    .unwrap_or_default()
+                    .contains_key(annotations::OPERATION)
+        }
+    })
+    .await;
+}
