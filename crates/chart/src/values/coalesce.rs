@@ -190,16 +190,13 @@ fn is_table(d: &Data) -> bool {
 
 fn coalesce_tables_full_key(
     dst: &mut Map,
-    mut src: Map,
+    src: Map,
     prefix: &str,
     merge: bool,
     warnings: &mut Warnings,
 ) {
-    for (key, val) in dst.iter() {
-        if *val == Data::Null {
-            src.insert(key.clone(), Data::Null);
-        }
-    }
+    // A null in `dst` deletes the key only where `src` has it too (Helm v4 keeps a user's
+    // null under a key the chart does not default).
     for (key, val) in src {
         let full_key = concat_prefix(prefix, &key);
         match dst.get_mut(&key) {
