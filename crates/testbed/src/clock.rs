@@ -59,7 +59,7 @@ pub fn parse_time(text: &str) -> Option<i64> {
     let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let rest = &text[19..];
+    let rest = text.get(19..)?;
     let valid_rest = rest == "Z"
         || (rest.starts_with('.')
             && rest.ends_with('Z')
@@ -102,6 +102,7 @@ mod tests {
             Some(1_704_067_200)
         );
         assert_eq!(parse_time("2024-01-01 00:00:00Z"), None);
+        assert_eq!(parse_time("2024-01-01T00:00:0é0Z"), None);
     }
 
     #[test]

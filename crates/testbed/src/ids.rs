@@ -44,11 +44,11 @@ pub fn generated_name(prefix: &str) -> String {
         .collect();
     // Like kube-apiserver, keep the whole name within 63 characters.
     let max_prefix = 63 - suffix.len();
-    let prefix = if prefix.len() > max_prefix {
-        &prefix[..max_prefix]
-    } else {
-        prefix
-    };
+    let mut end = prefix.len().min(max_prefix);
+    while !prefix.is_char_boundary(end) {
+        end -= 1;
+    }
+    let prefix = &prefix[..end];
     format!("{prefix}{suffix}")
 }
 
@@ -70,5 +70,11 @@ mod tests {
         assert!(name.starts_with("gen-"));
         assert!(name[4..].bytes().all(|c| NAME_ALPHABET.contains(&c)));
         assert_eq!(name.len(), 9);
+    }
+
+    #[test]
+    fn long_generate_name_prefixes_are_cut_on_character_boundaries() {
+        let name = generated_name(&"é".repeat(40));
+        assert!(name.len() <= 63);
     }
 }

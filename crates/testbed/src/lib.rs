@@ -5,7 +5,29 @@
 //! knows nothing of Landscaper: CRDs are registered like in any cluster.
 //!
 //! Start with [`Testbed::start`]; each [`Cluster`] gives a `kube::Client`, a kubeconfig,
-//! fault injection and request counters.
+//! fault injection and request counters:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use testbed::{Fault, Matcher, Testbed};
+//!
+//! let bed = Testbed::builder().named(&["landscaper", "fenced"]).simulate_workloads(true).start().await?;
+//! let cluster = bed.cluster_named("fenced").expect("started above");
+//! let client = cluster.client(); // admin, member of system:masters
+//! let alice = cluster.client_as(&cluster.add_user("alice", &[])); // RBAC applies
+//! cluster.faults().fail_next(1, Matcher::any().verb("update"), Fault::Conflict);
+//! assert_eq!(cluster.counters().writes(Some("alice")), 0);
+//! # let _ = (client, alice);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Layout: `server/` speaks HTTPS and parses paths, `handlers/` implements the verbs,
+//! `objects/` holds what a write does to an object (metadata, kinds, schemas, decoding),
+//! `store/` keeps objects and the change history, `resources/` the served kinds,
+//! `controllers/` what controllers do in a real cluster (CRDs, garbage collection,
+//! namespaces, tokens, the workload simulator), `authn`/`rbac`/`token` who may do what, and
+//! `patch`/`selector` the pure algorithms of patches and selectors.
 
 pub mod auth;
 pub mod authn;
