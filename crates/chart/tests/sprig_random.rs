@@ -342,6 +342,15 @@ fn now_and_dates_have_go_formats() {
     let re = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$");
     assert!(re.is_ok_and(|re| re.is_match(&stamp)), "{stamp}");
     assert_eq!(ok("{{ ago now }}"), "0s");
+    // Go `int` seconds are a Unix time; anything else is now.
+    let years = ok("{{ ago 0 }}");
+    assert!(years.ends_with('s') && years.contains('h'), "{years}");
+    assert_eq!(ok(r#"{{ ago "2020" }}"#), "0s");
+    assert_eq!(
+        ok("{{ duration 61 }}"),
+        "0s",
+        "a Go int is not among duration's cases"
+    );
     let printed = ok("{{ now }}");
     let re =
         regex::Regex::new(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? [+-]\d{4} \S+ m=\+\d+\.\d{9}$");

@@ -63,7 +63,7 @@ pub fn install(funcs: &mut FuncMap) {
     }
     funcs.add("ago", |a: &[Value]| {
         args::count(a, 1)?;
-        let t = time_of(&a[0], false).unwrap_or_else(GoTime::now);
+        let t = time_of(&a[0], true).unwrap_or_else(GoTime::now);
         let since = since_nanos(&t);
         Ok(Value::from(format_duration(round_to_second(since))))
     });
