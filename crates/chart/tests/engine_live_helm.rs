@@ -103,6 +103,7 @@ const SNIPPETS: &[&str] = &[
     r#"{{ -0 }} {{ +5 }} {{ 1_0.5 }} {{ 0.1e1 }} {{ 1E2 }} {{ 0X1f }} {{ 0B11 }} {{ '\n' }} {{ '\x41' }} {{ '\u263a' }}"#,
     r#"{{ .Files.missing }} {{ .Files.Get "nope" | len }} {{ len .Files }} {{ if .Files.missing }}y{{ else }}n{{ end }}"#,
     r#"{{ printf "%q|%+q" "\u0378\u00ad\u2028\ufffd\ue000\u0301\u200d\u061c\u180e\ufeff\U0001F9FF\U000E0001\u0085\u00a0\u3000\u2060\uFFF9\U0001D173" "é\u0301" }}"#,
+    "{{ printf \"%q\" \"\\u1539\\u0522\\U0003600a\\U0003738f\\u0448\\uc5e6\\U0006a23d\\U00013c4f\\u1855\\U000ce2eb\\U0001e807\\ufb5c\\U000a6734\\u167b\\U0001d614\\u0a3a\\U0001a0a3\\u268a\\U00012147\\U00068db4\\U00010b8d\\u0b41\\uf4aa\\u9415\\u96d2\\U000d4d66\\u5d1c\\U00015d5c\\U0001d680\\u2787\\U00085e7e\\U000c260c\\U00055718\\u0ae3\\u070d\\ucd1d\\U00014c0e\\u16bb\\U0009afb2\\U000149c9\\u73c7\\U00016911\\U00010dd8\\U000185b0\\U00017211\\u6919\\U000532dd\\U00010ed6\\U00016325\\u1d1f\\u4a26\\u161d\\u1f2f\\u4eb2\\U0001de2b\\U0009691b\\ue98c\\u56b1\\U0001f2de\\u0a7a\\ud651\\U00016c0d\\U00017b27\\ubb5a\\U00105cfe\\uc556\\U000ff703\\ucbca\\u0b87\\U000cead4\\ubf6f\\U000a1f98\\U00012071\\U00016618\\ub216\\ub5f1\\U0003f229\\u80e4\\U00016ce5\\U00014f13\" }}",
     r#"{{ trunc 3.0 "abcdef" }} {{ repeat 2.0 "x" }} {{ indent 2.0 "a" }}"#,
     "{{ `raw\\n` }} {{ \"tab\\there\" }} {{ \"\\u263a\\x41\\101\" }}",
 ];

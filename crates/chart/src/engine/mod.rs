@@ -11,8 +11,6 @@
 //!   U+FFFD where Go would emit the raw bytes;
 //! * values have no unsigned or complex kinds (complex literals are a parse error), and no
 //!   function values (`call` always fails as for a non-function);
-//! * Go's `unicode.IsPrint` (used by `%q`) is approximated without Unicode tables: unassigned
-//!   code points count as printable.
 //!
 //! ```
 //! use landscaper_chart::engine::Engine;

@@ -3,6 +3,7 @@
 //! `%!(EXTRA int=1)`).
 
 mod float;
+mod printable;
 mod quote;
 
 pub use quote::{quote, quote_rune, quote_to_ascii};

@@ -1,24 +1,6 @@
 //! Go's `strconv.Quote` family, used by `%q` (and so by Sprig's `quote`).
 
-/// Go's `unicode.IsPrint` for the characters Helm output meets: letters, marks, numbers,
-/// punctuation, symbols and the ASCII space; not controls, other spaces or format characters.
-pub fn is_print(c: char) -> bool {
-    let u = u32::from(c);
-    if u < 0x80 {
-        return (0x20..0x7f).contains(&u);
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    // Format characters (Cf), private use (Co) and the unassigned code points in the blocks
-    // above that charts meet; other unassigned code points are taken as printable.
-    !matches!(u,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF0..=0xFFFB
-        | 0xFFFE..=0xFFFF | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE000..=0xF8FF | 0xF0000.. | 0xE0000..=0xE007F
-        | 0x378..=0x379 | 0x380..=0x383 | 0x38B | 0x38D | 0x3A2)
-}
+pub use super::printable::is_print;
 
 fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
     if c == quote || c == '\\' {

@@ -199,6 +199,24 @@ fn sprint_spaces_only_between_non_strings() {
 }
 
 #[test]
+fn printable_characters_follow_go_unicode_tables() {
+    for printable in ['a', ' ', 'é', '\u{301}', '日', '\u{1F600}', '\u{FFFD}'] {
+        assert!(quote::is_print(printable), "{printable:?}");
+    }
+    for hidden in [
+        '\u{7f}',
+        '\u{a0}',
+        '\u{ad}',
+        '\u{378}',
+        '\u{2028}',
+        '\u{E000}',
+        '\u{E0001}',
+    ] {
+        assert!(!quote::is_print(hidden), "{hidden:?}");
+    }
+}
+
+#[test]
 fn quote_escapes_like_strconv() {
     assert_eq!(
         quote("caf\u{e9} \u{1}\u{7f}\u{a0}\u{200b}"),
