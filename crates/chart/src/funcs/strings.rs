@@ -48,7 +48,10 @@ fn install_case(funcs: &mut FuncMap) {
     unary(funcs, "camelcase", pascal_case);
     unary(funcs, "initials", initials);
     unary(funcs, "nospace", nospace);
-    unary(funcs, "shuffle", shuffle);
+    funcs.add("shuffle", |a: &[Value]| {
+        args::count(a, 1)?;
+        Ok(Value::from(shuffle(args::string(a, 0)?)?))
+    });
 }
 
 fn install_trim(funcs: &mut FuncMap) {
@@ -541,13 +544,13 @@ fn swapcase(s: &str) -> String {
 }
 
 /// xstrings' `Shuffle`: a Fisher–Yates permutation of the characters.
-fn shuffle(s: &str) -> String {
+fn shuffle(s: &str) -> Result<String, FuncError> {
     let mut chars: Vec<char> = s.chars().collect();
     for i in (1..chars.len()).rev() {
-        let j = random_below(i as u64 + 1) as usize;
+        let j = random_below(i as u64 + 1)? as usize;
         chars.swap(i, j);
     }
-    chars.into_iter().collect()
+    Ok(chars.into_iter().collect())
 }
 
 fn is_connector(c: char) -> bool {
@@ -820,20 +823,14 @@ pub(crate) fn random_bytes(buf: &mut [u8]) -> Result<(), FuncError> {
 }
 
 /// A uniform random number below `bound` (which is not 0), by rejection sampling.
-pub(crate) fn random_below(bound: u64) -> u64 {
+fn random_below(bound: u64) -> Result<u64, FuncError> {
     let zone = u64::MAX - (u64::MAX % bound);
     loop {
         let mut buf = [0u8; 8];
-        if random_bytes(&mut buf).is_err() {
-            // No entropy source at all: fall back to the clock rather than fail a shuffle.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            return u64::from(nanos) % bound;
-        }
+        random_bytes(&mut buf)?;
         let x = u64::from_le_bytes(buf);
         if x < zone {
-            return x % bound;
+            return Ok(x % bound);
         }
     }
 }
@@ -1037,7 +1034,7 @@ mod tests {
     #[test]
     fn shuffle_permutes_characters() {
         let s = "aébcdefghij";
-        let mut shuffled: Vec<char> = shuffle(s).chars().collect();
+        let mut shuffled: Vec<char> = shuffle(s).unwrap_or_default().chars().collect();
         let mut original: Vec<char> = s.chars().collect();
         shuffled.sort_unstable();
         original.sort_unstable();
