@@ -19,21 +19,26 @@ pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let res = &ctx.res;
     let decoded = decode_object(ctx.req, res, &res.kind, &res.api_version())?;
     let mut obj = lifecycle::prepare_create(res, ctx.path.namespace.as_deref(), decoded.object)?;
-    convert::to_stored(res, &mut obj);
     kinds::default(res, &mut obj)?;
-    super::admission::check(ctx, &obj)?;
-    let dry_run = ctx.dry_run();
+    // Ownership is recorded in the version the client wrote, before conversion to storage.
     let name = fields::manager_name(ctx);
     let api_version = res.api_version();
-    let owner = Ownership {
-        manager: fields::manager(ctx, &name, &api_version, Operation::Update),
-        shape: fields::shape(res),
-        scope: fields::scope(res, None),
-    };
+    let manager = fields::manager(ctx, &name, &api_version, Operation::Update);
+    update_managed_fields(
+        None,
+        &mut obj,
+        &manager,
+        &fields::shape(res),
+        fields::scope(res, None),
+        &crate::clock::now_time(),
+    );
+    convert::to_stored(res, &mut obj);
+    super::admission::check(ctx, &obj)?;
+    let dry_run = ctx.dry_run();
     let stored = ctx
         .cluster
         .store
-        .write(|txn| create_owned(txn, res, obj, dry_run, Some(&owner)))?;
+        .write(|txn| create_in_txn(txn, res, obj, dry_run))?;
     let body = match stored {
         Created::Stored(s) => object_json(res, &s),
         Created::DryRun(v) => bytes::Bytes::from(serde_json::to_vec(&v).unwrap_or_default()),
@@ -260,6 +265,9 @@ pub fn update_owned(
     owner: Option<&Ownership<'_>>,
 ) -> Result<Updated, ApiError> {
     let old_value = old.value();
+    // kube-apiserver records ownership of a subresource write from the request as sent,
+    // before the strategy keeps only the subresource's part.
+    let request = (sub.is_some() && owner.is_some()).then(|| new.clone());
     let mut new = lifecycle::prepare_update(res, &old_value, new, sub)?;
     kinds::default(res, &mut new)?;
     let causes = lifecycle::validate_meta(res, &new, false);
@@ -269,14 +277,32 @@ pub fn update_owned(
     kinds::validate(res, &new, Some(&old_value))?;
     lifecycle::bump_generation(res, &old_value, &mut new);
     if let Some(o) = owner {
-        update_managed_fields(
-            Some(&old_value),
-            &mut new,
-            &o.manager,
-            &o.shape,
-            o.scope,
-            &crate::clock::now_time(),
-        );
+        let now = crate::clock::now_time();
+        match request {
+            Some(mut request) => {
+                update_managed_fields(
+                    Some(&old_value),
+                    &mut request,
+                    &o.manager,
+                    &o.shape,
+                    o.scope,
+                    &now,
+                );
+                let managed = request
+                    .pointer("/metadata/managedFields")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                crate::objects::meta_mut(&mut new).insert("managedFields".into(), managed);
+            }
+            None => update_managed_fields(
+                Some(&old_value),
+                &mut new,
+                &o.manager,
+                &o.shape,
+                o.scope,
+                &now,
+            ),
+        }
     }
     kinds::finish(res, &mut new);
     if lifecycle::unchanged(&old_value, &new)

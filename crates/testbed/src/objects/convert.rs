@@ -11,6 +11,7 @@ const EVENT_FIELDS: &[(&str, &str)] = &[
     ("firstTimestamp", "deprecatedFirstTimestamp"),
     ("lastTimestamp", "deprecatedLastTimestamp"),
     ("count", "deprecatedCount"),
+    ("reportingComponent", "reportingController"),
 ];
 
 fn take_path(obj: &mut Map<String, Value>, path: &str) -> Option<Value> {
@@ -61,6 +62,12 @@ fn rename(obj: &mut Value, forward: bool) {
 pub fn to_served(res: &ResourceDef, obj: &mut Value) {
     if res.crd.is_none() && res.group == "events.k8s.io" {
         rename(obj, true);
+        // events.k8s.io/v1 leaves these out when empty; core/v1 always writes them.
+        if let Some(m) = obj.as_object_mut() {
+            m.retain(|k, v| {
+                !(matches!(k.as_str(), "reportingController" | "reportingInstance") && v == "")
+            });
+        }
     }
     if let Some(m) = obj.as_object_mut() {
         m.insert("apiVersion".into(), res.api_version().into());
