@@ -223,6 +223,47 @@ impl GoTime {
         }
     }
 
+    /// Go's `t.AddDate(years, months, days)`: the wall clock date moved, then normalised as
+    /// `time.Date` does (October 32 is November 1), in the same location.
+    fn add_date(&self, c: &Civil, years: i64, months: i64, days: i64) -> Option<GoTime> {
+        let month0 = (c.month as i64 - 1).checked_add(months)?;
+        let year = c
+            .year
+            .checked_add(years)?
+            .checked_add(month0.div_euclid(12))?;
+        let first = jiff::civil::Date::new(
+            i16::try_from(year).ok()?,
+            (month0.rem_euclid(12) + 1) as i8,
+            1,
+        )
+        .ok()?;
+        let day = first
+            .checked_add(
+                jiff::Span::new()
+                    .try_days((c.day - 1).checked_add(days)?)
+                    .ok()?,
+            )
+            .ok()?;
+        let dt = day.to_datetime(
+            jiff::civil::Time::new(c.hour as i8, c.minute as i8, c.second as i8, c.nanos as i32)
+                .ok()?,
+        );
+        let instant = match &self.location {
+            Location::Utc => Offset::UTC.to_timestamp(dt).ok()?,
+            Location::Fixed(_, offset) => {
+                Offset::from_seconds(*offset).ok()?.to_timestamp(dt).ok()?
+            }
+            Location::Local(tz) | Location::Zone(tz) => {
+                tz.to_ambiguous_timestamp(dt).compatible().ok()?
+            }
+        };
+        Some(GoTime {
+            instant,
+            location: self.location.clone(),
+            monotonic: None,
+        })
+    }
+
     /// The wall clock fields in this time's location.
     fn civil(&self) -> Civil {
         let (offset, zone) = self.location.lookup(self.instant);
@@ -294,11 +335,20 @@ impl Object for GoTime {
                 | "UTC"
                 | "Local"
                 | "IsZero"
+                | "Add"
+                | "AddDate"
+                | "Before"
+                | "After"
+                | "Equal"
         )
     }
 
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, MethodError> {
-        let want = usize::from(name == "Format");
+        let want = match name {
+            "Format" | "Add" | "Before" | "After" | "Equal" => 1,
+            "AddDate" => 3,
+            _ => 0,
+        };
         if args.len() != want {
             return Err(MethodError::ArgCount {
                 want,
@@ -338,6 +388,32 @@ impl Object for GoTime {
                 ..self.in_location(local())
             }),
             "IsZero" => Value::Bool(self.instant == GoTime::zero().instant),
+            "Add" => match &args[0] {
+                Value::Int(d) | Value::Int64(d) => Value::object(self.add(*d)),
+                _ => return Err(wrong_method_arg(0, "time.Duration")),
+            },
+            "AddDate" => {
+                let mut n = [0i64; 3];
+                for (i, arg) in args.iter().enumerate() {
+                    n[i] = match arg {
+                        Value::Int(v) => *v,
+                        _ => return Err(wrong_method_arg(i, "int")),
+                    };
+                }
+                let moved = self
+                    .add_date(&c, n[0], n[1], n[2])
+                    .ok_or_else(|| MethodError::Failed("time out of range".to_string()))?;
+                Value::object(moved)
+            }
+            "Before" | "After" | "Equal" => {
+                let other =
+                    time_of(&args[0], false).ok_or_else(|| wrong_method_arg(0, "time.Time"))?;
+                Value::Bool(match name {
+                    "Before" => self.instant < other.instant,
+                    "After" => self.instant > other.instant,
+                    _ => self.instant == other.instant,
+                })
+            }
             _ => return Err(MethodError::NoSuchMethod),
         })
     }
@@ -360,6 +436,13 @@ impl Object for GoTime {
         Some(crate::data::Data::String(
             self.format("2006-01-02T15:04:05.999999999Z07:00"),
         ))
+    }
+}
+
+fn wrong_method_arg(index: usize, expected: &str) -> MethodError {
+    MethodError::ArgType {
+        index,
+        expected: expected.to_string(),
     }
 }
 
@@ -1112,7 +1195,10 @@ fn build(
         }
         let date = jiff::civil::Date::new(i16::try_from(f.year).map_err(|_| range("year"))?, 1, 1)
             .ok()
-            .and_then(|d| d.checked_add(jiff::Span::new().days(f.yday - 1)).ok())
+            .and_then(|d| {
+                let span = jiff::Span::new().try_days(f.yday - 1).ok()?;
+                d.checked_add(span).ok()
+            })
             .ok_or_else(|| range("day-of-year"))?;
         if f.month >= 0 && f.month != i64::from(date.month())
             || f.day >= 0 && f.day != i64::from(date.day())
@@ -1432,6 +1518,67 @@ mod tests {
         assert!(Location::load("../../etc/passwd").is_none());
         assert!(Location::load("Europe/Berlin").is_some());
         assert_eq!(parse_duration("9999999999999h").ok(), None);
+    }
+
+    #[test]
+    fn methods_move_and_compare_times() {
+        let t = utc("2006-01-02", "2024-01-31");
+        let call = |t: &GoTime, name: &str, args: &[Value]| {
+            t.call_method(name, args).map(|v| v.to_go_string())
+        };
+        assert_eq!(
+            call(
+                &t,
+                "AddDate",
+                &[Value::Int(0), Value::Int(1), Value::Int(0)]
+            )
+            .ok()
+            .as_deref(),
+            Some("2024-03-02 00:00:00 +0000 UTC")
+        );
+        assert_eq!(
+            call(
+                &t,
+                "AddDate",
+                &[Value::Int(-1), Value::Int(-13), Value::Int(1)]
+            )
+            .ok()
+            .as_deref(),
+            Some("2022-01-01 00:00:00 +0000 UTC")
+        );
+        assert_eq!(
+            call(&t, "Add", &[Value::Int64(90_000_000_000)])
+                .ok()
+                .as_deref(),
+            Some("2024-01-31 00:01:30 +0000 UTC")
+        );
+        let later = Value::object(t.add(1));
+        assert_eq!(
+            call(&t, "Before", std::slice::from_ref(&later))
+                .ok()
+                .as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            call(&t, "After", std::slice::from_ref(&later))
+                .ok()
+                .as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            call(&t, "Equal", &[Value::object(t.clone())])
+                .ok()
+                .as_deref(),
+            Some("true")
+        );
+        assert!(
+            call(
+                &t,
+                "AddDate",
+                &[Value::Int(i64::MAX), Value::Int(0), Value::Int(0)]
+            )
+            .is_err()
+        );
     }
 
     #[test]
