@@ -1,4 +1,5 @@
 use super::*;
+use crate::data::Data;
 use crate::yaml::parse_value;
 
 /// Values as Helm reads them from YAML, then toToml.
@@ -76,4 +77,131 @@ fn encoder_errors_are_returned_as_text_and_nil_fails_the_call() {
         "toml: top-level values must be Go maps or structs"
     );
     assert!(to_toml(&Data::Null).is_err());
+}
+
+fn from(src: &str) -> String {
+    match from_toml(src) {
+        Ok(m) => crate::json::to_json(&Data::Map(m)).unwrap(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn from_toml_reads_values_as_burntsushi_decodes_them() {
+    assert_eq!(
+        from("a = 1\nb = 1.5\nc = \"x\"\nd = 1979-05-27T07:32:00Z\ne = [1, 2]\n[t]\nx = true\n"),
+        r#"{"a":1,"b":1.5,"c":"x","d":"1979-05-27T07:32:00Z","e":[1,2],"t":{"x":true}}"#
+    );
+    assert_eq!(
+        from("hex = 0xDEAD_BEEF\noct = 0o755\nbin = 0b1101\nf = 224_617.445_991\ng = 5e+22\n"),
+        r#"{"bin":13,"f":224617.445991,"g":5e+22,"hex":3735928559,"oct":493}"#
+    );
+    assert_eq!(
+        from("a.b.c = 1\n\"q k\" = 'lit\\n'\n[[arr]]\nx = 1\n[[arr]]\nx = 2\n[arr.sub]\nz = 3\n"),
+        r#"{"a":{"b":{"c":1}},"arr":[{"x":1},{"sub":{"z":3},"x":2}],"q k":"lit\\n"}"#
+    );
+}
+
+#[test]
+fn from_toml_strings_and_date_times() {
+    assert_eq!(
+        from(
+            "s = \"tab\\tJos\\u00E9 \\e\\x41\"\nm = \"\"\"\nRoses\\\n   are red\"\"\"\nl = '''\nraw \\n'''\n"
+        ),
+        r#"{"l":"raw \\n","m":"Rosesare red","s":"tab\tJosé \u001bA"}"#
+    );
+    assert_eq!(
+        from(
+            "a = 1979-05-27T00:32:00.999999-07:00\nb = 1979-05-27 07:32:00+00:00\nc = 1979-05-27\nd = 07:32\n"
+        ),
+        r#"{"a":"1979-05-27T00:32:00.999999-07:00","b":"1979-05-27T07:32:00Z","c":"1979-05-27T00:00:00Z","d":"0000-01-01T07:32:00Z"}"#
+    );
+}
+
+#[test]
+fn from_toml_inline_tables_follow_toml_1_1() {
+    assert_eq!(
+        from("x = {\n  # c\n  a = 1,\n  b.c = 2,\n}\n"),
+        r#"{"x":{"a":1,"b":{"c":2}}}"#
+    );
+}
+
+#[test]
+fn from_toml_errors_read_like_burntsushi() {
+    let cases = [
+        (
+            "a = ",
+            r#"toml: line 1 (last key "a"): unexpected EOF; expected value"#,
+        ),
+        (
+            "a = 1\na = 2\n",
+            r#"toml: line 2 (last key "a"): Key 'a' has already been defined."#,
+        ),
+        (
+            "[a]\n[a]\n",
+            "toml: line 2: Key 'a' has already been defined.",
+        ),
+        (
+            "a = 1\n[a]\n",
+            "toml: line 2: Key 'a' has already been defined.",
+        ),
+        (
+            "x = [1, 2\n",
+            r#"toml: line 1 (last key "x"): expected a comma (',') or array terminator (']'), but got end of file"#,
+        ),
+        (
+            "x = \"a\nb\"\n",
+            r#"toml: line 1 (last key "x"): strings cannot contain newlines"#,
+        ),
+        (
+            "x = 01\n",
+            r#"toml: line 1 (last key "x"): Invalid integer "01": cannot have leading zeroes"#,
+        ),
+        (
+            "x = 99999999999999999999\n",
+            r#"toml: line 1 (last key "x"): 99999999999999999999 is out of range for int64"#,
+        ),
+        (
+            "x = 1 y = 2\n",
+            "toml: line 1: expected a top-level item to end with a newline, comment, or EOF, but got 'y' instead",
+        ),
+        (
+            "= 1\n",
+            "toml: line 1: unexpected '=': key name appears blank",
+        ),
+        (
+            "x = [1,,2]\n",
+            r#"toml: line 1 (last key "x"): unexpected comma"#,
+        ),
+        (
+            "x = tru\n",
+            r#"toml: line 1 (last key "x"): expected value but found "tru" instead"#,
+        ),
+        (
+            "a = [1]\n[[a]]\n",
+            "toml: line 2: Key 'a' was already created and cannot be used as an array.",
+        ),
+        (
+            "[a\n",
+            "toml: line 2: expected '.' or ']' to end table name, but got '\\n' instead",
+        ),
+    ];
+    for (src, want) in cases {
+        assert_eq!(from(src), want, "{src:?}");
+    }
+}
+
+#[test]
+fn from_toml_never_panics_on_random_input() {
+    let alphabet: Vec<char> = "ab1.=[]{}\"',\n #x-_:+eT\\".chars().collect();
+    let mut state: u64 = 0x0BAD_5EED_1234_5678;
+    for _ in 0..5000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let text: String = (0..(state % 24))
+            .map(|k| alphabet[((state >> (k * 2)) % alphabet.len() as u64) as usize])
+            .collect();
+        let _ = from_toml(&text);
+    }
 }

@@ -1,26 +1,14 @@
-//! Helm's `toToml`: the BurntSushi/toml encoder's output for template data.
+//! The BurntSushi/toml encoder's output for template data.
 //!
 //! Plain keys of a table come first, then sub-tables (`[a.b]`, indented two spaces per level)
 //! and arrays of tables (`[[a]]`), each group in key order; top-level tables are separated by
 //! a blank line; nil values are skipped; floats always show a decimal point or exponent.
 
-use std::fmt;
-
 use crate::data::Data;
 use crate::gofloat::format_g;
 use crate::json::MAX_DEPTH;
 
-/// `toToml` could not be called at all (Helm fails the template, it prints nothing).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TomlCallError(pub String);
-
-impl fmt::Display for TomlCallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for TomlCallError {}
+use super::TomlCallError;
 
 const NIL_ELEMENT: &str = "toml: cannot encode array with nil element";
 const NO_KEY: &str = "toml: top-level values must be Go maps or structs";
@@ -275,6 +263,3 @@ impl Encoder {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests;
