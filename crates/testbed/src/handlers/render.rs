@@ -6,7 +6,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 /// Whether objects of `res` are stored in another version than served.
-fn converts(res: &ResourceDef) -> bool {
+pub fn converts(res: &ResourceDef) -> bool {
     match &res.crd {
         Some(crd) => crd.storage_version != res.version,
         None => res.group == "events.k8s.io",

@@ -98,13 +98,7 @@ pub async fn watch(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
 }
 
 fn line(kind: &str, object: &Bytes) -> Bytes {
-    let mut out = Vec::with_capacity(object.len() + 32);
-    out.extend_from_slice(b"{\"type\":\"");
-    out.extend_from_slice(kind.as_bytes());
-    out.extend_from_slice(b"\",\"object\":");
-    out.extend_from_slice(object);
-    out.extend_from_slice(b"}\n");
-    Bytes::from(out)
+    crate::store::watch_line(kind, object)
 }
 
 impl Watcher {
@@ -177,10 +171,10 @@ impl Watcher {
         let now = self.filter.matches(&ev.object);
         let before = ev.prev.as_ref().is_some_and(|p| self.filter.matches(p));
         match ev.kind {
-            EventType::Added if now => self.send("ADDED", &ev.object).await,
-            EventType::Deleted if before || now => self.send("DELETED", &ev.object).await,
+            EventType::Added if now => self.send_as_is(ev).await,
+            EventType::Deleted if before || now => self.send_as_is(ev).await,
             EventType::Modified => match (before, now) {
-                (true, true) => self.send("MODIFIED", &ev.object).await,
+                (true, true) => self.send_as_is(ev).await,
                 (false, true) => self.send("ADDED", &ev.object).await,
                 // An object that stops matching leaves with its old state at the new revision.
                 (true, false) => match &ev.prev {
@@ -191,6 +185,14 @@ impl Watcher {
             },
             _ => true,
         }
+    }
+
+    /// Sends the change with its own type, sharing the encoded line when no conversion is due.
+    async fn send_as_is(&self, ev: &Event) -> bool {
+        if super::render::converts(&self.res) {
+            return self.send(ev.kind.as_str(), &ev.object).await;
+        }
+        self.tx.send(ev.watch_line().clone()).await.is_ok()
     }
 
     async fn send(&self, kind: &str, obj: &Arc<Stored>) -> bool {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 const EVENT_FIELDS: &[(&str, &str)] = &[
     ("involvedObject", "regarding"),
     ("message", "note"),
-    ("source.component", "deprecatedSource.component"),
+    ("source", "deprecatedSource"),
     ("firstTimestamp", "deprecatedFirstTimestamp"),
     ("lastTimestamp", "deprecatedLastTimestamp"),
     ("count", "deprecatedCount"),

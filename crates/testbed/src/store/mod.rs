@@ -43,13 +43,49 @@ pub struct Event {
     pub object: Arc<Stored>,
     /// The object before the change (absent for creations).
     pub prev: Option<Arc<Stored>>,
+    /// The watch line `{"type":…,"object":…}` in the stored version, made once and shared
+    /// by every watcher that sends it unchanged.
+    line: std::sync::OnceLock<bytes::Bytes>,
 }
 
 impl Event {
+    /// A change of `object` (`prev` is its state before).
+    pub fn new(
+        kind: EventType,
+        storage_key: Arc<str>,
+        object: Arc<Stored>,
+        prev: Option<Arc<Stored>>,
+    ) -> Self {
+        Self {
+            kind,
+            storage_key,
+            object,
+            prev,
+            line: std::sync::OnceLock::new(),
+        }
+    }
+
     /// The revision this change created.
     pub fn rv(&self) -> u64 {
         self.object.rv
     }
+
+    /// This change as one line of a watch stream, with the object in its stored version.
+    pub fn watch_line(&self) -> &bytes::Bytes {
+        self.line
+            .get_or_init(|| watch_line(self.kind.as_str(), &self.object.json))
+    }
+}
+
+/// One line of a watch stream: `{"type":"<kind>","object":<object>}` and a newline.
+pub fn watch_line(kind: &str, object: &[u8]) -> bytes::Bytes {
+    let mut out = Vec::with_capacity(object.len() + 32);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    out.extend_from_slice(object);
+    out.extend_from_slice(b"}\n");
+    bytes::Bytes::from(out)
 }
 
 /// Retained events after a revision and a receiver for what follows.
@@ -417,12 +453,7 @@ impl Txn<'_> {
             .tables
             .get_key_value(key)
             .map_or_else(|| Arc::from(key), |(k, _)| k.clone());
-        let ev = Arc::new(Event {
-            kind,
-            storage_key,
-            object,
-            prev,
-        });
+        let ev = Arc::new(Event::new(kind, storage_key, object, prev));
         if self.inner.history.len() >= self.inner.history_limit
             && let Some(old) = self.inner.history.pop_front()
         {
