@@ -283,14 +283,10 @@ fn translate(pattern: &str) -> Result<String, FuncError> {
                 }
             }
             '}' if !in_class => out.push_str("\\}"),
-            '&' | '~' | '-' if in_class => {
-                // The crate reads `&&`, `~~` and `--` as set operations; Go has none.
-                if c == '-' {
-                    out.push('-');
-                } else {
-                    out.push('\\');
-                    out.push(c);
-                }
+            '&' | '~' if in_class => {
+                // The crate reads `&&` and `~~` as set operations; Go has none.
+                out.push('\\');
+                out.push(c);
             }
             c => out.push(c),
         }
@@ -500,6 +496,8 @@ mod tests {
         assert!(re(r"\Qa.b\E").is_match("xa.by"));
         assert!(!re(r"\Qa.b\E").is_match("xacby"));
         assert!(re(r"^[]a]+$").is_match("]a"));
+        assert!(re(r"^[a&&b~~]+$").is_match("a&b~"));
+        assert!(re(r"^[a[b]+$").is_match("a[b"));
     }
 
     #[test]

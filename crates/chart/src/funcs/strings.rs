@@ -917,12 +917,12 @@ fn single(mut mapped: impl Iterator<Item = char>, c: char) -> char {
 }
 
 /// Go's `unicode.ToUpper`.
-pub(crate) fn to_upper(c: char) -> char {
+fn to_upper(c: char) -> char {
     single(c.to_uppercase(), c)
 }
 
 /// Go's `unicode.ToLower`.
-pub(crate) fn to_lower(c: char) -> char {
+fn to_lower(c: char) -> char {
     if c == '\u{130}' {
         return 'i';
     }
