@@ -30,12 +30,23 @@
 
 pub mod args;
 mod builtins;
+mod cluster;
+mod conversion;
 mod crypto;
 pub mod dates;
+mod defaults;
+mod dicts;
 mod encoding;
 mod helm;
+mod lists;
+mod math;
+mod paths;
+mod reflect;
 mod regex;
+mod semver;
+mod serialization;
 pub mod strings;
+mod url;
 
 pub use helm::{MESSAGE_END, MESSAGE_START};
 
@@ -177,10 +188,22 @@ pub fn go_builtins() -> FuncMap {
     funcs
 }
 
-/// The functions Helm gives every chart: Go's builtins, Sprig's library and Helm's `include`,
-/// `tpl`, `required` and `fail`.
+/// The functions Helm gives every chart: Go's builtins, Sprig's library (without `env` and
+/// `expandenv`) and Helm's own (`include`, `tpl`, `required`, `fail`, the serialization
+/// functions).
 pub fn helm_funcs() -> FuncMap {
     let mut funcs = go_builtins();
+    cluster::install(&mut funcs);
+    conversion::install(&mut funcs);
+    defaults::install(&mut funcs);
+    dicts::install(&mut funcs);
+    lists::install(&mut funcs);
+    math::install(&mut funcs);
+    paths::install(&mut funcs);
+    reflect::install(&mut funcs);
+    semver::install(&mut funcs);
+    serialization::install(&mut funcs);
+    url::install(&mut funcs);
     strings::install(&mut funcs);
     regex::install(&mut funcs);
     encoding::install(&mut funcs);
