@@ -128,7 +128,7 @@ fn go_problem(info: &str) -> (String, bool) {
         p if p.starts_with("expected ',' or ']'") => "did not find expected ',' or ']'",
         p if p.starts_with("expected ',' or '}'") => "did not find expected ',' or '}'",
         // A plain line in a block mapping: libyaml was scanning a simple key and found no `:`.
-        "simple key expected" => "could not find expected ':'",
+        "simple key expected" | "simple key expect ':'" => "could not find expected ':'",
         // libyaml's own spelling.
         "did not find expected hexadecimal number" => "did not find expected hexdecimal number",
         p => p,
