@@ -140,6 +140,10 @@ fn error_messages_follow_go_yaml() {
             "a: - x\n",
             "yaml: block sequence entries are not allowed in this context",
         ),
+        (
+            "a:\n  b: plain\n  more\n",
+            "yaml: line 4: could not find expected ':'",
+        ),
     ];
     for (src, want) in cases {
         let got = parse_values(src).unwrap_err().helm_message();
