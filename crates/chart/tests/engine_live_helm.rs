@@ -4,8 +4,9 @@
 //! failing snippets) must be byte-identical. Without helm the test is skipped, except under
 //! CI=true where it fails.
 //!
-//! Snippets use only Go's builtins, Helm's `include`/`tpl`/`required`/`fail` and Sprig's
-//! string functions, which this crate provides.
+//! Snippets cover Go's builtins and printing, Helm's `include`/`tpl`/`required`/`fail` and
+//! the Sprig functions charts use most (defaults, dicts, lists, math, semver, encodings,
+//! `toYaml`/`toJson`).
 
 mod support;
 
@@ -104,6 +105,23 @@ const SNIPPETS: &[&str] = &[
     r#"{{ .Files.missing }} {{ .Files.Get "nope" | len }} {{ len .Files }} {{ if .Files.missing }}y{{ else }}n{{ end }}"#,
     r#"{{ printf "%q|%+q" "\u0378\u00ad\u2028\ufffd\ue000\u0301\u200d\u061c\u180e\ufeff\U0001F9FF\U000E0001\u0085\u00a0\u3000\u2060\uFFF9\U0001D173" "é\u0301" }}"#,
     "{{ printf \"%q\" \"\\u1539\\u0522\\U0003600a\\U0003738f\\u0448\\uc5e6\\U0006a23d\\U00013c4f\\u1855\\U000ce2eb\\U0001e807\\ufb5c\\U000a6734\\u167b\\U0001d614\\u0a3a\\U0001a0a3\\u268a\\U00012147\\U00068db4\\U00010b8d\\u0b41\\uf4aa\\u9415\\u96d2\\U000d4d66\\u5d1c\\U00015d5c\\U0001d680\\u2787\\U00085e7e\\U000c260c\\U00055718\\u0ae3\\u070d\\ucd1d\\U00014c0e\\u16bb\\U0009afb2\\U000149c9\\u73c7\\U00016911\\U00010dd8\\U000185b0\\U00017211\\u6919\\U000532dd\\U00010ed6\\U00016325\\u1d1f\\u4a26\\u161d\\u1f2f\\u4eb2\\U0001de2b\\U0009691b\\ue98c\\u56b1\\U0001f2de\\u0a7a\\ud651\\U00016c0d\\U00017b27\\ubb5a\\U00105cfe\\uc556\\U000ff703\\ucbca\\u0b87\\U000cead4\\ubf6f\\U000a1f98\\U00012071\\U00016618\\ub216\\ub5f1\\U0003f229\\u80e4\\U00016ce5\\U00014f13\" }}",
+    r#"{{ .Values.missing | default "d" }} {{ .Values.e | default "e" }} {{ .Values.f | default 5 }} {{ default "x" .Values.n }}"#,
+    r#"{{ dict "a" 1 "b" (list 1 "x") | toYaml }}|{{ list 1 2.5 "s" nil | toJson }}|{{ toYaml .Values.m | nindent 2 }}"#,
+    r#"{{ include "helper.name" . | sha256sum }} {{ int .Values.frac }} {{ int64 "12" }} {{ float64 "1.5" }} {{ add 1 2 .Values.f }} {{ sub 5 .Values.frac }}"#,
+    r#"{{ .Values.l | first }} {{ .Values.l | last }} {{ rest .Values.strs }} {{ initial .Values.strs }} {{ ternary "a" "b" true }} {{ empty .Values.e }} {{ empty .Values.m }}"#,
+    r#"{{ hasKey .Values.m "a" }} {{ keys .Values.m | sortAlpha }} {{ values (dict "x" 1) }} {{ merge (dict "a" 1) (dict "b" 2 "a" 3) }} {{ mergeOverwrite (dict "a" 1) (dict "a" 2) }}"#,
+    r#"{{ semverCompare ">=1.2" "1.3.0" }} {{ (semver "1.2.3-beta+x").Prerelease }} {{ regexReplaceAll "a" "banana" "o" }} {{ regexFind "[0-9]+" "ab123" }} {{ b64enc "x" }} {{ b64dec "eA==" }}"#,
+    r#"{{ typeOf (list) }} {{ typeOf .Values.m }} {{ kindOf 1 }} {{ kindIs "float64" .Values.f }} {{ toString 1.5 }} {{ atoi "12" }} {{ until 3 }} {{ untilStep 0 10 3 }} {{ seq 1 3 }}"#,
+    r#"{{ coalesce .Values.n .Values.e "x" }} {{ tpl (toYaml .Values.m) . }} {{ .Values.m | toPrettyJson }} {{ fromYaml "a: 1\nb: [x]" }} {{ fromJson "{\"a\":1.5}" }}"#,
+    r#"{{ get .Values.m "b" }} {{ set (dict) "k" "v" }} {{ pluck "b" .Values.m (dict "b" 9) }} {{ uniq (list 1 1 2) }} {{ without (list 1 2 3) 2 }} {{ has 2 (list 1 2) }} {{ compact (list "" "a" nil) }}"#,
+    r#"{{ floor 1.5 }} {{ ceil 1.2 }} {{ round 2.555 2 }} {{ div 7 2 }} {{ mod 7 2 }} {{ max 1 2 3 }} {{ min 4 2 }} {{ mul 2 3.5 }} {{ addf 1.5 2 }} {{ maxf 1 2.5 }}"#,
+    r#"{{ sha1sum "x" }} {{ adler32sum "x" }} {{ trimSuffix "-" "a-" }} {{ printf "%v" (list 1 "a") }} {{ toStrings (list 1 nil "a") }} {{ cat (dict "a" 1) }}"#,
+    r#"{{ dict "z" 1 "a" (dict "b" 2) | toYaml }}|{{ list "on" "yes" "1e3" "2001-12-14" "" "a: b" "multi\nline" | toYaml }}"#,
+    r#"{{ $d := dict "a" 1 }}{{ $_ := set $d "b" 2 }}{{ $_ := unset $d "a" }}{{ $d }} {{ deepCopy .Values.m | toJson }} {{ dig "x" "y" "z" "none" .Values.deep }} {{ omit .Values.m "a" }} {{ pick .Values.m "b" }}"#,
+    r#"{{ list 3 1 2 | sortAlpha }} {{ reverse (list 1 2 3) }} {{ append (list 1) 2 }} {{ prepend (list 1) 0 }} {{ concat (list 1) (list 2 3) }} {{ slice (list 1 2 3) 1 }} {{ chunk 2 (list 1 2 3) }}"#,
+    r#"{{ upper "straße" }} {{ title "hello world" }} {{ camelcase "hello_world" }} {{ snakecase "HelloWorld" }} {{ nospace "a b" }} {{ trunc 63 "short" }} {{ .Release.Name | trunc 63 | trimSuffix "-" }}"#,
+    r#"{{ semver "1.2.3" }} {{ (semver "v2.0.0").Major }} {{ semverCompare "^1.2" "1.9.9" }} {{ semverCompare "~1.2.0" "1.3.0" }} {{ urlParse "https://u:p@h:8/p?q=1#f" | toJson }} {{ urlJoin (dict "scheme" "http" "host" "x") }}"#,
+    r#"{{ base "/a/b.txt" }} {{ dir "/a/b.txt" }} {{ ext "b.tar.gz" }} {{ clean "/a/../b" }} {{ isAbs "/a" }} {{ quote (toDecimal "0777") }} {{ int "0x1F" }} {{ toJson (dict "html" "<&>") }} {{ toRawJson (dict "html" "<&>") }}"#,
     r#"{{ trunc 3.0 "abcdef" }} {{ repeat 2.0 "x" }} {{ indent 2.0 "a" }}"#,
     "{{ `raw\\n` }} {{ \"tab\\there\" }} {{ \"\\u263a\\x41\\101\" }}",
 ];
