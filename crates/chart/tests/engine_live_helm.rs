@@ -503,7 +503,17 @@ impl TemplateGen {
         }
         let a = self.expr(depth + 1);
         let b = self.expr(depth + 1);
-        match self.rng.next() % 9 {
+        match self.rng.next() % 20 {
+            9 => format!("(default \"d\" {a})"),
+            10 => format!("(toJson {a})"),
+            11 => format!("(toYaml (list {a} {b}))"),
+            12 => format!("(dict \"k\" {a} \"j\" {b})"),
+            13 => format!("(ternary {a} {b} (empty {a}))"),
+            14 => format!("(coalesce {a} {b})"),
+            15 => format!("(upper (toString {a}))"),
+            16 => format!("(b64enc (toString {b}))"),
+            17 => format!("(printf \"%s/%s\" (kindOf {a}) (typeOf {b}))"),
+            18 => format!("(list {a} (toPrettyJson (dict \"x\" {b})))"),
             0 => "(len $.Values.l)".to_string(),
             1 => format!("(printf \"%v-%v\" {a} {b})"),
             2 => format!("(print {a} {b})"),
