@@ -17,13 +17,40 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Register this cluster as an environment of the landscaper and keep it registered.
+    Run(commands::run::Args),
+    /// Remove the environment and everything the agent created (run before uninstall).
+    Cleanup(commands::cleanup::Args),
     /// Render a Helm chart locally and print the manifests, exactly as `helm template` does.
     Template(commands::template::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Template(args) => commands::template::run(args),
+    let result = match cli.command {
+        // Rendering needs no runtime, and prints its errors exactly as helm does.
+        Command::Template(args) => return commands::template::run(args),
+        Command::Run(args) => runtime().block_on(commands::run::run(args)),
+        Command::Cleanup(args) => runtime().block_on(commands::cleanup::run(args)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!("{error:#}");
+            eprintln!("Error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The runtime of the long-running subcommands, with logging set up.
+fn runtime() -> tokio::runtime::Runtime {
+    landscaper_agent::logging::init();
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("Error: starting the async runtime: {error}");
+            std::process::exit(1);
+        }
     }
 }

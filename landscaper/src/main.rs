@@ -18,15 +18,20 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the landscaper's controllers against the landscaper cluster.
+    Run(commands::run::Args),
     /// Print the CustomResourceDefinitions of all landscaper kinds as YAML.
     Crds(commands::crds::Args),
     /// Check manifests and configuration files against the landscaper API.
     Validate(commands::validate::Args),
 }
 
-fn main() -> ExitCode {
+#[tokio::main]
+async fn main() -> ExitCode {
+    landscaper_agent::logging::init();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => commands::run::run(&args).await,
         Command::Crds(args) => commands::crds::run(&args),
         Command::Validate(args) => commands::validate::run(&args),
     };

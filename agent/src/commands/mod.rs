@@ -1,3 +1,5 @@
 //! One module per subcommand.
 
+pub mod cleanup;
+pub mod run;
 pub mod template;

@@ -85,6 +85,14 @@ pub mod labels {
     pub const DATA_TARGET_MAP_KEY: &str = "data.landscaper.gardener.cloud/targetmapkey";
 }
 
+/// Condition types.
+pub mod conditions {
+    /// Whether the agent of an Environment renews its heartbeat.
+    pub const AGENT_READY: &str = "AgentReady";
+    /// Whether the landscaper created the Target and other objects of an Environment.
+    pub const TARGET_READY: &str = "TargetReady";
+}
+
 /// Target types.
 pub mod target_types {
     /// A Kubernetes cluster reached through a kubeconfig.

@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub mod crds;
+pub mod run;
 pub mod validate;

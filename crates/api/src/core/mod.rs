@@ -1,6 +1,7 @@
 //! The core kinds of `landscaper.gardener.cloud/v1alpha1`.
 
 mod blueprint;
+mod conditions;
 mod context;
 mod data_object;
 mod deploy_item;
@@ -14,6 +15,7 @@ mod target;
 mod top_level;
 
 pub use blueprint::*;
+pub use conditions::*;
 pub use context::*;
 pub use data_object::*;
 pub use deploy_item::*;

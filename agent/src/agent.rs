@@ -1,0 +1,151 @@
+//! The agent's life: register, then renew the heartbeat every period, keep the deployer token
+//! fresh and repair the host objects, until shut down or deregistered.
+
+use std::future::Future;
+use std::time::Duration;
+
+use k8s_openapi::jiff::Timestamp;
+use tracing::{error, info, warn};
+
+use crate::clients::ClusterAccess;
+use crate::heartbeat::{Beat, Heartbeat};
+use crate::names::Names;
+use crate::registration::RegistrationError;
+use crate::registration::environment::{desired_spec, ensure};
+use crate::registration::host::HostRegistration;
+use crate::settings::Settings;
+use crate::token::TokenLifetime;
+
+/// Longest wait between registration attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// A running agent for one environment.
+pub struct Agent {
+    settings: Settings,
+    names: Names,
+    host: ClusterAccess,
+    landscaper: ClusterAccess,
+    version: String,
+}
+
+/// Why the agent stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// Registration failed in a way a person must resolve.
+    #[error(transparent)]
+    Registration(#[from] RegistrationError),
+}
+
+impl Agent {
+    /// An agent with the given settings and connections.
+    pub fn new(
+        settings: Settings,
+        host: ClusterAccess,
+        landscaper: ClusterAccess,
+        version: &str,
+    ) -> Self {
+        let names = Names::new(&settings.name);
+        Self {
+            settings,
+            names,
+            host,
+            landscaper,
+            version: version.to_owned(),
+        }
+    }
+
+    fn host_registration(&self) -> HostRegistration<'_> {
+        HostRegistration {
+            client: &self.host.client,
+            endpoint: &self.host.endpoint,
+            names: &self.names,
+            namespace: &self.settings.namespace,
+            token_lifetime: self.settings.token_lifetime,
+        }
+    }
+
+    /// Registers the environment once: host objects, then the Environment.
+    pub async fn register(&self) -> Result<TokenLifetime, RegistrationError> {
+        let host = self.host_registration();
+        let lifetime = host.ensure().await?;
+        let cluster_id = host.cluster_id().await?;
+        let spec = desired_spec(&self.settings, &self.names, &self.landscaper.endpoint);
+        ensure(&self.landscaper.client, spec, &self.names, &cluster_id).await?;
+        Ok(lifetime)
+    }
+
+    /// Runs until `shutdown` completes. Failures are retried with backoff (and logged), never
+    /// by exiting: a fenced cluster's agent must not crash-loop while the landscaper is away.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        let mut backoff = Duration::from_secs(1);
+        let mut lifetime = loop {
+            match self.register().await {
+                Ok(lifetime) => break lifetime,
+                Err(error) => {
+                    log_failure(&error, backoff);
+                    tokio::select! {
+                        () = &mut shutdown => return,
+                        () = tokio::time::sleep(backoff) => {}
+                    }
+                    backoff = (backoff * 2).min(if error.is_transient() {
+                        Duration::from_secs(60)
+                    } else {
+                        MAX_BACKOFF
+                    });
+                }
+            }
+        };
+        info!(environment = %self.names.environment, token_expires = %lifetime.expires, "environment registered");
+        let heartbeat = Heartbeat {
+            client: &self.landscaper.client,
+            names: &self.names,
+            namespace: &self.settings.landscaper_namespace,
+            period: self.settings.heartbeat_period,
+            version: &self.version,
+        };
+        let mut deregistered = false;
+        loop {
+            if !deregistered {
+                match self.tick(&heartbeat, &mut lifetime).await {
+                    Ok(Beat::Renewed) => {}
+                    Ok(Beat::Deregistered) => {
+                        deregistered = true;
+                        warn!(environment = %self.names.environment, "the Environment is gone or being deleted; the agent stops renewing its registration until it is restarted");
+                    }
+                    Err(error) => log_failure(&error, self.settings.heartbeat_period),
+                }
+            }
+            tokio::select! {
+                () = &mut shutdown => return,
+                () = tokio::time::sleep(self.settings.heartbeat_period) => {}
+            }
+        }
+    }
+
+    /// One period: heartbeat, then token renewal when due, then repair of the host objects.
+    async fn tick(
+        &self,
+        heartbeat: &Heartbeat<'_>,
+        lifetime: &mut TokenLifetime,
+    ) -> Result<Beat, RegistrationError> {
+        if heartbeat.beat().await? == Beat::Deregistered {
+            return Ok(Beat::Deregistered);
+        }
+        let host = self.host_registration();
+        *lifetime = if Timestamp::now() >= lifetime.renew_at() {
+            host.renew_token().await?
+        } else {
+            host.ensure().await?
+        };
+        Ok(Beat::Renewed)
+    }
+}
+
+fn log_failure(error: &RegistrationError, retry_in: Duration) {
+    if error.is_transient() {
+        warn!(%error, retry_in_seconds = retry_in.as_secs(), "registration step failed; retrying");
+    } else {
+        error!(%error, retry_in_seconds = retry_in.as_secs(), "registration refused; retrying after the backoff");
+    }
+}

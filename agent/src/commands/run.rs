@@ -1,0 +1,92 @@
+//! `landscaper-agent run`: register the environment and keep it registered.
+
+use std::path::PathBuf;
+
+use landscaper_agent::Agent;
+use landscaper_agent::clients::ClusterAccess;
+use landscaper_agent::settings::{Overrides, Settings};
+
+/// Where the agent's settings come from: the file, overridden by environment variables,
+/// overridden by flags.
+#[derive(clap::Args, Debug)]
+pub struct SettingsArgs {
+    /// AgentConfiguration file (config.landscaper.gardener.cloud/v1alpha1), as the chart renders it.
+    #[arg(long, env = "LANDSCAPER_AGENT_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Kubeconfig of the host cluster; in-cluster configuration (or KUBECONFIG) when not given.
+    #[arg(long, env = "LANDSCAPER_AGENT_KUBECONFIG", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Environment name (configuration key `name`).
+    #[arg(long, env = "LANDSCAPER_AGENT_NAME")]
+    pub name: Option<String>,
+    /// Host namespace for deployers (key `namespace`, default ls-system).
+    #[arg(long, env = "LANDSCAPER_AGENT_NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Kubeconfig of the landscaper cluster (key `landscaperClusterKubeconfig`).
+    #[arg(
+        long,
+        env = "LANDSCAPER_AGENT_LANDSCAPER_KUBECONFIG",
+        value_name = "FILE"
+    )]
+    pub landscaper_kubeconfig: Option<PathBuf>,
+    /// Namespace in the landscaper cluster (key `landscaperNamespace`, default ls-system).
+    #[arg(long, env = "LANDSCAPER_AGENT_LANDSCAPER_NAMESPACE")]
+    pub landscaper_namespace: Option<String>,
+    /// Heartbeat period, a Go duration (key `heartbeatPeriod`, default 30s).
+    #[arg(long, env = "LANDSCAPER_AGENT_HEARTBEAT_PERIOD")]
+    pub heartbeat_period: Option<String>,
+    /// Lifetime of the deployer identity's token, a Go duration (default 1h; renewed at 80%).
+    #[arg(long, env = "LANDSCAPER_AGENT_TOKEN_LIFETIME")]
+    pub token_lifetime: Option<String>,
+}
+
+impl SettingsArgs {
+    /// Loads and validates the settings.
+    pub fn settings(&self) -> anyhow::Result<Settings> {
+        let overrides = Overrides {
+            name: self.name.clone(),
+            namespace: self.namespace.clone(),
+            landscaper_kubeconfig: self.landscaper_kubeconfig.clone(),
+            landscaper_namespace: self.landscaper_namespace.clone(),
+            heartbeat_period: self.heartbeat_period.clone(),
+            token_lifetime: self.token_lifetime.clone(),
+        };
+        Ok(Settings::load(self.config.as_deref(), overrides)?)
+    }
+
+    /// Connects to both clusters.
+    pub async fn connect(
+        &self,
+        settings: &Settings,
+    ) -> anyhow::Result<(ClusterAccess, ClusterAccess)> {
+        let host = match &self.kubeconfig {
+            Some(path) => ClusterAccess::from_kubeconfig_file(path, "host cluster").await?,
+            None => ClusterAccess::infer("host cluster").await?,
+        };
+        let landscaper = ClusterAccess::from_kubeconfig_file(
+            &settings.landscaper_kubeconfig,
+            "landscaper cluster",
+        )
+        .await?;
+        Ok((host, landscaper))
+    }
+}
+
+/// Arguments of `landscaper-agent run`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    settings: SettingsArgs,
+}
+
+/// Runs the agent until SIGTERM or Ctrl-C.
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    let settings = args.settings.settings()?;
+    let (host, landscaper) = args.settings.connect(&settings).await?;
+    tracing::info!(environment = %settings.name, host = %host.endpoint.server, landscaper = %landscaper.endpoint.server, "starting the agent");
+    Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"))
+        .run(landscaper_agent::shutdown::signal())
+        .await;
+    tracing::info!("agent stopped");
+    Ok(())
+}

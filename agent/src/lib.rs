@@ -1,0 +1,22 @@
+//! The Landscaper agent for fenced environments.
+//!
+//! Installed into a cluster the landscaper cannot reach, the agent registers that cluster as
+//! an Environment in the landscaper cluster: it creates a deployer identity with RBAC and a
+//! short-lived-token kubeconfig Secret in its own (host) cluster, keeps that token fresh, and
+//! creates the Environment whose host Target points at the Secret by reference, so fenced
+//! credentials never leave the host cluster. It renews a heartbeat, and removes everything
+//! again on `cleanup`. It knows nothing of the landscaper's controllers.
+
+pub mod cleanup;
+pub mod clients;
+pub mod heartbeat;
+pub mod logging;
+pub mod names;
+pub mod registration;
+pub mod settings;
+pub mod shutdown;
+pub mod token;
+
+mod agent;
+
+pub use agent::{Agent, AgentError};

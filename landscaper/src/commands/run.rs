@@ -1,0 +1,62 @@
+//! `landscaper run`: the controllers, until SIGTERM or Ctrl-C.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use landscaper::settings::Settings;
+use landscaper_api::config::LandscaperConfiguration;
+use landscaper_api::decode::config_from_yaml;
+
+/// Arguments of `landscaper run`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// LandscaperConfiguration file (config.landscaper.gardener.cloud/v1alpha1).
+    #[arg(long, env = "LANDSCAPER_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Kubeconfig of the landscaper cluster; in-cluster configuration (or KUBECONFIG) when not given.
+    #[arg(long, env = "LANDSCAPER_KUBECONFIG", value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
+    /// Namespace for deployer management objects (overrides deployerManagement.namespace; default ls-system).
+    #[arg(long, env = "LANDSCAPER_NAMESPACE")]
+    namespace: Option<String>,
+    /// Heartbeat periods an agent may miss before its Environment turns Unknown.
+    #[arg(long, env = "LANDSCAPER_HEARTBEAT_TOLERANCE", default_value_t = landscaper::settings::DEFAULT_HEARTBEAT_TOLERANCE)]
+    heartbeat_tolerance: u32,
+}
+
+/// Runs the controllers.
+pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let configuration = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            config_from_yaml::<LandscaperConfiguration>(&text, &path.display().to_string())?
+        }
+        None => LandscaperConfiguration::default(),
+    };
+    let mut settings = Settings::from_configuration(&configuration);
+    if let Some(namespace) = &args.namespace {
+        settings.namespace = namespace.clone();
+    }
+    settings.heartbeat_tolerance = args.heartbeat_tolerance.max(1);
+    let config = match &args.kubeconfig {
+        Some(path) => {
+            let kubeconfig = Kubeconfig::read_from(path)
+                .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .with_context(|| format!("kubeconfig {}", path.display()))?
+        }
+        None => kube::Config::infer()
+            .await
+            .context("no kubeconfig given and none found (in-cluster or KUBECONFIG)")?,
+    };
+    tracing::info!(server = %config.cluster_url, namespace = %settings.namespace, "starting the landscaper");
+    let client =
+        kube::Client::try_from(config).context("building the client of the landscaper cluster")?;
+    landscaper::controllers::run(client, settings, landscaper_agent::shutdown::signal()).await;
+    tracing::info!("landscaper stopped");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,450 @@
+//! Reconciles Environments: keeps the environment's host Target in the deployer management
+//! namespace, holds the deployer management finalizer until that Target is gone, and marks
+//! the agent condition Unknown when the agent stops renewing its heartbeat Lease.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
+use kube::runtime::finalizer::{Event as FinalizerEvent, finalizer};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Resource, ResourceExt};
+use landscaper_api::constants::{conditions, finalizers, labels};
+use landscaper_api::core::{
+    ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Target, TargetSpec,
+    find_condition, set_condition,
+};
+use serde_json::json;
+use tracing::{Instrument, info, info_span, warn};
+
+use crate::settings::Settings;
+
+/// Field manager and event reporter of this controller.
+const MANAGER: &str = "landscaper-environment-controller";
+/// How long to wait before retrying after an error.
+const ERROR_RETRY: Duration = Duration::from_secs(15);
+/// How often an environment is looked at when nothing happens.
+const RESYNC: Duration = Duration::from_secs(300);
+
+/// Shared handles of the controller.
+pub struct Context {
+    client: kube::Client,
+    settings: Settings,
+    recorder: Recorder,
+}
+
+impl Context {
+    /// A context for the given landscaper cluster and settings.
+    pub fn new(client: kube::Client, settings: Settings) -> Self {
+        let recorder = Recorder::new(
+            client.clone(),
+            Reporter {
+                controller: MANAGER.into(),
+                instance: None,
+            },
+        );
+        Self {
+            client,
+            settings,
+            recorder,
+        }
+    }
+}
+
+/// What went wrong while reconciling an Environment.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An API request failed.
+    #[error("Environment {name}: {action}: {source}")]
+    Api {
+        /// The Environment.
+        name: String,
+        /// What was being done.
+        action: String,
+        /// The failure.
+        #[source]
+        source: kube::Error,
+    },
+    /// The finalizer helper failed.
+    #[error("Environment finalizer: {0}")]
+    Finalizer(#[source] Box<kube::runtime::finalizer::Error<Error>>),
+}
+
+/// Runs the controller until `shutdown` completes.
+pub async fn run(
+    context: Arc<Context>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let client = context.client.clone();
+    let namespace = context.settings.namespace.clone();
+    let environments: Api<Environment> = Api::all(client.clone());
+    let targets: Api<Target> = Api::namespaced(client.clone(), &namespace);
+    let leases: Api<Lease> = Api::namespaced(client, &namespace);
+    info!(namespace = %namespace, "starting the Environment controller");
+    Controller::new(environments, watcher::Config::default())
+        .owns(
+            targets,
+            watcher::Config::default().labels(labels::DEPLOYER_ENVIRONMENT),
+        )
+        // A heartbeat Lease is named after its environment.
+        .watches(leases, watcher::Config::default(), |lease| {
+            Some(ObjectRef::<Environment>::new(&lease.name_any()))
+        })
+        .graceful_shutdown_on(shutdown)
+        .run(reconcile, error_policy, context)
+        .for_each(|result| async move {
+            if let Err(error) = result {
+                warn!(%error, "Environment reconcile failed");
+            }
+        })
+        .await;
+}
+
+async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Result<Action, Error> {
+    let name = environment.name_any();
+    let span = info_span!("reconcile", kind = "Environment", name = %name);
+    let api: Api<Environment> = Api::all(context.client.clone());
+    finalizer(
+        &api,
+        finalizers::DEPLOYER_MANAGEMENT,
+        environment,
+        |event| async {
+            match event {
+                FinalizerEvent::Apply(environment) => apply(&environment, &context).await,
+                FinalizerEvent::Cleanup(environment) => cleanup(&environment, &context).await,
+            }
+        },
+    )
+    .instrument(span)
+    .await
+    .map_err(|error| Error::Finalizer(Box::new(error)))
+}
+
+fn error_policy(environment: Arc<Environment>, error: &Error, _: Arc<Context>) -> Action {
+    warn!(name = %environment.name_any(), %error, "will retry");
+    Action::requeue(ERROR_RETRY)
+}
+
+async fn apply(environment: &Environment, context: &Context) -> Result<Action, Error> {
+    let mut updates = Vec::new();
+    match desired_target(environment, &context.settings.namespace) {
+        Ok(target) => {
+            ensure_target(environment, target, context).await?;
+            updates.push(ConditionUpdate {
+                type_: conditions::TARGET_READY,
+                status: ConditionStatus::True,
+                reason: "TargetReconciled",
+                message: format!(
+                    "Target {}/{} is up to date",
+                    context.settings.namespace,
+                    environment.name_any()
+                ),
+            });
+        }
+        Err(problem) => {
+            warn!(name = %environment.name_any(), %problem, "invalid Environment");
+            updates.push(ConditionUpdate {
+                type_: conditions::TARGET_READY,
+                status: ConditionStatus::False,
+                reason: "InvalidSpec",
+                message: problem,
+            });
+        }
+    }
+    let (heartbeat, next_check) = heartbeat_state(environment, context).await?;
+    updates.extend(heartbeat);
+    update_conditions(environment, updates, context).await?;
+    Ok(Action::requeue(next_check.min(RESYNC)))
+}
+
+async fn cleanup(environment: &Environment, context: &Context) -> Result<Action, Error> {
+    let name = environment.name_any();
+    let targets: Api<Target> = Api::namespaced(context.client.clone(), &context.settings.namespace);
+    match targets.delete(&name, &Default::default()).await {
+        Ok(_) => {
+            info!(name = %name, namespace = %context.settings.namespace, "deleted the environment's Target");
+            publish(
+                context,
+                environment,
+                "TargetDeleted",
+                format!("deleted Target {}/{name}", context.settings.namespace),
+            )
+            .await;
+        }
+        Err(kube::Error::Api(status)) if status.code == 404 => {}
+        Err(source) => return Err(api_error(&name, "deleting its Target", source)),
+    }
+    Ok(Action::await_change())
+}
+
+/// The Target the environment's `hostTarget` describes, owned by the environment.
+pub fn desired_target(environment: &Environment, namespace: &str) -> Result<Target, String> {
+    let name = environment.name_any();
+    let template = &environment.spec.host_target;
+    if template.type_.is_empty() {
+        return Err("spec.hostTarget.type must name a target type, e.g. landscaper.gardener.cloud/kubernetes-cluster".to_owned());
+    }
+    if template.config.is_none() && template.secret_ref.is_none() {
+        return Err("spec.hostTarget needs either config or secretRef".to_owned());
+    }
+    let mut target_labels = template.labels.clone().unwrap_or_default();
+    target_labels.insert(labels::DEPLOYER_ENVIRONMENT.to_owned(), name.clone());
+    let owner = OwnerReference {
+        api_version: Environment::api_version(&()).into_owned(),
+        kind: Environment::kind(&()).into_owned(),
+        name: name.clone(),
+        uid: environment.uid().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    };
+    Ok(Target {
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: Some(namespace.to_owned()),
+            labels: Some(target_labels),
+            annotations: template.annotations.clone(),
+            owner_references: Some(vec![owner]),
+            ..Default::default()
+        },
+        spec: TargetSpec {
+            type_: template.type_.clone(),
+            config: template.config.clone(),
+            secret_ref: template.secret_ref.clone(),
+        },
+    })
+}
+
+/// Creates the Target, or updates it when it differs from what the environment describes.
+async fn ensure_target(
+    environment: &Environment,
+    desired: Target,
+    context: &Context,
+) -> Result<(), Error> {
+    let name = environment.name_any();
+    let targets: Api<Target> = Api::namespaced(context.client.clone(), &context.settings.namespace);
+    let existing = targets
+        .get_opt(&name)
+        .await
+        .map_err(|e| api_error(&name, "reading its Target", e))?;
+    match existing {
+        None => {
+            targets
+                .create(&PostParams::default(), &desired)
+                .await
+                .map_err(|e| api_error(&name, "creating its Target", e))?;
+            info!(name = %name, namespace = %context.settings.namespace, "created the environment's Target");
+            publish(
+                context,
+                environment,
+                "TargetCreated",
+                format!("created Target {}/{name}", context.settings.namespace),
+            )
+            .await;
+        }
+        Some(existing) if target_is_current(&existing, &desired) => {}
+        Some(existing) => {
+            let mut updated = existing.clone();
+            updated.spec = desired.spec;
+            merge_into(&mut updated.metadata.labels, desired.metadata.labels);
+            merge_into(
+                &mut updated.metadata.annotations,
+                desired.metadata.annotations,
+            );
+            updated.metadata.owner_references = desired.metadata.owner_references;
+            targets
+                .replace(&name, &PostParams::default(), &updated)
+                .await
+                .map_err(|e| api_error(&name, "updating its Target", e))?;
+            info!(name = %name, namespace = %context.settings.namespace, "updated the environment's Target");
+            publish(
+                context,
+                environment,
+                "TargetUpdated",
+                format!("updated Target {}/{name}", context.settings.namespace),
+            )
+            .await;
+        }
+    }
+    Ok(())
+}
+
+fn target_is_current(existing: &Target, desired: &Target) -> bool {
+    existing.spec == desired.spec
+        && contains_all(&existing.metadata.labels, &desired.metadata.labels)
+        && contains_all(
+            &existing.metadata.annotations,
+            &desired.metadata.annotations,
+        )
+        && existing.metadata.owner_references == desired.metadata.owner_references
+}
+
+fn contains_all(
+    existing: &Option<BTreeMap<String, String>>,
+    wanted: &Option<BTreeMap<String, String>>,
+) -> bool {
+    let empty = BTreeMap::new();
+    let existing = existing.as_ref().unwrap_or(&empty);
+    wanted
+        .iter()
+        .flatten()
+        .all(|(k, v)| existing.get(k) == Some(v))
+}
+
+fn merge_into(
+    target: &mut Option<BTreeMap<String, String>>,
+    extra: Option<BTreeMap<String, String>>,
+) {
+    target
+        .get_or_insert_with(BTreeMap::new)
+        .extend(extra.into_iter().flatten());
+}
+
+/// The agent condition this controller must set (only ever Unknown: the agent itself reports
+/// True) and when to look again.
+async fn heartbeat_state(
+    environment: &Environment,
+    context: &Context,
+) -> Result<(Option<ConditionUpdate<'static>>, Duration), Error> {
+    let name = environment.name_any();
+    let leases: Api<Lease> = Api::namespaced(context.client.clone(), &context.settings.namespace);
+    let lease = leases
+        .get_opt(&name)
+        .await
+        .map_err(|e| api_error(&name, "reading its heartbeat Lease", e))?;
+    let reported_ready = environment
+        .status
+        .as_ref()
+        .and_then(|s| find_condition(&s.conditions, conditions::AGENT_READY))
+        .is_some_and(|c| c.status != ConditionStatus::Unknown);
+    let lease_name = format!("{}/{name}", context.settings.namespace);
+    let Some((renewed, period)) = lease.as_ref().and_then(renewal) else {
+        let unknown = ConditionUpdate {
+            type_: conditions::AGENT_READY,
+            status: ConditionStatus::Unknown,
+            reason: "NoHeartbeat",
+            message: format!("no heartbeat Lease {lease_name} from the agent yet"),
+        };
+        return Ok((
+            Some(unknown).filter(|_| !has_agent_condition(environment) || reported_ready),
+            RESYNC,
+        ));
+    };
+    let tolerance =
+        period * i32::try_from(context.settings.heartbeat_tolerance).unwrap_or(i32::MAX);
+    let deadline = renewed.saturating_add(tolerance).unwrap_or(Timestamp::MAX);
+    let now = Timestamp::now();
+    if now < deadline {
+        let wait = Duration::try_from(deadline.duration_since(now)).unwrap_or(RESYNC)
+            + Duration::from_secs(1);
+        return Ok((None, wait));
+    }
+    let unknown = ConditionUpdate {
+        type_: conditions::AGENT_READY,
+        status: ConditionStatus::Unknown,
+        reason: "HeartbeatMissed",
+        message: format!(
+            "the agent has not renewed Lease {lease_name} since {renewed} ({} periods of {}s)",
+            context.settings.heartbeat_tolerance,
+            period.as_secs()
+        ),
+    };
+    Ok((
+        Some(unknown).filter(|_| reported_ready || !has_agent_condition(environment)),
+        RESYNC,
+    ))
+}
+
+fn has_agent_condition(environment: &Environment) -> bool {
+    environment
+        .status
+        .as_ref()
+        .is_some_and(|s| find_condition(&s.conditions, conditions::AGENT_READY).is_some())
+}
+
+/// When the Lease was last renewed and the agent's heartbeat period.
+fn renewal(lease: &Lease) -> Option<(Timestamp, SignedDuration)> {
+    let spec = lease.spec.as_ref()?;
+    let renewed = spec.renew_time.as_ref().or(spec.acquire_time.as_ref())?.0;
+    let period = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds?.max(1)));
+    Some((renewed, period))
+}
+
+/// Writes the given conditions and the observed generation, if anything changed.
+async fn update_conditions(
+    environment: &Environment,
+    updates: Vec<ConditionUpdate<'_>>,
+    context: &Context,
+) -> Result<(), Error> {
+    let name = environment.name_any();
+    let mut status = environment.status.clone().unwrap_or_default();
+    let now = Time(Timestamp::now());
+    let mut changed = false;
+    for update in updates {
+        changed |= set_condition(&mut status.conditions, update, now.clone());
+    }
+    let generation = environment.metadata.generation;
+    changed |= status.observed_generation != generation;
+    if !changed {
+        return Ok(());
+    }
+    status.observed_generation = generation;
+    patch_status(&context.client, environment, &status)
+        .await
+        .map_err(|e| api_error(&name, "updating its status", e))
+}
+
+/// Patches an Environment's status conditions and observed generation, guarded by the
+/// resourceVersion it was computed from so concurrent writers (agent and landscaper) do not
+/// overwrite each other's conditions.
+pub async fn patch_status(
+    client: &kube::Client,
+    environment: &Environment,
+    status: &EnvironmentStatus,
+) -> Result<(), kube::Error> {
+    let api: Api<Environment> = Api::all(client.clone());
+    let patch = json!({
+        "metadata": { "resourceVersion": environment.resource_version() },
+        "status": { "conditions": status.conditions, "observedGeneration": status.observed_generation },
+    });
+    api.patch_status(
+        &environment.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(patch),
+    )
+    .await?;
+    Ok(())
+}
+
+async fn publish(context: &Context, environment: &Environment, reason: &str, note: String) {
+    let event = KubeEvent {
+        type_: EventType::Normal,
+        reason: reason.into(),
+        note: Some(note),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    if let Err(error) = context
+        .recorder
+        .publish(&event, &environment.object_ref(&()))
+        .await
+    {
+        warn!(%error, "could not publish an event");
+    }
+}
+
+fn api_error(name: &str, action: &str, source: kube::Error) -> Error {
+    Error::Api {
+        name: name.to_owned(),
+        action: action.to_owned(),
+        source,
+    }
+}

@@ -1,0 +1,199 @@
+//! Fixtures for end-to-end tests: a landscaper cluster with the Landscaper CRDs and the
+//! landscaper's controllers running, and a fenced cluster for agents, both on one testbed.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, PostParams};
+use landscaper_agent::Agent;
+use landscaper_agent::clients::ClusterAccess;
+use landscaper_agent::settings::{Overrides, Settings};
+use landscaper_api::config::AgentConfiguration;
+use landscaper_api::core::Environment;
+use testbed::{Cluster, Testbed};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// The namespace of deployer management objects in the landscaper cluster.
+pub const LS_NAMESPACE: &str = "ls-system";
+
+/// Two clusters and, optionally, the landscaper's controllers.
+pub struct World {
+    /// The testbed holding both clusters.
+    pub bed: Testbed,
+    /// Where kubeconfigs and other files of the test live.
+    pub dir: tempfile::TempDir,
+    landscaper: Option<(oneshot::Sender<()>, JoinHandle<()>)>,
+    files: AtomicUsize,
+}
+
+impl World {
+    /// Starts both clusters, installs the CRDs and starts the landscaper.
+    pub async fn start() -> Self {
+        let bed = Testbed::builder()
+            .named(&["landscaper", "fenced"])
+            .start()
+            .await
+            .expect("testbed starts");
+        let world = Self {
+            bed,
+            dir: tempfile::tempdir().expect("temp dir"),
+            landscaper: None,
+            files: AtomicUsize::new(0),
+        };
+        world.install_crds().await;
+        world
+            .create_namespace(world.landscaper_cluster(), LS_NAMESPACE)
+            .await;
+        let mut world = world;
+        world.start_landscaper().await;
+        world
+    }
+
+    /// The landscaper cluster.
+    pub fn landscaper_cluster(&self) -> &Cluster {
+        self.bed
+            .cluster_named("landscaper")
+            .expect("landscaper cluster")
+    }
+
+    /// The fenced cluster.
+    pub fn fenced_cluster(&self) -> &Cluster {
+        self.bed.cluster_named("fenced").expect("fenced cluster")
+    }
+
+    async fn install_crds(&self) {
+        let crds: Api<CustomResourceDefinition> = Api::all(self.landscaper_cluster().client());
+        for crd in landscaper_api::crd::all() {
+            crds.create(&PostParams::default(), &crd)
+                .await
+                .expect("CRD is accepted");
+        }
+        let environments: Api<Environment> = Api::all(self.landscaper_cluster().client());
+        eventually("the Environment CRD is served", || async {
+            environments.list(&Default::default()).await.is_ok()
+        })
+        .await;
+    }
+
+    /// Creates a namespace.
+    pub async fn create_namespace(&self, cluster: &Cluster, name: &str) {
+        let namespaces: Api<Namespace> = Api::all(cluster.client());
+        let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
+            .expect("namespace");
+        namespaces
+            .create(&PostParams::default(), &namespace)
+            .await
+            .expect("namespace is created");
+    }
+
+    /// Starts the landscaper's controllers (again, after [`World::stop_landscaper`]).
+    pub async fn start_landscaper(&mut self) {
+        let (stop, stopped) = oneshot::channel::<()>();
+        let settings = landscaper::settings::Settings {
+            namespace: LS_NAMESPACE.to_owned(),
+            heartbeat_tolerance: 5,
+        };
+        let client = self.landscaper_cluster().client();
+        let task = tokio::spawn(landscaper::controllers::run(client, settings, async move {
+            let _ = stopped.await;
+        }));
+        self.landscaper = Some((stop, task));
+    }
+
+    /// Stops the landscaper's controllers and waits for them to finish.
+    pub async fn stop_landscaper(&mut self) {
+        if let Some((stop, task)) = self.landscaper.take() {
+            let _ = stop.send(());
+            let _ = task.await;
+        }
+    }
+
+    /// The user name an agent for `name` acts as in both clusters (a cluster admin, as the
+    /// agent chart's own RBAC grants on the host cluster).
+    pub fn agent_user(name: &str) -> String {
+        format!("agent-{name}")
+    }
+
+    /// Settings of an agent for `name`, acting as its own user, with a short heartbeat so
+    /// tests run fast.
+    pub fn agent_settings(&self, name: &str) -> Settings {
+        let token = self
+            .landscaper_cluster()
+            .add_user(&Self::agent_user(name), &["system:masters"]);
+        let path = self.dir.path().join(format!("landscaper-{name}.yaml"));
+        std::fs::write(&path, self.landscaper_cluster().kubeconfig_yaml_for(&token))
+            .expect("kubeconfig written");
+        let config = AgentConfiguration {
+            name: Some(name.to_owned()),
+            landscaper_cluster_kubeconfig: Some(path.display().to_string()),
+            ..Default::default()
+        };
+        let overrides = Overrides {
+            heartbeat_period: Some("1s".to_owned()),
+            ..Default::default()
+        };
+        Settings::resolve(config, overrides).expect("valid settings")
+    }
+
+    /// An agent for `settings`, acting in the fenced cluster as its own admin user.
+    pub async fn agent(&self, settings: Settings) -> Agent {
+        let token = self
+            .fenced_cluster()
+            .add_user(&Self::agent_user(&settings.name), &["system:masters"]);
+        let host = self.access(self.fenced_cluster(), Some(&token)).await;
+        let landscaper = ClusterAccess::from_kubeconfig_file(
+            &settings.landscaper_kubeconfig,
+            "landscaper cluster",
+        )
+        .await
+        .expect("landscaper cluster reachable");
+        Agent::new(settings, host, landscaper, "v0.0.0-test")
+    }
+
+    /// Access to a cluster as the given token (admin when `None`), through a kubeconfig file.
+    pub async fn access(&self, cluster: &Cluster, token: Option<&str>) -> ClusterAccess {
+        let yaml = match token {
+            Some(token) => cluster.kubeconfig_yaml_for(token),
+            None => cluster.kubeconfig_yaml(),
+        };
+        let path: PathBuf = self.dir.path().join(format!(
+            "{}-{}.yaml",
+            cluster.name(),
+            self.files.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&path, yaml).expect("kubeconfig written");
+        ClusterAccess::from_kubeconfig_file(&path, cluster.name())
+            .await
+            .expect("cluster reachable")
+    }
+}
+
+/// Runs an agent in the background until the returned sender is dropped or fired.
+pub fn spawn_agent(agent: Agent) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(agent.run(async move {
+        let _ = stopped.await;
+    }));
+    (stop, task)
+}
+
+/// Polls `check` every 100 ms until it holds; fails the test after 30 s naming `what`.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !check().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

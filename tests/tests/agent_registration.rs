@@ -1,0 +1,553 @@
+//! The agent registers its environment, the landscaper turns it into a Target, and an
+//! uninstall removes everything again.
+
+use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::api::{Api, DeleteParams, PostParams};
+use landscaper_agent::cleanup::Cleanup;
+use landscaper_agent::clients::token_of_kubeconfig;
+use landscaper_agent::names::Names;
+use landscaper_agent::registration::RegistrationError;
+use landscaper_agent::registration::host::HostRegistration;
+use landscaper_agent::token::TokenLifetime;
+use landscaper_api::constants::{annotations, conditions, finalizers};
+use landscaper_api::core::{ConditionStatus, Environment, Target, find_condition};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
+
+async fn environment(world: &World, name: &str) -> Option<Environment> {
+    Api::<Environment>::all(world.landscaper_cluster().client())
+        .get_opt(name)
+        .await
+        .unwrap()
+}
+
+async fn target(world: &World, name: &str) -> Option<Target> {
+    Api::<Target>::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE)
+        .get_opt(name)
+        .await
+        .unwrap()
+}
+
+async fn agent_condition(world: &World, name: &str) -> Option<ConditionStatus> {
+    let environment = environment(world, name).await?;
+    find_condition(&environment.status?.conditions, conditions::AGENT_READY)
+        .map(|c| c.status.clone())
+}
+
+async fn target_access_kubeconfig(world: &World, name: &str) -> Option<String> {
+    let secrets: Api<Secret> = Api::namespaced(world.fenced_cluster().client(), "ls-system");
+    let secret = secrets
+        .get_opt(&format!("{name}-target-access"))
+        .await
+        .unwrap()?;
+    Some(String::from_utf8(secret.data?.get("kubeconfig")?.0.clone()).unwrap())
+}
+
+#[tokio::test]
+async fn agent_registers_environment_and_landscaper_creates_target() {
+    let world = World::start().await;
+    let (_stop, _task) = spawn_agent(world.agent(world.agent_settings("default")).await);
+
+    eventually("the landscaper created Target default", || async {
+        target(&world, "default").await.is_some()
+    })
+    .await;
+    eventually("the agent reports its heartbeat", || async {
+        agent_condition(&world, "default").await == Some(ConditionStatus::True)
+    })
+    .await;
+
+    let environment = environment(&world, "default").await.unwrap();
+    let mut held = environment.metadata.finalizers.clone().unwrap();
+    held.sort();
+    assert_eq!(
+        held,
+        vec![
+            finalizers::AGENT.to_owned(),
+            finalizers::DEPLOYER_MANAGEMENT.to_owned()
+        ]
+    );
+    assert_eq!(environment.spec.namespace, "ls-system");
+    let landscaper = &environment.spec.landscaper_cluster_config;
+    assert_eq!(
+        landscaper.host,
+        world.landscaper_cluster().url().trim_end_matches('/')
+    );
+    assert!(
+        landscaper.ca_data.is_some(),
+        "the landscaper cluster's CA is handed to deployers"
+    );
+    let host_target = &environment.spec.host_target;
+    assert_eq!(
+        host_target.type_,
+        "landscaper.gardener.cloud/kubernetes-cluster"
+    );
+    assert_eq!(
+        host_target.annotations.as_ref().unwrap()[annotations::ENVIRONMENT],
+        "default"
+    );
+    let secret_ref = host_target.secret_ref.as_ref().unwrap();
+    assert_eq!(
+        (
+            secret_ref.name.as_str(),
+            secret_ref.namespace.as_deref(),
+            secret_ref.key.as_deref()
+        ),
+        (
+            "default-target-access",
+            Some("ls-system"),
+            Some("kubeconfig")
+        )
+    );
+    let selector = &environment.spec.target_selectors[0].annotations[0];
+    assert_eq!(
+        (selector.key.as_str(), selector.values.as_slice()),
+        (annotations::ENVIRONMENT, ["default".to_owned()].as_slice())
+    );
+    assert_eq!(
+        environment
+            .status
+            .as_ref()
+            .unwrap()
+            .agent
+            .as_ref()
+            .unwrap()
+            .version
+            .as_deref(),
+        Some("v0.0.0-test")
+    );
+
+    let target = target(&world, "default").await.unwrap();
+    assert_eq!(target.spec.type_, host_target.type_);
+    assert_eq!(target.spec.secret_ref, host_target.secret_ref);
+    assert_eq!(
+        target.metadata.annotations.as_ref().unwrap()[annotations::ENVIRONMENT],
+        "default"
+    );
+    let owner = &target.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(
+        (owner.kind.as_str(), owner.name.as_str(), owner.controller),
+        ("Environment", "default", Some(true))
+    );
+
+    // The host cluster holds the deployer identity, and the credentials never left it.
+    let fenced = world.fenced_cluster().client();
+    Api::<ServiceAccount>::namespaced(fenced.clone(), "ls-system")
+        .get("deployer-default")
+        .await
+        .unwrap();
+    let role = Api::<ClusterRole>::all(fenced.clone())
+        .get("landscaper:agent:default:deployer")
+        .await
+        .unwrap();
+    assert_eq!(role.rules.unwrap()[0].verbs, vec!["*".to_owned()]);
+    let binding = Api::<ClusterRoleBinding>::all(fenced.clone())
+        .get("landscaper:agent:default:deployer")
+        .await
+        .unwrap();
+    assert_eq!(binding.subjects.unwrap()[0].name, "deployer-default");
+    let landscaper_secrets: Api<Secret> =
+        Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    assert!(
+        landscaper_secrets
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
+        "no Secret reaches the landscaper cluster"
+    );
+
+    // The token in the kubeconfig authenticates as the deployer ServiceAccount, not the agent.
+    let kubeconfig = target_access_kubeconfig(&world, "default").await.unwrap();
+    let token = token_of_kubeconfig(&kubeconfig).unwrap();
+    let review = Api::<SelfSubjectReview>::all(world.fenced_cluster().client_as(&token))
+        .create(&PostParams::default(), &Default::default())
+        .await
+        .unwrap();
+    let user = review.status.unwrap().user_info.unwrap();
+    assert_eq!(
+        user.username.as_deref(),
+        Some("system:serviceaccount:ls-system:deployer-default")
+    );
+    let lifetime = TokenLifetime::of(&token).unwrap();
+    assert_eq!(
+        lifetime.expires.duration_since(lifetime.issued).as_secs(),
+        3600,
+        "short-lived token"
+    );
+}
+
+#[tokio::test]
+async fn token_renewal_replaces_the_token_before_expiry() {
+    let world = World::start().await;
+    let settings = world.agent_settings("renew");
+    let agent = world.agent(settings.clone()).await;
+    let first = agent.register().await.unwrap();
+    let old =
+        token_of_kubeconfig(&target_access_kubeconfig(&world, "renew").await.unwrap()).unwrap();
+
+    let host = world.access(world.fenced_cluster(), None).await;
+    let names = Names::new("renew");
+    let registration = HostRegistration {
+        client: &host.client,
+        endpoint: &host.endpoint,
+        names: &names,
+        namespace: "ls-system",
+        token_lifetime: settings.token_lifetime,
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let renewed = registration.renew_token().await.unwrap();
+    let new =
+        token_of_kubeconfig(&target_access_kubeconfig(&world, "renew").await.unwrap()).unwrap();
+    assert_ne!(old, new);
+    assert!(renewed.issued > first.issued);
+    assert!(
+        first.renew_at() < first.expires,
+        "renewal is due before expiry"
+    );
+    // Both tokens are valid ServiceAccount tokens of the deployer identity.
+    let review = Api::<SelfSubjectReview>::all(world.fenced_cluster().client_as(&new))
+        .create(&PostParams::default(), &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        review
+            .status
+            .unwrap()
+            .user_info
+            .unwrap()
+            .username
+            .as_deref(),
+        Some("system:serviceaccount:ls-system:deployer-renew")
+    );
+}
+
+#[tokio::test]
+async fn agent_restart_makes_no_writes() {
+    let world = World::start().await;
+    let settings = world.agent_settings("steady");
+    world
+        .agent(settings.clone())
+        .await
+        .register()
+        .await
+        .unwrap();
+    let user = World::agent_user("steady");
+    let fenced_writes = world.fenced_cluster().counters().writes(Some(&user));
+    let landscaper_writes = world.landscaper_cluster().counters().writes(Some(&user));
+    assert!(
+        fenced_writes >= 5 && landscaper_writes >= 1,
+        "the first start registered"
+    );
+
+    world.agent(settings).await.register().await.unwrap();
+
+    assert_eq!(
+        world.fenced_cluster().counters().writes(Some(&user)),
+        fenced_writes,
+        "restart wrote to the fenced cluster"
+    );
+    assert_eq!(
+        world.landscaper_cluster().counters().writes(Some(&user)),
+        landscaper_writes,
+        "restart wrote to the landscaper cluster"
+    );
+}
+
+#[tokio::test]
+async fn deleted_target_is_recreated_by_the_landscaper() {
+    let world = World::start().await;
+    world
+        .agent(world.agent_settings("repair"))
+        .await
+        .register()
+        .await
+        .unwrap();
+    eventually("Target repair exists", || async {
+        target(&world, "repair").await.is_some()
+    })
+    .await;
+    let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    let uid = targets.get("repair").await.unwrap().metadata.uid;
+    targets
+        .delete("repair", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("the landscaper recreated Target repair", || async {
+        target(&world, "repair")
+            .await
+            .is_some_and(|t| t.metadata.uid != uid)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
+    let world = World::start().await;
+    let settings = world.agent_settings("beat");
+    let (stop, task) = spawn_agent(world.agent(settings.clone()).await);
+    eventually("the agent is ready", || async {
+        agent_condition(&world, "beat").await == Some(ConditionStatus::True)
+    })
+    .await;
+    stop.send(()).unwrap();
+    task.await.unwrap();
+    eventually(
+        "the landscaper marks the agent Unknown after 5 missed periods",
+        || async { agent_condition(&world, "beat").await == Some(ConditionStatus::Unknown) },
+    )
+    .await;
+    let condition = find_condition(
+        &environment(&world, "beat")
+            .await
+            .unwrap()
+            .status
+            .unwrap()
+            .conditions,
+        conditions::AGENT_READY,
+    )
+    .cloned()
+    .unwrap();
+    assert_eq!(condition.reason, "HeartbeatMissed");
+    let (_stop, _task) = spawn_agent(world.agent(settings).await);
+    eventually("the restarted agent is ready again", || async {
+        agent_condition(&world, "beat").await == Some(ConditionStatus::True)
+    })
+    .await;
+}
+
+fn cleanup_for<'a>(
+    world: &'a World,
+    landscaper: &'a kube::Client,
+    host: &'a landscaper_agent::clients::ClusterAccess,
+    names: &'a Names,
+    timeout_secs: u64,
+    force: bool,
+) -> Cleanup<'a> {
+    let _ = world;
+    Cleanup {
+        landscaper,
+        host: HostRegistration {
+            client: &host.client,
+            endpoint: &host.endpoint,
+            names,
+            namespace: "ls-system",
+            token_lifetime: std::time::Duration::from_secs(3600),
+        },
+        landscaper_namespace: LS_NAMESPACE,
+        names,
+        timeout: std::time::Duration::from_secs(timeout_secs),
+        force,
+    }
+}
+
+async fn nothing_left(world: &World, name: &str) {
+    assert!(
+        environment(world, name).await.is_none(),
+        "Environment {name} remains"
+    );
+    eventually("the Target is gone", || async {
+        target(world, name).await.is_none()
+    })
+    .await;
+    let fenced = world.fenced_cluster().client();
+    assert!(
+        Api::<ServiceAccount>::namespaced(fenced.clone(), "ls-system")
+            .get_opt(&format!("deployer-{name}"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        Api::<Secret>::namespaced(fenced.clone(), "ls-system")
+            .get_opt(&format!("{name}-target-access"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let role = format!("landscaper:agent:{name}:deployer");
+    assert!(
+        Api::<ClusterRole>::all(fenced.clone())
+            .get_opt(&role)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        Api::<ClusterRoleBinding>::all(fenced)
+            .get_opt(&role)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn cleanup_removes_everything_and_leaves_other_agents_working() {
+    let world = World::start().await;
+    let (_stop_b, _task_b) = spawn_agent(world.agent(world.agent_settings("b")).await);
+    let (stop_a, task_a) = spawn_agent(world.agent(world.agent_settings("a")).await);
+    for name in ["a", "b"] {
+        eventually("both agents are ready", || async {
+            agent_condition(&world, name).await == Some(ConditionStatus::True)
+        })
+        .await;
+        eventually("both Targets exist", || async {
+            target(&world, name).await.is_some()
+        })
+        .await;
+    }
+    stop_a.send(()).unwrap();
+    task_a.await.unwrap();
+
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = world.landscaper_cluster().client();
+    let names = Names::new("a");
+    cleanup_for(&world, &landscaper, &host, &names, 30, false)
+        .run()
+        .await
+        .unwrap();
+    nothing_left(&world, "a").await;
+
+    // Environment b is untouched and keeps beating.
+    let before = environment(&world, "b")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .agent
+        .unwrap()
+        .last_heartbeat_time;
+    eventually("agent b keeps renewing its heartbeat", || async {
+        environment(&world, "b")
+            .await
+            .unwrap()
+            .status
+            .unwrap()
+            .agent
+            .unwrap()
+            .last_heartbeat_time
+            != before
+    })
+    .await;
+    assert!(target_access_kubeconfig(&world, "b").await.is_some());
+    assert_eq!(
+        agent_condition(&world, "b").await,
+        Some(ConditionStatus::True)
+    );
+}
+
+#[tokio::test]
+async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
+    let mut world = World::start().await;
+    world
+        .agent(world.agent_settings("orphan"))
+        .await
+        .register()
+        .await
+        .unwrap();
+    eventually("the landscaper took the environment", || async {
+        environment(&world, "orphan")
+            .await
+            .is_some_and(|e| e.metadata.finalizers.unwrap_or_default().len() == 2)
+    })
+    .await;
+    world.stop_landscaper().await;
+
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = world.landscaper_cluster().client();
+    let names = Names::new("orphan");
+    let error = cleanup_for(&world, &landscaper, &host, &names, 1, false)
+        .run()
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("still has finalizers") && error.contains(finalizers::DEPLOYER_MANAGEMENT),
+        "{error}"
+    );
+
+    let started = std::time::Instant::now();
+    cleanup_for(&world, &landscaper, &host, &names, 2, true)
+        .run()
+        .await
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(environment(&world, "orphan").await.is_none());
+    let fenced = world.fenced_cluster().client();
+    assert!(
+        Api::<Secret>::namespaced(fenced, "ls-system")
+            .get_opt("orphan-target-access")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn environment_of_another_agent_is_not_taken_over() {
+    let world = World::start().await;
+    world
+        .agent(world.agent_settings("shared"))
+        .await
+        .register()
+        .await
+        .unwrap();
+    let environments: Api<Environment> = Api::all(world.landscaper_cluster().client());
+    // Another agent's annotation; retried because the landscaper writes concurrently.
+    eventually("the Environment is marked as another agent's", || async {
+        let mut environment = environments.get("shared").await.unwrap();
+        environment.metadata.annotations.as_mut().unwrap().insert(
+            landscaper_agent::registration::environment::HOST_CLUSTER_ANNOTATION.to_owned(),
+            "some-other-cluster".to_owned(),
+        );
+        environments
+            .replace("shared", &PostParams::default(), &environment)
+            .await
+            .is_ok()
+    })
+    .await;
+
+    let error = world
+        .agent(world.agent_settings("shared"))
+        .await
+        .register()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, RegistrationError::OwnedByAnother { .. }),
+        "{error}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("Environment shared")
+            && message.contains("some-other-cluster")
+            && message.contains("refusing to take it over"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn unreachable_landscaper_is_retried_not_fatal() {
+    let world = World::start().await;
+    let mut settings = world.agent_settings("far");
+    let unreachable = world.dir.path().join("unreachable.yaml");
+    let yaml = world
+        .landscaper_cluster()
+        .kubeconfig_yaml()
+        .replace(&world.landscaper_cluster().url(), "https://127.0.0.1:1");
+    std::fs::write(&unreachable, yaml).unwrap();
+    settings.landscaper_kubeconfig = unreachable;
+    let agent = world.agent(settings).await;
+    let error = agent.register().await.unwrap_err();
+    assert!(error.is_transient(), "{error}");
+    assert!(error.to_string().contains("Environment far"), "{error}");
+    // `run` keeps retrying instead of exiting; it stops cleanly on shutdown.
+    let (stop, task) = spawn_agent(agent);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!task.is_finished());
+    stop.send(()).unwrap();
+    task.await.unwrap();
+}
