@@ -252,13 +252,9 @@ impl HostRegistration<'_> {
             .get_opt(&name)
             .await
             .map_err(api_error("reading", object.clone()))?;
-        if !force_renew {
-            if let Some(lifetime) = existing
-                .as_ref()
-                .and_then(|secret| self.current_token(secret, &user))
-            {
-                return Ok(lifetime);
-            }
+        let current = existing.as_ref().and_then(|secret| self.current_token(secret, &user));
+        if let Some(lifetime) = current.filter(|_| !force_renew) {
+            return Ok(lifetime);
         }
         let token = self.request_token().await?;
         let lifetime = TokenLifetime::of(&token).ok_or_else(|| RegistrationError::NoToken {
