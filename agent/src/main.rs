@@ -46,7 +46,10 @@ fn main() -> ExitCode {
 /// The runtime of the long-running subcommands, with logging set up.
 fn runtime() -> tokio::runtime::Runtime {
     landscaper_agent::logging::init();
-    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("Error: starting the async runtime: {error}");

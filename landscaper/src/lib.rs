@@ -5,4 +5,6 @@
 //! library holds the controllers; the `landscaper` binary wires them to a cluster.
 
 pub mod controllers;
+pub mod crds;
+pub mod dev;
 pub mod settings;

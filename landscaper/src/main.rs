@@ -20,6 +20,9 @@ struct Cli {
 enum Command {
     /// Run the landscaper's controllers against the landscaper cluster.
     Run(commands::run::Args),
+    /// Run everything in one process: two in-process clusters, the landscaper, an agent for
+    /// environment `default`, and the examples.
+    Dev(commands::dev::Args),
     /// Print the CustomResourceDefinitions of all landscaper kinds as YAML.
     Crds(commands::crds::Args),
     /// Check manifests and configuration files against the landscaper API.
@@ -32,6 +35,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(&args).await,
+        Command::Dev(args) => commands::dev::run(&args).await,
         Command::Crds(args) => commands::crds::run(&args),
         Command::Validate(args) => commands::validate::run(&args),
     };

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use landscaper_agent::Agent;
 use landscaper_agent::clients::ClusterAccess;
@@ -67,12 +66,9 @@ impl World {
     }
 
     async fn install_crds(&self) {
-        let crds: Api<CustomResourceDefinition> = Api::all(self.landscaper_cluster().client());
-        for crd in landscaper_api::crd::all() {
-            crds.create(&PostParams::default(), &crd)
-                .await
-                .expect("CRD is accepted");
-        }
+        landscaper::crds::ensure(&self.landscaper_cluster().client())
+            .await
+            .expect("CRDs are installed");
         let environments: Api<Environment> = Api::all(self.landscaper_cluster().client());
         eventually("the Environment CRD is served", || async {
             environments.list(&Default::default()).await.is_ok()

@@ -252,7 +252,9 @@ impl HostRegistration<'_> {
             .get_opt(&name)
             .await
             .map_err(api_error("reading", object.clone()))?;
-        let current = existing.as_ref().and_then(|secret| self.current_token(secret, &user));
+        let current = existing
+            .as_ref()
+            .and_then(|secret| self.current_token(secret, &user));
         if let Some(lifetime) = current.filter(|_| !force_renew) {
             return Ok(lifetime);
         }
