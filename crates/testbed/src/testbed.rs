@@ -257,13 +257,13 @@ impl Cluster {
         self.state.store.current_rv()
     }
 
-    /// A `kube::Client` authenticated as the admin.
+    /// A `kube::Client` authenticated as the admin (call it inside a Tokio runtime).
     #[cfg(feature = "client")]
     pub fn client(&self) -> kube::Client {
         self.client_as(&self.state.admin_token)
     }
 
-    /// A `kube::Client` authenticated by `token`.
+    /// A `kube::Client` authenticated by `token` (call it inside a Tokio runtime).
     #[cfg(feature = "client")]
     pub fn client_as(&self, token: &str) -> kube::Client {
         let mut config = kube::Config::new(self.url().parse().expect("a loopback URL parses"));
