@@ -1,7 +1,7 @@
 //! Helm's serialization functions (`toYaml`, `fromYaml`, `fromYamlArray`, `toJson`,
 //! `fromJson`, `fromJsonArray`, their `must` forms) and Sprig's JSON ones that Helm keeps
-//! (`toPrettyJson`, `toRawJson`, `mustFromJson`, …) and Helm's `toToml`, on the crate's Go-exact
-//! YAML, JSON and TOML encoders.
+//! (`toPrettyJson`, `toRawJson`, `mustFromJson`, …) and Helm's `toToml`/`fromToml`, on the
+//! crate's Go-exact YAML, JSON and TOML modules.
 //!
 //! The `from…` functions never fail: a parse error becomes the value, under an `Error` key of
 //! the returned map or as the only element of the returned list, exactly as Helm does.
@@ -88,6 +88,13 @@ pub fn install(funcs: &mut FuncMap) {
         toml::to_toml(&data)
             .map(Value::from)
             .map_err(|e| FuncError::failed(e.0))
+    });
+    funcs.add("fromToml", |a: &[Value]| {
+        args::count(a, 1)?;
+        Ok(match toml::from_toml(args::string(a, 0)?) {
+            Ok(map) => Value::from_data(&Data::Map(map)),
+            Err(e) => error_map(e.to_string()),
+        })
     });
     funcs.add("mustFromJson", |a: &[Value]| {
         args::count(a, 1)?;

@@ -354,8 +354,13 @@ impl Parser {
         let key = self.key()?;
         let mut full = table_path.clone();
         full.extend(key.iter().cloned());
-        self.last_key = full.clone();
         self.skip_ws();
+        // BurntSushi's lexer stops at the end of input before the parser sees this key, so
+        // the error names the key before it.
+        if self.peek().is_none() {
+            return Err(self.error("unexpected EOF; expected key separator '='"));
+        }
+        self.last_key = full.clone();
         if self.peek() != Some('=') {
             let found = self.found();
             return Err(self.error(format!(
