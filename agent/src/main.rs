@@ -23,6 +23,8 @@ enum Command {
     Cleanup(commands::cleanup::Args),
     /// Render a Helm chart locally and print the manifests, exactly as `helm template` does.
     Template(commands::template::Args),
+    /// Run a deployer standalone: `manifest` or `mock`.
+    Deployer(commands::deployer::Args),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Command::Template(args) => return commands::template::run(args),
         Command::Run(args) => runtime().block_on(commands::run::run(args)),
         Command::Cleanup(args) => runtime().block_on(commands::cleanup::run(args)),
+        Command::Deployer(args) => runtime().block_on(commands::deployer::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

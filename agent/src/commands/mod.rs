@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
 pub mod cleanup;
+pub mod deployer;
 pub mod run;
 pub mod template;

@@ -1,0 +1,208 @@
+//! Extension hooks are called at their points of the live reconcile flow, and their results
+//! steer it.
+
+mod common;
+
+use common::*;
+use kube::api::{DeleteParams, Patch, PatchParams};
+use landscaper_api::constants::{annotations, deploy_item_types::MOCK};
+use landscaper_api::core::DeployItemPhase;
+use landscaper_deployer::hooks::{HookResult, HookType, Hooks, hook_fn};
+use landscaper_deployer::mock_deployer;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+const ALL: [HookType; 10] = [
+    HookType::Start,
+    HookType::DuringResponsibilityCheck,
+    HookType::AfterResponsibilityCheck,
+    HookType::ShouldReconcile,
+    HookType::BeforeAnyReconcile,
+    HookType::BeforeAbort,
+    HookType::BeforeForceReconcile,
+    HookType::BeforeDelete,
+    HookType::BeforeReconcile,
+    HookType::End,
+];
+
+type Calls = Arc<Mutex<Vec<(HookType, Option<String>)>>>;
+
+fn recording(hooks: &mut Hooks) -> Calls {
+    let calls: Calls = Arc::default();
+    record_into(hooks, &calls);
+    calls
+}
+
+fn record_into(hooks: &mut Hooks, calls: &Calls) {
+    let c = calls.clone();
+    hooks.register(
+        hook_fn(move |call| {
+            let name = call.item.as_ref().and_then(|i| i.metadata.name.clone());
+            c.lock().unwrap().push((call.hook_type, name));
+            Ok(None)
+        }),
+        &ALL,
+    );
+}
+
+/// The hook points of the reconciles of `item` that did work (those reaching BeforeAny).
+fn working_runs(calls: &Calls, item: &str) -> Vec<Vec<HookType>> {
+    let calls = calls.lock().unwrap().clone();
+    let mut runs = Vec::new();
+    let mut current: Vec<HookType> = Vec::new();
+    for (t, name) in calls {
+        if t == HookType::Start {
+            if current.contains(&HookType::BeforeAnyReconcile) {
+                runs.push(std::mem::take(&mut current));
+            }
+            current = vec![t];
+        } else if name.as_deref() == Some(item) {
+            current.push(t);
+        }
+    }
+    if current.contains(&HookType::BeforeAnyReconcile) {
+        runs.push(current);
+    }
+    runs
+}
+
+fn flow(before: HookType) -> Vec<HookType> {
+    vec![
+        HookType::Start,
+        HookType::DuringResponsibilityCheck,
+        HookType::AfterResponsibilityCheck,
+        HookType::ShouldReconcile,
+        HookType::BeforeAnyReconcile,
+        before,
+        HookType::End,
+    ]
+}
+
+async fn wait_for_run(calls: &Calls, item: &str, before: HookType) {
+    wait_until(|| {
+        let found = working_runs(calls, item).contains(&flow(before));
+        async move { found }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn hooks_run_at_every_point_of_reconcile_force_reconcile_abort_and_delete() {
+    let env = env().await;
+    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let calls = recording(&mut setup.hooks);
+    let deployer = start(setup);
+
+    env.item("a", MOCK, None, json!({})).await;
+    env.finished("a", "job-1").await;
+    wait_for_run(&calls, "a", HookType::BeforeReconcile).await;
+
+    env.items()
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {annotations::OPERATION: "force-reconcile"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    wait_for_run(&calls, "a", HookType::BeforeForceReconcile).await;
+
+    // A job that a previous deployer picked up and left running, to be aborted when the
+    // deployer comes back.
+    deployer.stop().await;
+    env.items()
+        .patch_status(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"jobID": "job-9", "phase": "Progressing"}})),
+        )
+        .await
+        .unwrap();
+    env.items()
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {annotations::OPERATION: "abort"}}})),
+        )
+        .await
+        .unwrap();
+    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    record_into(&mut setup.hooks, &calls);
+    let _d = start(setup);
+    wait_for_run(&calls, "a", HookType::BeforeAbort).await;
+    let aborted = env.finished("a", "job-9").await.status.unwrap();
+    assert_eq!(aborted.phase, Some(DeployItemPhase::Failed));
+
+    env.items()
+        .delete("a", &DeleteParams::default())
+        .await
+        .unwrap();
+    wait_for_run(&calls, "a", HookType::BeforeDelete).await;
+}
+
+#[tokio::test]
+async fn a_start_hook_that_aborts_stops_every_reconcile() {
+    let env = env().await;
+    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let starts = Arc::new(Mutex::new(0u32));
+    let s = starts.clone();
+    setup.hooks.register(
+        hook_fn(move |_| {
+            *s.lock().unwrap() += 1;
+            Ok(Some(HookResult {
+                abort_reconcile: true,
+                ..Default::default()
+            }))
+        }),
+        &[HookType::Start],
+    );
+    // The item waits with a pending job before the deployer starts, so its first reconcile
+    // sees work to do.
+    env.item("a", MOCK, None, json!({})).await;
+    let _d = start(setup);
+    wait_until(|| {
+        let n = *starts.lock().unwrap();
+        async move { n >= 1 }
+    })
+    .await;
+    let di = env.items().get("a").await.unwrap();
+    assert_eq!(
+        di.status.unwrap().phase,
+        None,
+        "the item was never picked up"
+    );
+    assert_eq!(
+        env.ls_cluster()
+            .counters()
+            .count(Some("patch"), Some("deployitems"), None),
+        0
+    );
+}
+
+#[tokio::test]
+async fn a_during_responsibility_hook_overrides_the_target_selectors() {
+    let env = env().await;
+    env.target("other-env", &[(annotations::ENVIRONMENT, "b")])
+        .await;
+    let mut cfg = config(MOCK);
+    cfg.target_selectors = serde_json::from_value(json!([
+        {"annotations": [{"key": annotations::ENVIRONMENT, "operator": "=", "values": ["a"]}]}
+    ]))
+    .unwrap();
+    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), cfg);
+    setup.hooks.register(
+        hook_fn(|call| {
+            let claim =
+                call.item.as_ref().and_then(|i| i.metadata.name.as_deref()) == Some("claimed");
+            Ok(claim.then(HookResult::default))
+        }),
+        &[HookType::DuringResponsibilityCheck],
+    );
+    let _d = start(setup);
+    env.item("claimed", MOCK, Some("other-env"), json!({}))
+        .await;
+    let di = env.finished("claimed", "job-1").await;
+    assert_eq!(di.status.unwrap().phase, Some(DeployItemPhase::Succeeded));
+}
