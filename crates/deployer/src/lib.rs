@@ -4,9 +4,9 @@
 //! finalizer and deletion, timeouts, abort, errors and retries), extension hooks and
 //! continuous reconcile, responsibility by type and target selectors, access to target
 //! clusters, the applier (server-side apply, ordering, policies, pruning, deletion groups),
-//! readiness checks and exports; and two deployers built on it, manifest and mock. A deployer
-//! implements [`Deployer`] and runs with [`controller::run`]. It knows nothing of charts or of
-//! how the agent registers itself.
+//! readiness checks and exports; and the deployers built on it: manifest, mock and helm (which renders charts
+//! with `landscaper-chart`). A deployer implements [`Deployer`] and runs with
+//! [`controller::run`]. It knows nothing of how the agent registers itself.
 
 pub mod applier;
 pub mod continuous_reconcile;
@@ -15,6 +15,7 @@ pub mod controller;
 pub mod deployer;
 pub mod error;
 pub mod exports;
+pub mod helm;
 pub mod hooks;
 pub mod jsonpath;
 pub mod manifest_deployer;

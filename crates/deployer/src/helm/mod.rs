@@ -1,0 +1,400 @@
+//! The helm deployer (`landscaper.gardener.cloud/helm`,
+//! `helm.deployer.landscaper.gardener.cloud/v1alpha1`): resolves the chart, renders it with
+//! `crates/chart` for the target cluster's version, applies the result with the library's
+//! applier (CRDs first), waits for readiness, exports values and, with `helmDeployment: true`
+//! (the default), records each revision as Helm does so the helm CLI sees and can take over
+//! the release — and we take over releases helm installed.
+
+pub mod config;
+pub mod release;
+pub mod render;
+pub mod source;
+pub mod storage;
+
+use crate::applier::{Applier, ApplySpec};
+use crate::continuous_reconcile;
+use crate::controller::{DeployerConfig, Setup};
+use crate::deployer::{Deployer, Failure, Job, Outcome};
+use crate::error::{Error, describe_kube_error};
+use crate::exports;
+use crate::hooks::Hooks;
+use crate::readiness;
+use crate::target_access::TargetCluster;
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::jiff::Timestamp;
+use kube::Api;
+use kube::api::PostParams;
+use landscaper_api::constants::{HELM_API_VERSION, deploy_item_types};
+use landscaper_api::deployer::{
+    HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest, ManifestPolicy,
+};
+use landscaper_chart::objects::KubeVersion;
+use landscaper_chart::render::ReleaseOptions;
+use release::{Info, Release, Status};
+use serde_json::Value;
+use storage::Storage;
+use tracing::Instrument;
+
+/// The label tying deployed objects to their DeployItem (value: the item's name).
+pub const DEPLOY_ITEM_LABEL: &str = "helm.deployer.landscaper.gardener.cloud/deployitem";
+/// The field manager of the helm deployer's writes.
+pub const FIELD_MANAGER: &str = "landscaper-helm-deployer";
+/// Helm's ownership label and annotations, which `helm upgrade` requires on existing objects.
+const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
+const RELEASE_NAME_ANNOTATION: &str = "meta.helm.sh/release-name";
+const RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namespace";
+
+/// The helm deployer.
+#[derive(Debug, Clone, Default)]
+pub struct HelmDeployer;
+
+/// A helm deployer ready to [`crate::controller::run`], with continuous reconcile.
+pub fn setup(
+    ls_client: kube::Client,
+    secrets_client: kube::Client,
+    mut config: DeployerConfig,
+) -> Setup<HelmDeployer> {
+    config.deploy_item_type = deploy_item_types::HELM.into();
+    let mut hooks = Hooks::new();
+    hooks.register_setup(continuous_reconcile::setup());
+    Setup {
+        ls_client,
+        secrets_client,
+        deployer: HelmDeployer,
+        config,
+        hooks,
+    }
+}
+
+fn provider_status(managed: Vec<ManagedResourceStatus>) -> Value {
+    serde_json::to_value(HelmProviderStatus {
+        api_version: Some(HELM_API_VERSION.into()),
+        kind: Some("ProviderStatus".into()),
+        managed_resources: managed,
+    })
+    .unwrap_or(Value::Null)
+}
+
+fn now() -> String {
+    Timestamp::now().to_string()
+}
+
+/// The target's Kubernetes version for `.Capabilities.KubeVersion`; unknown versions fall back
+/// to the chart library's default, as `helm template` does.
+async fn kube_version(cluster: &TargetCluster) -> Result<Option<KubeVersion>, Error> {
+    let info = cluster.client.apiserver_version().await.map_err(|e| {
+        Error::transient(
+            "RenderChart",
+            "Discovery",
+            format!("reading the target's version: {}", describe_kube_error(&e)),
+        )
+    })?;
+    Ok(KubeVersion::parse(&info.git_version))
+}
+
+async fn ensure_namespace(cluster: &TargetCluster, name: &str) -> Result<(), Error> {
+    let api: Api<Namespace> = Api::all(cluster.client.clone());
+    let ns = Namespace {
+        metadata: kube::api::ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    match api.create(&PostParams::default(), &ns).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(()),
+        Err(e) => Err(Error::from_kube(
+            "CreateNamespace",
+            &format!("namespace {name}"),
+            &e,
+        )),
+    }
+}
+
+/// Adds Helm's ownership metadata, so real helm accepts the objects as part of the release.
+fn with_helm_ownership(mut obj: Value, release: &str, namespace: &str) -> Value {
+    let Some(meta) = obj
+        .as_object_mut()
+        .map(|o| {
+            o.entry("metadata")
+                .or_insert_with(|| Value::Object(Default::default()))
+        })
+        .and_then(Value::as_object_mut)
+    else {
+        return obj;
+    };
+    let labels = meta
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Some(l) = labels.as_object_mut() {
+        l.insert(MANAGED_BY_LABEL.into(), "Helm".into());
+    }
+    let annotations = meta
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Some(a) = annotations.as_object_mut() {
+        a.insert(RELEASE_NAME_ANNOTATION.into(), release.into());
+        a.insert(RELEASE_NAMESPACE_ANNOTATION.into(), namespace.into());
+    }
+    obj
+}
+
+/// Marks revisions left pending by an interrupted operation as failed, so they never block
+/// the next one (Helm would answer "another operation is in progress").
+async fn recover_pending(storage: &Storage, history: &mut [Release]) -> Result<(), Error> {
+    for r in history.iter_mut().filter(|r| r.info.status.is_pending()) {
+        tracing::info!(release = %r.name, revision = r.version, status = r.info.status.as_str(), "recovering helm release left pending");
+        r.info.description = format!(
+            "Interrupted while {}; recovered by the next operation",
+            r.info.status.as_str()
+        );
+        r.info.status = Status::Failed;
+        storage.update(r).await?;
+    }
+    Ok(())
+}
+
+/// One reconcile: everything that happens between reading the item and answering.
+struct Run<'a> {
+    job: &'a Job,
+    config: HelmProviderConfiguration,
+    cluster: TargetCluster,
+}
+
+impl Run<'_> {
+    fn records(&self) -> bool {
+        self.config.helm_deployment.unwrap_or(true)
+    }
+
+    async fn reconcile(&self) -> Result<Outcome, Failure> {
+        let item = self.job.item_name();
+        let config = &self.config;
+        let chart = source::resolve(&config.chart, &item)?;
+        let values = render::values(config.values.as_ref(), &item)?;
+        if config.create_namespace.unwrap_or(false) {
+            ensure_namespace(&self.cluster, &config.namespace).await?;
+        }
+        let storage = Storage::new(self.cluster.client.clone(), &config.namespace);
+        let mut history = if self.records() {
+            storage.history(&config.name).await?
+        } else {
+            Vec::new()
+        };
+        recover_pending(&storage, &mut history).await?;
+        let deployed = history
+            .iter()
+            .rev()
+            .find(|r| r.info.status == Status::Deployed)
+            .cloned();
+        let revision = history.last().map_or(1, |r| r.version + 1);
+        let kube = kube_version(&self.cluster).await?;
+        let render_at = |revision: i64, is_upgrade: bool| {
+            render::render(&render::Request {
+                chart: &chart,
+                values: &values,
+                release: ReleaseOptions {
+                    name: config.name.clone(),
+                    namespace: config.namespace.clone(),
+                    revision,
+                    is_upgrade,
+                },
+                kube_version: kube.clone(),
+                item: &item,
+            })
+        };
+        let config_record = match render::data_record(&values) {
+            Value::Object(m) => m,
+            _ => Default::default(),
+        };
+        let chart_record = render::chart_record(&chart);
+        // An unchanged release (same chart and values, rendered as its own revision) is
+        // re-applied to repair drift without a new revision, so continuous reconcile does not
+        // churn through the history.
+        let same_input = deployed
+            .as_ref()
+            .filter(|d| d.config == config_record && d.chart == chart_record);
+        let unchanged = match same_input {
+            Some(d) => {
+                let again = render_at(d.version, d.version > 1)?;
+                (again.manifest == d.manifest).then_some(again)
+            }
+            None => None,
+        };
+        let unchanged_flag = unchanged.is_some();
+        let rendered = match unchanged {
+            Some(r) => r,
+            None => render_at(revision, deployed.is_some())?,
+        };
+        let mut record = (self.records() && !unchanged_flag).then(|| Release {
+            name: config.name.clone(),
+            info: Info {
+                first_deployed: history
+                    .first()
+                    .map(|r| r.info.first_deployed.clone())
+                    .unwrap_or_else(now),
+                last_deployed: now(),
+                deleted: String::new(),
+                description: if deployed.is_some() {
+                    "Preparing upgrade"
+                } else {
+                    "Initial install underway"
+                }
+                .into(),
+                status: if deployed.is_some() {
+                    Status::PendingUpgrade
+                } else {
+                    Status::PendingInstall
+                },
+                notes: rendered.notes.clone(),
+            },
+            chart: chart_record,
+            config: config_record,
+            manifest: rendered.manifest.clone(),
+            hooks: Vec::new(),
+            version: revision,
+            namespace: config.namespace.clone(),
+        });
+        if let Some(r) = &record {
+            storage.create(r).await?;
+        }
+        let result = self.apply(&rendered).await;
+        let Some(r) = record.as_mut() else {
+            return result;
+        };
+        match &result {
+            Ok(_) => {
+                r.info.status = Status::Deployed;
+                r.info.description = if deployed.is_some() {
+                    "Upgrade complete"
+                } else {
+                    "Install complete"
+                }
+                .into();
+                storage.update(r).await?;
+                if let Some(mut d) = deployed {
+                    d.info.status = Status::Superseded;
+                    storage.update(&d).await?;
+                }
+                storage.prune(&config.name).await?;
+            }
+            Err(f) => {
+                r.info.status = Status::Failed;
+                r.info.description = f.error.message.clone();
+                storage.update(r).await?;
+            }
+        }
+        result
+    }
+
+    async fn apply(&self, rendered: &render::Rendered) -> Result<Outcome, Failure> {
+        let config = &self.config;
+        let previous: HelmProviderStatus = self.job.previous_provider_status();
+        let manifests: Vec<Manifest> = rendered
+            .crds
+            .iter()
+            .chain(&rendered.objects)
+            .map(|o| {
+                let o = if self.records() {
+                    with_helm_ownership(o.clone(), &config.name, &config.namespace)
+                } else {
+                    o.clone()
+                };
+                Manifest {
+                    policy: Some(ManifestPolicy::Manage),
+                    manifest: Some(o),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        let applier = Applier::new(self.cluster.clone(), FIELD_MANAGER);
+        let spec = ApplySpec {
+            manifests: &manifests,
+            previous: &previous.managed_resources,
+            default_namespace: Some(&config.namespace),
+            owner_label: (
+                DEPLOY_ITEM_LABEL.to_string(),
+                self.job.item.metadata.name.clone().unwrap_or_default(),
+            ),
+            update_strategy: config.update_strategy.unwrap_or_default(),
+            deletion_groups_during_update: &config.deletion_groups_during_update,
+        };
+        let applied = applier.apply(&spec, &self.job.interrupt).await;
+        let status = provider_status(applied.managed.clone());
+        let with_status = |error: Error| Failure {
+            error,
+            provider_status: Some(status.clone()),
+        };
+        if let Some(e) = applied.error {
+            return Err(with_status(e));
+        }
+        let checks = config.readiness_checks.clone().unwrap_or_default();
+        readiness::wait_ready(
+            &self.cluster,
+            &applied.managed,
+            &checks,
+            &self.job.interrupt,
+        )
+        .await
+        .map_err(with_status)?;
+        let exported = match &config.exports {
+            Some(e) if !e.exports.is_empty() => Some(
+                exports::collect(&self.cluster, e, None, &self.job.interrupt)
+                    .await
+                    .map_err(with_status)?,
+            ),
+            _ => None,
+        };
+        Ok(Outcome {
+            provider_status: Some(status),
+            exports: exported,
+        })
+    }
+}
+
+impl Deployer for HelmDeployer {
+    async fn reconcile(&self, job: &Job) -> Result<Outcome, Failure> {
+        let config = config::read(job)?;
+        let cluster = job.target_cluster().await?;
+        let span = tracing::info_span!("helm_release", release = %config.name, namespace = %config.namespace);
+        Run {
+            job,
+            config,
+            cluster,
+        }
+        .reconcile()
+        .instrument(span)
+        .await
+    }
+
+    async fn delete(&self, job: &Job) -> Result<(), Failure> {
+        let previous: HelmProviderStatus = job.previous_provider_status();
+        // A broken configuration must not keep what was deployed alive: the objects are
+        // known from the provider status, only the records need the release's name.
+        let config = config::read(job).ok();
+        let cluster = job.target_cluster().await?;
+        if !previous.managed_resources.is_empty() {
+            let groups = config
+                .as_ref()
+                .map(|c| c.deletion_groups.clone())
+                .unwrap_or_default();
+            Applier::new(cluster.clone(), FIELD_MANAGER)
+                .delete(&previous.managed_resources, &groups, &job.interrupt)
+                .await?;
+        }
+        let Some(config) = config.filter(|c| c.helm_deployment.unwrap_or(true)) else {
+            return Ok(());
+        };
+        let storage = Storage::new(cluster.client.clone(), &config.namespace);
+        for r in storage.history(&config.name).await? {
+            storage.delete(&config.name, r.version).await?;
+        }
+        Ok(())
+    }
+
+    async fn abort(&self, _job: &Job) -> Result<(), Error> {
+        // The applier stops between objects and every written object is recorded in the
+        // provider status; a revision left pending is recovered by the next operation.
+        Ok(())
+    }
+}

@@ -1,0 +1,230 @@
+//! Rendering a chart for one revision with `crates/chart`, and turning the result into the
+//! objects to apply (CRDs of `crds/` first) and the chart as Helm records it.
+
+use crate::error::Error;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use landscaper_chart::chart::{Chart, File, Metadata};
+use landscaper_chart::data::{Data, Map};
+use landscaper_chart::objects::KubeVersion;
+use landscaper_chart::render::split_manifests;
+use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use serde_json::{Value, json};
+
+const OPERATION: &str = "RenderChart";
+
+/// What one revision deploys.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The manifest text as Helm stores it in the release.
+    pub manifest: String,
+    /// The rendered hooks.
+    pub hooks: Vec<landscaper_chart::render::manifest::Manifest>,
+    /// `NOTES.txt`.
+    pub notes: String,
+    /// The CRDs of `crds/`, installed before everything else.
+    pub crds: Vec<Value>,
+    /// The objects of the manifest, in Helm's install order.
+    pub objects: Vec<Value>,
+}
+
+/// The inputs of one render.
+pub struct Request<'a> {
+    /// The chart.
+    pub chart: &'a Chart,
+    /// The user values.
+    pub values: &'a Map,
+    /// Release name and namespace, revision and whether it is an upgrade.
+    pub release: ReleaseOptions,
+    /// The target cluster's version for `.Capabilities`.
+    pub kube_version: Option<KubeVersion>,
+    /// `namespace/name` of the item, for messages.
+    pub item: &'a str,
+}
+
+/// Converts the configuration's values into template data with Go's JSON typing, as
+/// Landscaper hands JSON values to Helm.
+pub fn values(value: Option<&Value>, item: &str) -> Result<Map, Error> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Ok(Map::new());
+    };
+    let text = serde_json::to_string(value).unwrap_or_default();
+    landscaper_chart::json::parse_object(&text).map_err(|e| {
+        Error::config(
+            OPERATION,
+            "InvalidValues",
+            format!(
+                "DeployItem {item} spec.config.values must be an object: {}",
+                e.message
+            ),
+        )
+    })
+}
+
+/// Renders the chart as `helm install`/`upgrade` would.
+pub fn render(req: &Request<'_>) -> Result<Rendered, Error> {
+    let chart_id = format!("{}-{}", req.chart.name(), req.chart.metadata.version);
+    let options = TemplateOptions {
+        release: req.release.clone(),
+        kube_version: req.kube_version.clone(),
+        ..Default::default()
+    };
+    let release = render::install(req.chart, req.values, &options).map_err(|e| {
+        Error::config(
+            OPERATION,
+            "RenderChart",
+            format!("DeployItem {}: chart {chart_id}: {}", req.item, e.message),
+        )
+    })?;
+    let objects = parse_documents(&release.manifest, &chart_id, req.item)?;
+    let mut crds = Vec::new();
+    for (path, file) in req.chart.crd_objects(req.chart.name()) {
+        let text = String::from_utf8_lossy(&file.data);
+        crds.extend(parse_documents(
+            &text,
+            &format!("{chart_id} {path}"),
+            req.item,
+        )?);
+    }
+    Ok(Rendered {
+        manifest: release.manifest,
+        hooks: release.hooks,
+        notes: release.notes,
+        crds,
+        objects,
+    })
+}
+
+/// Parses rendered YAML documents into objects; empty documents are dropped as Helm does.
+pub fn parse_documents(text: &str, chart: &str, item: &str) -> Result<Vec<Value>, Error> {
+    let mut out = Vec::new();
+    for doc in split_manifests(text) {
+        let value: Value = serde_yaml_ng::from_str(&doc).map_err(|e| {
+            Error::config(
+                OPERATION,
+                "InvalidManifest",
+                format!("DeployItem {item}: chart {chart}: rendered YAML is invalid: {e}"),
+            )
+        })?;
+        if value.is_object() {
+            out.push(value);
+        }
+    }
+    Ok(out)
+}
+
+/// The chart as Helm records it in a release: metadata, templates, values, schema, files.
+pub fn chart_record(chart: &Chart) -> Value {
+    json!({
+        "metadata": metadata_record(&chart.metadata),
+        "lock": null,
+        "templates": files_record(&chart.templates),
+        "values": data_record(&chart.values),
+        "schema": chart.schema.as_ref().map(|s| STANDARD.encode(s)),
+        "files": files_record(&chart.files),
+    })
+}
+
+/// Template data as JSON (Go's encoding).
+pub fn data_record(map: &Map) -> Value {
+    landscaper_chart::json::to_json(&Data::Map(map.clone()))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}))
+}
+
+fn files_record(files: &[File]) -> Value {
+    Value::Array(
+        files
+            .iter()
+            .map(|f| json!({"name": f.name, "data": STANDARD.encode(&f.data)}))
+            .collect(),
+    )
+}
+
+fn metadata_record(m: &Metadata) -> Value {
+    let mut out = serde_json::Map::new();
+    let mut put = |key: &str, v: Value| {
+        let empty = match &v {
+            Value::String(s) => s.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            Value::Bool(b) => !b,
+            _ => false,
+        };
+        if !empty {
+            out.insert(key.into(), v);
+        }
+    };
+    put("name", json!(m.name));
+    put("home", json!(m.home));
+    put("sources", json!(m.sources));
+    put("version", json!(m.version));
+    put("description", json!(m.description));
+    put("keywords", json!(m.keywords));
+    put(
+        "maintainers",
+        Value::Array(
+            m.maintainers
+                .iter()
+                .map(|x| json!({"name": x.name, "email": x.email, "url": x.url}))
+                .collect(),
+        ),
+    );
+    put("icon", json!(m.icon));
+    put("apiVersion", json!(m.api_version));
+    put("condition", json!(m.condition));
+    put("tags", json!(m.tags));
+    put("appVersion", json!(m.app_version));
+    put("deprecated", json!(m.deprecated));
+    put("annotations", json!(m.annotations));
+    put("kubeVersion", json!(m.kube_version));
+    put(
+        "dependencies",
+        Value::Array(
+            m.dependencies
+                .iter()
+                .map(|d| {
+                    json!({"name": d.name, "version": d.version, "repository": d.repository,
+                        "condition": d.condition, "tags": d.tags, "enabled": d.enabled,
+                        "alias": d.alias})
+                })
+                .collect(),
+        ),
+    );
+    put("type", json!(m.chart_type));
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_without_content_are_dropped() {
+        let objs = parse_documents(
+            "---\n# Source: c/templates/a.yaml\nkind: ConfigMap\n---\n# Source: c/templates/b.yaml\n# only a comment\n",
+            "c-1.0.0",
+            "ns/item",
+        )
+        .unwrap();
+        assert_eq!(objs, vec![json!({"kind": "ConfigMap"})]);
+    }
+
+    #[test]
+    fn invalid_yaml_names_chart_and_item() {
+        let e = parse_documents("a: [", "c-1.0.0", "ns/item").unwrap_err();
+        assert!(
+            e.message.contains("ns/item") && e.message.contains("chart c-1.0.0"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn values_keep_gos_json_typing() {
+        let m = values(Some(&json!({"replicas": 2, "name": "x"})), "ns/item").unwrap();
+        assert_eq!(data_record(&m), json!({"name": "x", "replicas": 2}));
+        assert!(values(Some(&json!([1])), "ns/item").is_err());
+    }
+}

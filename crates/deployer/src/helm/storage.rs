@@ -1,0 +1,162 @@
+//! Helm's Secret storage driver: one Secret `sh.helm.release.v1.<name>.v<revision>` of type
+//! `helm.sh/release.v1` per revision in the release namespace, labelled with name, owner,
+//! status and version, the encoded release under `release`.
+
+use super::release::{self, Release, Status};
+use crate::error::{Error, describe_kube_error, is_not_found};
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, ObjectMeta, PostParams};
+use std::collections::BTreeMap;
+
+/// The Secret type of Helm's release records.
+pub const SECRET_TYPE: &str = "helm.sh/release.v1";
+/// Revisions kept per release, as `helm upgrade --history-max` defaults to.
+pub const HISTORY_MAX: usize = 10;
+const OPERATION: &str = "HelmRelease";
+
+/// The Secret name of one revision.
+pub fn secret_name(name: &str, version: i64) -> String {
+    format!("sh.helm.release.v1.{name}.v{version}")
+}
+
+/// Release records of one release namespace.
+pub struct Storage {
+    api: Api<Secret>,
+    namespace: String,
+}
+
+impl Storage {
+    /// Records in `namespace`, read and written with `client` (the deploying identity).
+    pub fn new(client: kube::Client, namespace: &str) -> Self {
+        Self {
+            api: Api::namespaced(client, namespace),
+            namespace: namespace.into(),
+        }
+    }
+
+    /// Every revision of `name`, oldest first; unreadable records are skipped with a log,
+    /// as Helm does not own them either.
+    pub async fn history(&self, name: &str) -> Result<Vec<Release>, Error> {
+        let params = ListParams::default().labels(&format!("owner=helm,name={name}"));
+        let list = self
+            .api
+            .list(&params)
+            .await
+            .map_err(|e| kube_error("list release records of", name, &e))?;
+        let mut out: Vec<Release> = list
+            .items
+            .iter()
+            .filter(|s| s.type_.as_deref() == Some(SECRET_TYPE))
+            .filter_map(|s| {
+                let body = s.data.as_ref()?.get("release")?;
+                match release::decode(&body.0) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        tracing::warn!(secret = ?s.metadata.name, error = %e, "skipping unreadable helm release record");
+                        None
+                    }
+                }
+            })
+            .collect();
+        out.sort_by_key(|r| r.version);
+        Ok(out)
+    }
+
+    /// Writes a new revision.
+    pub async fn create(&self, r: &Release) -> Result<(), Error> {
+        let secret = self.secret(r)?;
+        self.api
+            .create(&PostParams::default(), &secret)
+            .await
+            .map_err(|e| kube_error("create release record of", &r.name, &e))?;
+        Ok(())
+    }
+
+    /// Rewrites an existing revision (its status changed).
+    pub async fn update(&self, r: &Release) -> Result<(), Error> {
+        let name = secret_name(&r.name, r.version);
+        let mut secret = self.secret(r)?;
+        let current = self
+            .api
+            .get(&name)
+            .await
+            .map_err(|e| kube_error("read release record of", &r.name, &e))?;
+        secret.metadata.resource_version = current.metadata.resource_version;
+        self.api
+            .replace(&name, &PostParams::default(), &secret)
+            .await
+            .map_err(|e| kube_error("update release record of", &r.name, &e))?;
+        Ok(())
+    }
+
+    /// Deletes one revision; a missing one is fine.
+    pub async fn delete(&self, name: &str, version: i64) -> Result<(), Error> {
+        match self
+            .api
+            .delete(&secret_name(name, version), &DeleteParams::default())
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_not_found(&e) => Ok(()),
+            Err(e) => Err(kube_error("delete release record of", name, &e)),
+        }
+    }
+
+    /// Deletes the oldest superseded or failed revisions beyond [`HISTORY_MAX`], as Helm's
+    /// `--history-max`; the deployed revision always stays.
+    pub async fn prune(&self, name: &str) -> Result<(), Error> {
+        let history = self.history(name).await?;
+        let mut excess = history.len().saturating_sub(HISTORY_MAX);
+        for r in &history {
+            if excess == 0 {
+                break;
+            }
+            if r.info.status == Status::Deployed {
+                continue;
+            }
+            self.delete(name, r.version).await?;
+            excess -= 1;
+        }
+        Ok(())
+    }
+
+    fn secret(&self, r: &Release) -> Result<Secret, Error> {
+        let body = release::encode(r).map_err(|e| {
+            Error::transient(
+                OPERATION,
+                "EncodeRelease",
+                format!("release {}: {e}", r.name),
+            )
+        })?;
+        let labels = BTreeMap::from([
+            ("name".to_string(), r.name.clone()),
+            ("owner".to_string(), "helm".to_string()),
+            ("status".to_string(), r.info.status.as_str().to_string()),
+            ("version".to_string(), r.version.to_string()),
+        ]);
+        Ok(Secret {
+            metadata: ObjectMeta {
+                name: Some(secret_name(&r.name, r.version)),
+                namespace: Some(self.namespace.clone()),
+                labels: Some(labels),
+                ..Default::default()
+            },
+            type_: Some(SECRET_TYPE.into()),
+            data: Some(BTreeMap::from([(
+                "release".to_string(),
+                ByteString(body.into_bytes()),
+            )])),
+            ..Default::default()
+        })
+    }
+}
+
+fn kube_error(what: &str, name: &str, e: &kube::Error) -> Error {
+    Error::transient(
+        OPERATION,
+        "ReleaseStorage",
+        format!("{what} helm release {name}: {}", describe_kube_error(e)),
+    )
+}

@@ -1,0 +1,299 @@
+//! The helm deployer on two testbed clusters: an inline chart archive is rendered, applied
+//! and recorded as a Helm release; an upgrade adds a revision; a template error fails naming
+//! the chart and a fixed item succeeds; delete removes objects and records.
+
+mod common;
+
+use base64::Engine as _;
+use common::*;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use kube::api::{DeleteParams, ListParams};
+use landscaper_api::constants::deploy_item_types::HELM;
+use landscaper_api::core::DeployItemPhase;
+use landscaper_deployer::helm::{self, release};
+use serde_json::{Value, json};
+
+const CHART_YAML: &str = "apiVersion: v2\nname: demo\nversion: 0.1.0\nappVersion: \"1.0\"\n";
+const VALUES_YAML: &str = "greeting: hello\nextra: false\n";
+const CONFIGMAP: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-config
+data:
+  greeting: {{ .Values.greeting | quote }}
+  revision: {{ .Release.Revision | quote }}
+  namespace: {{ .Release.Namespace }}
+"#;
+const EXTRA: &str = r#"{{- if .Values.extra }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-extra
+data:
+  k: v
+{{- end }}
+"#;
+
+/// A `.tgz` of the demo chart, with `broken` adding a template that fails to parse.
+fn archive(broken: bool) -> String {
+    let mut files = vec![
+        ("demo/Chart.yaml", CHART_YAML),
+        ("demo/values.yaml", VALUES_YAML),
+        ("demo/templates/configmap.yaml", CONFIGMAP),
+        ("demo/templates/extra.yaml", EXTRA),
+    ];
+    if broken {
+        files.push((
+            "demo/templates/broken.yaml",
+            "{{ .Values.greeting | nosuchfunc }}",
+        ));
+    }
+    let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::default()));
+    for (path, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, path, text.as_bytes())
+            .unwrap();
+    }
+    let bytes = builder.into_inner().unwrap().finish().unwrap();
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+fn helm_config(archive: &str, values: Value) -> Value {
+    json!({
+        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+        "kind": "ProviderConfiguration",
+        "name": "web",
+        "namespace": "apps",
+        "createNamespace": true,
+        "chart": {"archive": {"raw": archive}},
+        "values": values,
+    })
+}
+
+async fn records(env: &Env) -> Vec<(String, String, release::Release)> {
+    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
+    let mut out: Vec<_> = secrets
+        .list(&ListParams::default().labels("owner=helm,name=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|s| {
+            assert_eq!(s.type_.as_deref(), Some(helm::storage::SECRET_TYPE));
+            let labels = s.metadata.labels.clone().unwrap();
+            let body = release::decode(&s.data.unwrap()["release"].0).unwrap();
+            assert_eq!(labels["version"], body.version.to_string());
+            assert_eq!(labels["status"], body.info.status.as_str());
+            (s.metadata.name.unwrap(), labels["status"].clone(), body)
+        })
+        .collect();
+    out.sort_by_key(|r| r.2.version);
+    out
+}
+
+async fn set_config(env: &Env, name: &str, config: Value) {
+    env.items()
+        .patch(
+            name,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"spec": {"config": config}})),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive(false), json!({})),
+    )
+    .await;
+    let di = env.finished("web", "job-1").await;
+    let status = di.status.clone().unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    let cm = env
+        .configmap("apps", "web-config")
+        .await
+        .expect("ConfigMap rendered and applied");
+    let data = cm.data.clone().unwrap();
+    assert_eq!(
+        (
+            data["greeting"].as_str(),
+            data["revision"].as_str(),
+            data["namespace"].as_str()
+        ),
+        ("hello", "1", "apps")
+    );
+    let labels = cm.metadata.labels.clone().unwrap();
+    assert_eq!(labels["app.kubernetes.io/managed-by"], "Helm");
+    assert_eq!(
+        cm.metadata.annotations.clone().unwrap()["meta.helm.sh/release-name"],
+        "web"
+    );
+    let recs = records(&env).await;
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].0, "sh.helm.release.v1.web.v1");
+    assert_eq!(recs[0].1, "deployed");
+    assert_eq!(recs[0].2.info.description, "Install complete");
+    assert_eq!(recs[0].2.chart_version(), "0.1.0");
+    assert!(
+        recs[0]
+            .2
+            .manifest
+            .contains("# Source: demo/templates/configmap.yaml")
+    );
+
+    // The same input again re-applies without a new revision.
+    env.trigger("web", "job-2").await;
+    env.finished("web", "job-2").await;
+    assert_eq!(records(&env).await.len(), 1);
+
+    // Changed values: revision 2 adds the extra object, revision 1 is superseded.
+    set_config(
+        &env,
+        "web",
+        helm_config(&archive(false), json!({"greeting": "hi", "extra": true})),
+    )
+    .await;
+    env.trigger("web", "job-3").await;
+    let di = env.finished("web", "job-3").await;
+    assert_eq!(
+        di.status.clone().unwrap().phase,
+        Some(DeployItemPhase::Succeeded)
+    );
+    let data = env
+        .configmap("apps", "web-config")
+        .await
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(
+        (data["greeting"].as_str(), data["revision"].as_str()),
+        ("hi", "2")
+    );
+    assert!(env.configmap("apps", "web-extra").await.is_some());
+    let recs = records(&env).await;
+    let states: Vec<_> = recs.iter().map(|r| (r.2.version, r.1.as_str())).collect();
+    assert_eq!(states, vec![(1, "superseded"), (2, "deployed")]);
+    assert_eq!(recs[1].2.info.description, "Upgrade complete");
+    assert_eq!(
+        recs[1].2.config,
+        json!({"greeting": "hi", "extra": true})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
+
+    // Delete removes the objects and the release records.
+    env.items()
+        .delete("web", &DeleteParams::default())
+        .await
+        .unwrap();
+    wait_until(|| async { env.items().get_opt("web").await.unwrap().is_none() }).await;
+    assert!(env.configmap("apps", "web-config").await.is_none());
+    assert!(env.configmap("apps", "web-extra").await.is_none());
+    assert!(records(&env).await.is_empty());
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_template_error_fails_naming_the_chart_and_a_fix_succeeds() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive(true), json!({})),
+    )
+    .await;
+    let di = env.finished("web", "job-1").await;
+    let status = di.status.clone().unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let message = status.last_error.unwrap().message;
+    assert!(
+        message.contains("chart demo-0.1.0") && message.contains("nosuchfunc"),
+        "{message}"
+    );
+    assert!(env.configmap("apps", "web-config").await.is_none());
+    assert!(records(&env).await.is_empty());
+
+    set_config(&env, "web", helm_config(&archive(false), json!({}))).await;
+    env.trigger("web", "job-2").await;
+    let di = env.finished("web", "job-2").await;
+    assert_eq!(di.status.unwrap().phase, Some(DeployItemPhase::Succeeded));
+    assert_eq!(records(&env).await.len(), 1);
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_release_left_pending_by_a_crash_is_recovered() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    Api::<k8s_openapi::api::core::v1::Namespace>::all(env.target.clone())
+        .create(
+            &Default::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "apps"}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let storage = helm::storage::Storage::new(env.target.clone(), "apps");
+    storage
+        .create(&release::Release {
+            name: "web".into(),
+            info: release::Info {
+                status: release::Status::PendingInstall,
+                ..Default::default()
+            },
+            version: 1,
+            namespace: "apps".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive(false), json!({})),
+    )
+    .await;
+    let di = env.finished("web", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    let states: Vec<_> = records(&env)
+        .await
+        .into_iter()
+        .map(|r| (r.2.version, r.1))
+        .collect();
+    assert_eq!(
+        states,
+        vec![(1, "failed".to_string()), (2, "deployed".to_string())]
+    );
+    deployer.stop().await;
+}
