@@ -151,6 +151,18 @@ impl World {
         Agent::new(settings, host, landscaper, "v0.0.0-test")
     }
 
+    /// An agent for `settings`, acting in the fenced cluster with the given token.
+    pub async fn agent_with_host_token(&self, settings: Settings, token: &str) -> Agent {
+        let host = self.access(self.fenced_cluster(), Some(token)).await;
+        let landscaper = ClusterAccess::from_kubeconfig_file(
+            &settings.landscaper_kubeconfig,
+            "landscaper cluster",
+        )
+        .await
+        .expect("landscaper cluster reachable");
+        Agent::new(settings, host, landscaper, "v0.0.0-test")
+    }
+
     /// Access to a cluster as the given token (admin when `None`), through a kubeconfig file.
     pub async fn access(&self, cluster: &Cluster, token: Option<&str>) -> ClusterAccess {
         let yaml = match token {

@@ -40,7 +40,7 @@ pub enum ManifestPolicy {
     Keep,
     /// Do nothing with the object.
     Ignore,
-    /// Create once; never update or delete.
+    /// Create and delete, but never update.
     Immutable,
 }
 

@@ -1,0 +1,285 @@
+//! The agent chart: it renders with our engine exactly as with helm, passes `helm lint`, and
+//! the RBAC it grants is exactly enough for the agent to register its environment.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use k8s_openapi::api::authentication::v1::TokenRequest;
+use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::api::{Api, PostParams};
+use landscaper_api::core::Target;
+use landscaper_chart::chart;
+use landscaper_chart::data::Map;
+use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_e2e::{World, eventually};
+use serde_json::Value;
+
+const RELEASE: &str = "my-env";
+const RELEASE_NAMESPACE: &str = "agent-system";
+
+fn chart_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../charts/landscaper-agent")
+}
+
+/// Renders the chart with our engine, as `helm template my-env CHART -n agent-system --set …`.
+fn render_ours(sets: &[&str]) -> String {
+    let chart = chart::load(&chart_dir()).expect("the agent chart loads");
+    let mut values = Map::new();
+    for set in sets {
+        landscaper_chart::strvals::parse_into(set, &mut values).expect("valid --set");
+    }
+    let options = TemplateOptions {
+        release: ReleaseOptions {
+            name: RELEASE.into(),
+            namespace: RELEASE_NAMESPACE.into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let release = render::install(&chart, &values, &options).expect("the agent chart renders");
+    render::template_output(&release, &options).expect("template output")
+}
+
+/// The real helm, when installed (`.ci/install-tools` sets `HELM`); under CI it must be there.
+fn helm() -> Option<PathBuf> {
+    let found = std::env::var_os("HELM")
+        .map(PathBuf::from)
+        .filter(|p| p.exists());
+    assert!(
+        found.is_some() || std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but HELM is not installed"
+    );
+    if found.is_none() {
+        eprintln!("skipped: no helm binary (set HELM, see .ci/install-tools)");
+    }
+    found
+}
+
+fn run_helm(helm: &PathBuf, args: &[&str]) -> (bool, String) {
+    let home = tempfile::tempdir().unwrap();
+    let output = Command::new(helm)
+        .args(args)
+        .env("HOME", home.path())
+        .output()
+        .expect("helm runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+const VALUE_VARIANTS: &[&[&str]] = &[
+    &["agent.landscaperClusterKubeconfig.secretRef.name=landscaper-kubeconfig"],
+    &[
+        "agent.landscaperClusterKubeconfig.kubeconfig=apiVersion: v1",
+        "agent.name=fenced-1",
+        "cleanup.force=true",
+        "serviceAccount.name=custom",
+        "image.tag=v9.9.9",
+    ],
+];
+
+#[test]
+fn our_template_equals_helm_template_and_helm_lint_passes() {
+    let Some(helm) = helm() else { return };
+    let dir = chart_dir();
+    let dir = dir.to_str().unwrap();
+    for sets in VALUE_VARIANTS {
+        let mut args = vec!["template", RELEASE, dir, "--namespace", RELEASE_NAMESPACE];
+        for set in *sets {
+            args.extend(["--set", set]);
+        }
+        let (ok, helm_output) = run_helm(&helm, &args);
+        assert!(ok, "helm template failed: {helm_output}");
+        assert_eq!(
+            render_ours(sets),
+            helm_output,
+            "our render differs from helm's for {sets:?}"
+        );
+        let mut lint = vec!["lint", dir];
+        for set in *sets {
+            lint.extend(["--set", set]);
+        }
+        let (ok, lint_output) = run_helm(&helm, &lint);
+        assert!(ok, "helm lint failed for {sets:?}: {lint_output}");
+    }
+}
+
+#[test]
+fn chart_without_landscaper_kubeconfig_fails_with_a_clear_message() {
+    let chart = chart::load(&chart_dir()).unwrap();
+    let options = TemplateOptions::default();
+    let error = render::install(&chart, &Map::new(), &options)
+        .unwrap_err()
+        .message;
+    assert!(
+        error.contains("agent.landscaperClusterKubeconfig: set secretRef.name or kubeconfig"),
+        "{error}"
+    );
+}
+
+fn documents(rendered: &str) -> Vec<Value> {
+    landscaper_api::decode::yaml_documents(rendered, "rendered chart").unwrap()
+}
+
+#[tokio::test]
+async fn agent_registers_with_exactly_the_rbac_the_chart_grants() {
+    let world = World::start().await;
+    world
+        .create_namespace(world.fenced_cluster(), RELEASE_NAMESPACE)
+        .await;
+    let rendered = render_ours(&[
+        "agent.landscaperClusterKubeconfig.secretRef.name=landscaper-kubeconfig",
+        "agent.name=charted",
+    ]);
+    let admin = world.fenced_cluster().client();
+    let mut account = None;
+    for document in documents(&rendered) {
+        match document["kind"].as_str() {
+            Some("ServiceAccount") => {
+                let sa: ServiceAccount = serde_json::from_value(document).unwrap();
+                account = sa.metadata.name.clone();
+                Api::<ServiceAccount>::namespaced(admin.clone(), RELEASE_NAMESPACE)
+                    .create(&PostParams::default(), &sa)
+                    .await
+                    .unwrap();
+            }
+            Some("ClusterRole") => {
+                let role: ClusterRole = serde_json::from_value(document).unwrap();
+                Api::<ClusterRole>::all(admin.clone())
+                    .create(&PostParams::default(), &role)
+                    .await
+                    .unwrap();
+            }
+            Some("ClusterRoleBinding") => {
+                let binding: ClusterRoleBinding = serde_json::from_value(document).unwrap();
+                Api::<ClusterRoleBinding>::all(admin.clone())
+                    .create(&PostParams::default(), &binding)
+                    .await
+                    .unwrap();
+            }
+            _ => {}
+        }
+    }
+    let account = account.expect("the chart creates a ServiceAccount");
+    let request: TokenRequest =
+        serde_json::from_value(serde_json::json!({ "spec": { "expirationSeconds": 3600 } }))
+            .unwrap();
+    let token = Api::<ServiceAccount>::namespaced(admin, RELEASE_NAMESPACE)
+        .create_token_request(&account, &PostParams::default(), &request)
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .token;
+
+    let agent = world
+        .agent_with_host_token(world.agent_settings("charted"), &token)
+        .await;
+    agent
+        .register()
+        .await
+        .expect("the chart's RBAC is enough to register");
+    let targets: Api<Target> = Api::namespaced(
+        world.landscaper_cluster().client(),
+        landscaper_e2e::LS_NAMESPACE,
+    );
+    eventually("the landscaper created Target charted", || async {
+        targets.get_opt("charted").await.unwrap().is_some()
+    })
+    .await;
+
+    // The agent's identity can do what registration needs and nothing beyond it.
+    let pods: Api<Pod> = Api::namespaced(world.fenced_cluster().client_as(&token), "default");
+    let denied = pods.list(&Default::default()).await.unwrap_err();
+    assert!(
+        matches!(denied, kube::Error::Api(ref s) if s.code == 403),
+        "{denied:?}"
+    );
+}
+
+#[tokio::test]
+async fn documented_landscaper_rbac_is_enough_for_the_agent() {
+    let world = World::start().await;
+    let admin = world.landscaper_cluster().client();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/landscaper-cluster-rbac-for-agent.yaml");
+    let text = std::fs::read_to_string(examples).unwrap();
+    for document in documents(&text) {
+        let object: kube::api::DynamicObject = serde_json::from_value(document.clone()).unwrap();
+        let gvk = kube::core::GroupVersionKind::try_from(object.types.as_ref().unwrap()).unwrap();
+        let (resource, capabilities) = kube::discovery::pinned_kind(&admin, &gvk).await.unwrap();
+        let api: Api<kube::api::DynamicObject> = match capabilities.scope {
+            kube::discovery::Scope::Namespaced => {
+                Api::namespaced_with(admin.clone(), "ls-system", &resource)
+            }
+            kube::discovery::Scope::Cluster => Api::all_with(admin.clone(), &resource),
+        };
+        api.create(&PostParams::default(), &object).await.unwrap();
+    }
+    let request: TokenRequest =
+        serde_json::from_value(serde_json::json!({ "spec": { "expirationSeconds": 3600 } }))
+            .unwrap();
+    let token = Api::<ServiceAccount>::namespaced(admin, "ls-system")
+        .create_token_request("agent-default", &PostParams::default(), &request)
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .token;
+    let mut settings = world.agent_settings("default");
+    let kubeconfig = world.dir.path().join("least-privilege.yaml");
+    std::fs::write(
+        &kubeconfig,
+        world.landscaper_cluster().kubeconfig_yaml_for(&token),
+    )
+    .unwrap();
+    settings.landscaper_kubeconfig = kubeconfig;
+
+    let (stop, task) = landscaper_e2e::spawn_agent(world.agent(settings.clone()).await);
+    let environments: Api<landscaper_api::core::Environment> =
+        Api::all(world.landscaper_cluster().client());
+    eventually(
+        "the least-privileged agent reports its heartbeat",
+        || async {
+            environments
+                .get_opt("default")
+                .await
+                .unwrap()
+                .and_then(|e| e.status)
+                .and_then(|s| s.agent)
+                .is_some()
+        },
+    )
+    .await;
+    stop.send(()).unwrap();
+    task.await.unwrap();
+
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = landscaper_agent::clients::ClusterAccess::from_kubeconfig_file(
+        &settings.landscaper_kubeconfig,
+        "landscaper",
+    )
+    .await
+    .unwrap();
+    let names = landscaper_agent::names::Names::new("default");
+    let cleanup = landscaper_agent::cleanup::Cleanup {
+        landscaper: &landscaper.client,
+        host: landscaper_agent::registration::host::HostRegistration {
+            client: &host.client,
+            endpoint: &host.endpoint,
+            names: &names,
+            namespace: "ls-system",
+            token_lifetime: settings.token_lifetime,
+        },
+        landscaper_namespace: "ls-system",
+        names: &names,
+        timeout: std::time::Duration::from_secs(30),
+        force: false,
+    };
+    cleanup
+        .run()
+        .await
+        .expect("cleanup works with the documented RBAC");
+    assert!(environments.get_opt("default").await.unwrap().is_none());
+}
