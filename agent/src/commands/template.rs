@@ -2,12 +2,13 @@
 //! the same argument meanings, output and exit status (errors as `Error: …` on stderr).
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use landscaper_chart::chart::{self, Chart};
 use landscaper_chart::data::{Data, Map};
 use landscaper_chart::engine::Engine;
+use landscaper_chart::fetch::{self, FetchOptions};
 use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_chart::strvals;
 use landscaper_chart::value::Value;
@@ -105,6 +106,34 @@ pub struct Args {
     /// On a render error, print the manifests rendered so far before the error.
     #[arg(long = "debug")]
     pub debug: bool,
+
+    /// Chart repository URL: CHART is then a chart name in that repository's index.yaml.
+    #[arg(long = "repo", value_name = "URL")]
+    pub repo: Option<String>,
+
+    /// Version or semver range of the chart to fetch (default: the latest stable version).
+    #[arg(long = "version", value_name = "RANGE", default_value = "")]
+    pub version: String,
+
+    /// User name for the chart repository or OCI registry.
+    #[arg(long = "username")]
+    pub username: Option<String>,
+
+    /// Password for the chart repository or OCI registry.
+    #[arg(long = "password")]
+    pub password: Option<String>,
+
+    /// PEM file of CA certificates to trust for the repository or registry.
+    #[arg(long = "ca-file", value_name = "FILE")]
+    pub ca_file: Option<std::path::PathBuf>,
+
+    /// Skip TLS certificate checks of the repository or registry.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+
+    /// Use plain HTTP for an OCI registry (oci:// charts).
+    #[arg(long = "plain-http")]
+    pub plain_http: bool,
 }
 
 /// The command's outcome: text for stdout, and an error for stderr.
@@ -168,7 +197,7 @@ pub fn execute(args: &Args) -> Outcome {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
-    let chart = match locate_and_load(&chart_ref) {
+    let chart = match locate_and_load(&chart_ref, args) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
@@ -303,8 +332,17 @@ fn read_values_source(path: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Finds the chart as Helm's `LocateChart` does for local paths, then loads it.
-fn locate_and_load(reference: &str) -> Result<Chart, String> {
+/// Finds the chart as Helm's `LocateChart` does (a local path, a repository entry with
+/// `--repo`, an `oci://` reference or a URL), then loads it.
+fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
+    let remote = args.repo.is_some()
+        || reference.starts_with("oci://")
+        || reference.starts_with("http://")
+        || reference.starts_with("https://");
+    if remote {
+        let archive = fetch_archive(reference, args)?;
+        return chart::load_archive(&archive).map_err(|e| e.to_string());
+    }
     let path = Path::new(reference);
     if path.exists() {
         return chart::load(path).map_err(|e| e.to_string());
@@ -321,4 +359,37 @@ fn locate_and_load(reference: &str) -> Result<Chart, String> {
         "repo {} not found",
         reference.split('/').next().unwrap_or(reference)
     ))
+}
+
+/// Where fetched archives are cached: `$HELM_CACHE_HOME`, `$XDG_CACHE_HOME` or `~/.cache`,
+/// under `landscaper/charts`.
+fn cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("HELM_CACHE_HOME")
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME"))
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("landscaper").join("charts"))
+}
+
+fn fetch_archive(reference: &str, args: &Args) -> Result<Vec<u8>, String> {
+    let options = FetchOptions {
+        username: args.username.clone(),
+        password: args.password.clone(),
+        ca_file: args.ca_file.clone(),
+        insecure_skip_tls_verify: args.insecure_skip_tls_verify,
+        plain_http: args.plain_http,
+        cache_dir: cache_dir(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the fetcher: {e}"))?;
+    runtime
+        .block_on(fetch::fetch_chart(
+            reference,
+            args.repo.as_deref(),
+            &args.version,
+            &options,
+        ))
+        .map_err(|e| e.to_string())
 }

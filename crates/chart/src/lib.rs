@@ -8,6 +8,7 @@
 pub mod chart;
 pub mod data;
 pub mod engine;
+pub mod fetch;
 pub mod funcs;
 pub mod gofloat;
 pub mod json;

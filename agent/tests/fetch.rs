@@ -1,0 +1,338 @@
+//! `template` with remote charts, against real servers on loopback: a static Helm repository
+//! (index.yaml plus archives, behind basic auth) served by this test, and Debian's
+//! `docker-registry` (a real OCI registry) for `oci://` charts. The registry test is skipped
+//! with a printed reason when the binary is missing, except under `CI=true`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+
+/// A packaged chart `demo` at `version` whose output shows release, version and values.
+fn demo_chart(version: &str) -> Vec<u8> {
+    let files = [
+        ("demo/Chart.yaml", format!("apiVersion: v2\nname: demo\nversion: {version}\n")),
+        ("demo/values.yaml", "greeting: hello\n".to_string()),
+        (
+            "demo/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting }}\n".to_string(),
+        ),
+    ];
+    let mut builder = tar::Builder::new(Vec::new());
+    for (name, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, name, text.as_bytes())
+            .expect("tar entry");
+    }
+    let tar = builder.into_inner().expect("tar");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&tar).expect("gzip");
+    gz.finish().expect("gzip")
+}
+
+fn archive_path(version: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("landscaper-fetch-archives-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("archive folder");
+    let path = dir.join(format!("demo-{version}.tgz"));
+    std::fs::write(&path, demo_chart(version)).expect("write archive");
+    path
+}
+
+fn template(args: &[&str], home: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_landscaper-agent"))
+        .arg("template")
+        .args(args)
+        .env("HOME", home)
+        .env_remove("HELM_CACHE_HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .expect("run landscaper-agent")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("landscaper-fetch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    dir
+}
+
+/// What rendering the archive from disk prints: the reference for remote fetches.
+fn local_render(version: &str, home: &Path) -> String {
+    let path = archive_path(version);
+    let out = template(&["rel", path.to_str().unwrap_or("")], home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A one-thread static HTTP server for a chart repository that demands basic auth.
+fn serve_repository(user: &'static str, password: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let index = format!(
+        "apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 0.2.0\n    urls: [charts/demo-0.2.0.tgz]\n  - name: demo\n    version: 0.1.0\n    urls: [{base}/charts/demo-0.1.0.tgz]\n"
+    );
+    let expected_auth = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    );
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            respond(stream, &index, &expected_auth);
+        }
+    });
+    base
+}
+
+fn respond(mut stream: TcpStream, index: &str, expected_auth: &str) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let mut authorized = false;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).is_err() || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("authorization")
+        {
+            authorized = value.trim() == expected_auth;
+        }
+    }
+    let path = request_line.split_whitespace().nth(1).unwrap_or("/");
+    let (status, body) = if !authorized {
+        ("401 Unauthorized", Vec::new())
+    } else if path == "/index.yaml" {
+        ("200 OK", index.as_bytes().to_vec())
+    } else if let Some(file) = path.strip_prefix("/charts/") {
+        match file
+            .strip_prefix("demo-")
+            .and_then(|f| f.strip_suffix(".tgz"))
+        {
+            Some(version @ ("0.1.0" | "0.2.0")) => ("200 OK", demo_chart(version)),
+            _ => ("404 Not Found", Vec::new()),
+        }
+    } else {
+        ("404 Not Found", Vec::new())
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+}
+
+#[test]
+fn repository_charts_resolve_ranges_with_basic_auth() {
+    let home = scratch("repo");
+    let repo = serve_repository("alice", "s3cret");
+    let auth = ["--username", "alice", "--password", "s3cret"];
+
+    let mut args = vec!["rel", "demo", "--repo", repo.as_str(), "--version", "~0.1"];
+    args.extend(auth);
+    let out = template(&args, &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        local_render("0.1.0", &home)
+    );
+
+    let mut latest = vec!["rel", "demo", "--repo", repo.as_str()];
+    latest.extend(auth);
+    let out = template(&latest, &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        local_render("0.2.0", &home)
+    );
+
+    let denied = template(&["rel", "demo", "--repo", repo.as_str()], &home);
+    let err = String::from_utf8_lossy(&denied.stderr);
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(
+        err.contains("401 Unauthorized") && err.contains("/index.yaml"),
+        "{err}"
+    );
+
+    let mut missing = vec!["rel", "demo", "--repo", repo.as_str(), "--version", ">=9"];
+    missing.extend(auth);
+    let err = String::from_utf8_lossy(&template(&missing, &home).stderr).into_owned();
+    assert!(
+        err.contains("chart \"demo\" version \">=9\" not found"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(home);
+}
+
+#[test]
+fn unreachable_repository_is_a_one_line_error() {
+    let home = scratch("unreachable");
+    // Bind and drop to get a loopback port nobody listens on.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port");
+    let repo = format!("http://127.0.0.1:{port}");
+    let out = template(&["demo", "--repo", repo.as_str()], &home);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "Error: looks like \"{repo}\" is not a valid chart repository or cannot be reached"
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(home);
+}
+
+fn find_registry() -> Option<PathBuf> {
+    if let Ok(path) = std::env::var("REGISTRY") {
+        return Some(PathBuf::from(path));
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("docker-registry"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// A `docker-registry` on a loopback port with storage in a scratch folder.
+struct Registry {
+    child: Child,
+    address: String,
+}
+
+impl Registry {
+    fn start(binary: &Path, dir: &Path) -> Registry {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("free port");
+        let address = format!("127.0.0.1:{port}");
+        let config = dir.join("config.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {address}\n",
+                dir.join("data").display()
+            ),
+        )
+        .expect("registry config");
+        let child = Command::new(binary)
+            .arg("serve")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start docker-registry");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(&address).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "docker-registry did not start on {address}"
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+        Registry { child, address }
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn oci_charts_pull_from_a_real_registry() {
+    let Some(binary) = find_registry() else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but docker-registry is missing (apt-get install -y docker-registry)");
+        }
+        eprintln!(
+            "skipped: no docker-registry binary (set REGISTRY or apt-get install docker-registry)"
+        );
+        return;
+    };
+    let home = scratch("oci");
+    let registry = Registry::start(&binary, &home);
+    let archive = demo_chart("0.1.0");
+    let reference = format!("{}/charts/demo", registry.address);
+    let options = landscaper_chart::fetch::FetchOptions {
+        plain_http: true,
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime
+        .block_on(landscaper_chart::fetch::push(
+            &reference,
+            "0.1.0",
+            archive,
+            br#"{"apiVersion":"v1","name":"demo","version":"0.1.0"}"#.to_vec(),
+            &options,
+        ))
+        .expect("push the chart");
+
+    let oci = format!("oci://{reference}");
+    for version in ["0.1.0", "~0.1", ""] {
+        let out = template(
+            &["rel", oci.as_str(), "--version", version, "--plain-http"],
+            &home,
+        );
+        assert!(
+            out.status.success(),
+            "{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            local_render("0.1.0", &home)
+        );
+    }
+    let cached: Vec<_> = std::fs::read_dir(home.join(".cache/landscaper/charts"))
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert_eq!(cached.len(), 1, "one archive cached by digest: {cached:?}");
+
+    let out = template(
+        &["rel", oci.as_str(), "--version", "9.9.9", "--plain-http"],
+        &home,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.starts_with(&format!("Error: failed to fetch {oci}:9.9.9")),
+        "{err}"
+    );
+    drop(registry);
+    let _ = std::fs::remove_dir_all(home);
+}

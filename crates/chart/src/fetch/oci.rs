@@ -1,0 +1,180 @@
+//! Charts in OCI registries, as Helm stores them: a manifest whose config has Helm's config
+//! media type and whose one layer is the chart archive. Versions map to tags (`+` → `_`).
+
+use oci_client::client::{Certificate, CertificateEncoding, ClientConfig, ClientProtocol};
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference};
+
+use super::{Cache, FetchError, FetchOptions, read_ca_file};
+use crate::semver::{Constraints, Version};
+
+/// Helm's media type of a chart's config blob.
+pub const HELM_CONFIG_MEDIA_TYPE: &str = "application/vnd.cncf.helm.config.v1+json";
+/// Helm's media type of the chart archive layer.
+pub const HELM_CHART_CONTENT_MEDIA_TYPE: &str =
+    "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
+
+fn client(options: &FetchOptions) -> Result<Client, FetchError> {
+    let mut config = ClientConfig {
+        protocol: if options.plain_http {
+            ClientProtocol::Http
+        } else {
+            ClientProtocol::Https
+        },
+        accept_invalid_certificates: options.insecure_skip_tls_verify,
+        ..ClientConfig::default()
+    };
+    if let Some(pem) = read_ca_file(options)? {
+        config.extra_root_certificates.push(Certificate {
+            encoding: CertificateEncoding::Pem,
+            data: pem,
+        });
+    }
+    Ok(Client::new(config))
+}
+
+fn auth(options: &FetchOptions) -> RegistryAuth {
+    match (&options.username, &options.password) {
+        (Some(user), password) => {
+            RegistryAuth::Basic(user.clone(), password.clone().unwrap_or_default())
+        }
+        _ => RegistryAuth::Anonymous,
+    }
+}
+
+fn failed(reference: &str, e: impl std::fmt::Display) -> FetchError {
+    FetchError(format!("failed to fetch oci://{reference}: {e}"))
+}
+
+/// Pulls the chart `reference` (without `oci://`) at `version` (exact, a range, or empty
+/// for the highest stable tag).
+pub(super) async fn pull(
+    reference: &str,
+    version: &str,
+    options: &FetchOptions,
+    cache: Option<&Cache>,
+) -> Result<Vec<u8>, FetchError> {
+    let client = client(options)?;
+    let auth = auth(options);
+    let base: Reference = reference.parse().map_err(|e| failed(reference, e))?;
+    let tag = if reference
+        .rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains(':'))
+    {
+        base.tag().unwrap_or("latest").to_string()
+    } else if is_exact_version(version) {
+        version.replace('+', "_")
+    } else {
+        resolve_tag(&client, &base, &auth, reference, version).await?
+    };
+    let image = Reference::with_tag(
+        base.registry().to_string(),
+        base.repository().to_string(),
+        tag.clone(),
+    );
+    let (manifest, _) = client
+        .pull_image_manifest(&image, &auth)
+        .await
+        .map_err(|e| failed(&format!("{reference}:{tag}"), e))?;
+    let Some(layer) = manifest
+        .layers
+        .iter()
+        .find(|l| l.media_type == HELM_CHART_CONTENT_MEDIA_TYPE)
+    else {
+        return Err(FetchError(format!(
+            "oci://{reference}:{tag} is not a Helm chart: no layer of type {HELM_CHART_CONTENT_MEDIA_TYPE}"
+        )));
+    };
+    if let Some(hit) = cache.and_then(|c| c.get(&layer.digest)) {
+        return Ok(hit);
+    }
+    if layer.size < 0 || layer.size as u64 > crate::chart::MAX_DECOMPRESSED_CHART_SIZE {
+        return Err(FetchError(format!(
+            "oci://{reference}:{tag}: chart layer of {} bytes is too large",
+            layer.size
+        )));
+    }
+    let mut data = Vec::new();
+    client
+        .pull_blob(&image, layer, &mut data)
+        .await
+        .map_err(|e| failed(&format!("{reference}:{tag}"), e))?;
+    let actual = Cache::digest(&data);
+    if layer.digest.strip_prefix("sha256:") != Some(actual.as_str()) {
+        return Err(FetchError(format!(
+            "oci://{reference}:{tag}: layer digest sha256:{actual} does not match {}",
+            layer.digest
+        )));
+    }
+    if let Some(cache) = cache {
+        cache.put(&data);
+    }
+    Ok(data)
+}
+
+/// Whether `version` names one version rather than a range.
+fn is_exact_version(version: &str) -> bool {
+    !version.is_empty()
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
+        && Version::parse(version).is_ok()
+}
+
+/// Helm's tag resolution: tags are versions (`_` for `+`); the highest matching the range.
+async fn resolve_tag(
+    client: &Client,
+    base: &Reference,
+    auth: &RegistryAuth,
+    reference: &str,
+    range: &str,
+) -> Result<String, FetchError> {
+    let tags = client
+        .list_tags(base, auth, None, None)
+        .await
+        .map_err(|e| failed(reference, e))?;
+    let constraints = Constraints::parse(if range.is_empty() { "*" } else { range })
+        .map_err(|e| FetchError(format!("invalid version range \"{range}\": {e}")))?;
+    tags.tags
+        .iter()
+        .filter_map(|t| Version::parse(&t.replace('_', "+")).ok().map(|v| (v, t)))
+        .filter(|(v, _)| constraints.check(v))
+        .max_by(|(a, _), (b, _)| a.compare(b).cmp(&0))
+        .map(|(_, t)| t.clone())
+        .ok_or_else(|| {
+            FetchError(format!(
+                "could not locate a version matching \"{range}\" for oci://{reference}"
+            ))
+        })
+}
+
+/// Pushes a chart archive as Helm does (`helm push`): used to seed registries in tests and by
+/// tooling; returns the manifest URL.
+pub async fn push(
+    reference: &str,
+    version: &str,
+    archive: Vec<u8>,
+    chart_json: Vec<u8>,
+    options: &FetchOptions,
+) -> Result<String, FetchError> {
+    let client = client(options)?;
+    let base: Reference = reference.parse().map_err(|e| failed(reference, e))?;
+    let image = Reference::with_tag(
+        base.registry().to_string(),
+        base.repository().to_string(),
+        version.replace('+', "_"),
+    );
+    let layer = oci_client::client::ImageLayer::new(
+        archive,
+        HELM_CHART_CONTENT_MEDIA_TYPE.to_string(),
+        None,
+    );
+    let config =
+        oci_client::client::Config::new(chart_json, HELM_CONFIG_MEDIA_TYPE.to_string(), None);
+    client
+        .push(&image, &[layer], config, &auth(options), None)
+        .await
+        .map(|r| r.manifest_url)
+        .map_err(|e| failed(reference, e))
+}

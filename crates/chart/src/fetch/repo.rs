@@ -1,0 +1,285 @@
+//! Helm chart repositories: `index.yaml`, version resolution as Helm's `IndexFile.Get`, and
+//! downloads with basic auth (only to the repository's own host) and extra CAs.
+
+use super::{Cache, FetchError, FetchOptions, read_ca_file};
+use crate::data::Data;
+use crate::semver::{Constraints, Version};
+use crate::yaml;
+
+/// Largest `index.yaml` accepted (big public repositories have indexes of tens of MiB).
+const MAX_INDEX_SIZE: usize = 64 * 1024 * 1024;
+/// Largest chart archive accepted, as Helm's limit on a decompressed chart.
+const MAX_ARCHIVE_SIZE: usize = crate::chart::MAX_DECOMPRESSED_CHART_SIZE as usize;
+
+/// One version of a chart in a repository index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// The chart version.
+    pub version: String,
+    /// Where to download it (absolute, or relative to the repository).
+    pub urls: Vec<String>,
+    /// `sha256` digest of the archive, when the index gives one.
+    pub digest: Option<String>,
+}
+
+/// Builds the HTTP client for repositories: rustls, extra CA, optional no verification.
+pub(super) fn http_client(options: &FetchOptions) -> Result<reqwest::Client, FetchError> {
+    let mut builder = reqwest::Client::builder()
+        .user_agent("Helm/4.1.4")
+        .danger_accept_invalid_certs(options.insecure_skip_tls_verify);
+    if let Some(pem) = read_ca_file(options)? {
+        for cert in reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| FetchError(format!("can't parse CA file: {e}")))?
+        {
+            builder = builder.add_root_certificate(cert);
+        }
+    }
+    builder
+        .build()
+        .map_err(|e| FetchError(format!("can't create HTTP client: {e}")))
+}
+
+fn host_of(url: &str) -> Option<String> {
+    reqwest::Url::parse(url).ok().map(|u| {
+        format!(
+            "{}:{:?}",
+            u.host_str().unwrap_or(""),
+            u.port_or_known_default()
+        )
+    })
+}
+
+async fn get(
+    client: &reqwest::Client,
+    url: &str,
+    auth_host: Option<&str>,
+    options: &FetchOptions,
+    limit: usize,
+) -> Result<Vec<u8>, FetchError> {
+    let mut request = client.get(url);
+    if let (Some(user), Some(host)) = (&options.username, auth_host)
+        && host_of(url).as_deref() == Some(host)
+    {
+        request = request.basic_auth(user, options.password.as_deref());
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|e| FetchError(format!("failed to fetch {url}: {}", error_chain(&e))))?;
+    if !response.status().is_success() {
+        return Err(FetchError(format!(
+            "failed to fetch {url} : {}",
+            response.status()
+        )));
+    }
+    if response
+        .content_length()
+        .is_some_and(|n| n as usize > limit)
+    {
+        return Err(FetchError(format!("{url} is larger than {limit} bytes")));
+    }
+    let mut response = response;
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| FetchError(format!("failed to fetch {url}: {}", error_chain(&e))))?
+    {
+        if body.len() + chunk.len() > limit {
+            return Err(FetchError(format!("{url} is larger than {limit} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// The error and its causes on one line (reqwest hides the useful part in its sources).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+fn join_url(base: &str, reference: &str) -> String {
+    if reference.contains("://") {
+        return reference.to_string();
+    }
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        reference.trim_start_matches('/')
+    )
+}
+
+/// Reads the versions of `name` from an `index.yaml`.
+fn index_entries(index: &str, name: &str, repo_url: &str) -> Result<Vec<IndexEntry>, FetchError> {
+    let parsed = yaml::parse_values(index)
+        .map_err(|e| FetchError(format!("{repo_url}/index.yaml: {}", e.helm_message())))?;
+    let Some(Data::List(versions)) = parsed
+        .get("entries")
+        .and_then(Data::as_map)
+        .and_then(|e| e.get(name))
+    else {
+        return Err(FetchError(format!(
+            "chart \"{name}\" not found in {repo_url} repository"
+        )));
+    };
+    Ok(versions
+        .iter()
+        .filter_map(Data::as_map)
+        .map(|v| IndexEntry {
+            version: v
+                .get("version")
+                .and_then(Data::as_str)
+                .unwrap_or("")
+                .to_string(),
+            urls: match v.get("urls") {
+                Some(Data::List(urls)) => urls
+                    .iter()
+                    .filter_map(Data::as_str)
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            digest: v.get("digest").and_then(Data::as_str).map(str::to_string),
+        })
+        .collect())
+}
+
+/// Helm's `IndexFile.Get`: an exact version match first, otherwise the highest version
+/// satisfying the range (`""` means any stable version).
+pub fn resolve_version<'e>(entries: &'e [IndexEntry], range: &str) -> Option<&'e IndexEntry> {
+    if !range.is_empty()
+        && let Some(exact) = entries.iter().find(|e| e.version == range)
+    {
+        return Some(exact);
+    }
+    let constraints = Constraints::parse(if range.is_empty() { "*" } else { range }).ok()?;
+    entries
+        .iter()
+        .filter_map(|e| Version::parse(&e.version).ok().map(|v| (v, e)))
+        .filter(|(v, _)| constraints.check(v))
+        .max_by(|(a, _), (b, _)| a.compare(b).cmp(&0))
+        .map(|(_, e)| e)
+}
+
+/// Fetches `name` at `range` from the repository at `repo_url`.
+pub(super) async fn fetch_from_repository(
+    client: &reqwest::Client,
+    repo_url: &str,
+    name: &str,
+    range: &str,
+    options: &FetchOptions,
+    cache: Option<&Cache>,
+) -> Result<Vec<u8>, FetchError> {
+    let repo_url = repo_url.trim_end_matches('/');
+    let repo_host = host_of(repo_url);
+    let index_url = format!("{repo_url}/index.yaml");
+    let index = get(
+        client,
+        &index_url,
+        repo_host.as_deref(),
+        options,
+        MAX_INDEX_SIZE,
+    )
+    .await
+    .map_err(|e| {
+        FetchError(format!(
+            "looks like \"{repo_url}\" is not a valid chart repository or cannot be reached: {e}"
+        ))
+    })?;
+    let entries = index_entries(&String::from_utf8_lossy(&index), name, repo_url)?;
+    let Some(entry) = resolve_version(&entries, range) else {
+        return Err(FetchError(format!(
+            "chart \"{name}\" version \"{range}\" not found in {repo_url} repository"
+        )));
+    };
+    let Some(url) = entry.urls.first() else {
+        return Err(FetchError(format!(
+            "chart \"{name}\" version \"{}\" has no downloadable URLs",
+            entry.version
+        )));
+    };
+    let url = join_url(repo_url, url);
+    let auth_host = repo_host.as_deref();
+    if let (Some(cache), Some(digest)) = (cache, &entry.digest)
+        && let Some(hit) = cache.get(digest)
+    {
+        return Ok(hit);
+    }
+    let data = get(client, &url, auth_host, options, MAX_ARCHIVE_SIZE).await?;
+    if let Some(digest) = &entry.digest {
+        let actual = Cache::digest(&data);
+        if !digest
+            .trim_start_matches("sha256:")
+            .eq_ignore_ascii_case(&actual)
+        {
+            return Err(FetchError(format!(
+                "{url}: digest sha256:{actual} does not match the repository index ({digest})"
+            )));
+        }
+    }
+    if let Some(cache) = cache {
+        cache.put(&data);
+    }
+    Ok(data)
+}
+
+/// Downloads an archive from a URL (with basic auth to that URL's host).
+pub(super) async fn download(
+    client: &reqwest::Client,
+    url: &str,
+    _digest: Option<&str>,
+    options: &FetchOptions,
+    cache: Option<&Cache>,
+) -> Result<Vec<u8>, FetchError> {
+    let host = host_of(url);
+    let data = get(client, url, host.as_deref(), options, MAX_ARCHIVE_SIZE).await?;
+    if let Some(cache) = cache {
+        cache.put(&data);
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INDEX: &str = "apiVersion: v1\nentries:\n  demo:\n  - version: 1.2.0\n    urls: [demo-1.2.0.tgz]\n  - version: 2.0.0-rc.1\n    urls: [demo-2.0.0-rc.1.tgz]\n  - version: 1.10.1\n    urls: [https://cdn.example/demo-1.10.1.tgz]\n    digest: abc\n";
+
+    #[test]
+    fn versions_resolve_like_helm() {
+        let entries = index_entries(INDEX, "demo", "http://repo").unwrap();
+        assert_eq!(
+            resolve_version(&entries, "").map(|e| e.version.as_str()),
+            Some("1.10.1")
+        );
+        assert_eq!(
+            resolve_version(&entries, "~1.2").map(|e| e.version.as_str()),
+            Some("1.2.0")
+        );
+        assert_eq!(
+            resolve_version(&entries, "2.0.0-rc.1").map(|e| e.version.as_str()),
+            Some("2.0.0-rc.1")
+        );
+        assert!(resolve_version(&entries, ">=3").is_none());
+        assert_eq!(
+            index_entries(INDEX, "other", "http://repo").unwrap_err().0,
+            "chart \"other\" not found in http://repo repository"
+        );
+    }
+
+    #[test]
+    fn urls_resolve_against_the_repository() {
+        assert_eq!(
+            join_url("http://r/charts/", "a.tgz"),
+            "http://r/charts/a.tgz"
+        );
+        assert_eq!(join_url("http://r", "https://x/a.tgz"), "https://x/a.tgz");
+    }
+}
