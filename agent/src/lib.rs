@@ -10,6 +10,7 @@
 pub mod cleanup;
 pub mod clients;
 pub mod heartbeat;
+pub mod helm_deployer;
 pub mod logging;
 pub mod names;
 pub mod registration;

@@ -1,4 +1,4 @@
-//! `landscaper-agent deployer manifest|mock`: runs one of the library's deployers standalone
+//! `landscaper-agent deployer manifest|mock|helm`: runs one of the library's deployers standalone
 //! against a landscaper cluster, as registrations install them into environments.
 
 use std::path::PathBuf;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_deployer::{manifest_deployer, mock_deployer};
+use landscaper_deployer::{helm, manifest_deployer, mock_deployer};
 
 /// Which deployer to run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +15,8 @@ pub enum Kind {
     Manifest,
     /// `landscaper.gardener.cloud/mock` items.
     Mock,
+    /// `landscaper.gardener.cloud/helm` items.
+    Helm,
 }
 
 /// Arguments of `deployer`.
@@ -113,6 +115,7 @@ async fn serve(args: Args) -> Result<(), String> {
     let name = match args.kind {
         Kind::Manifest => "manifest-deployer",
         Kind::Mock => "mock-deployer",
+        Kind::Helm => "helm-deployer",
     };
     let mut config = DeployerConfig::new("", name);
     config.target_selectors = target_selectors;
@@ -133,6 +136,7 @@ async fn serve(args: Args) -> Result<(), String> {
         Kind::Mock => {
             landscaper_deployer::run(mock_deployer::setup(ls, secrets, config), shutdown).await
         }
+        Kind::Helm => landscaper_deployer::run(helm::setup(ls, secrets, config), shutdown).await,
     }
     Ok(())
 }

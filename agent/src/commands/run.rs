@@ -1,4 +1,5 @@
-//! `landscaper-agent run`: register the environment and keep it registered.
+//! `landscaper-agent run`: register the environment, keep it registered, and serve its helm
+//! DeployItems with the embedded helm deployer.
 
 use std::path::PathBuf;
 
@@ -77,6 +78,9 @@ impl SettingsArgs {
 pub struct Args {
     #[command(flatten)]
     settings: SettingsArgs,
+    /// Helm DeployItems the embedded helm deployer reconciles at the same time.
+    #[arg(long, env = "LANDSCAPER_AGENT_HELM_WORKERS", default_value_t = 8)]
+    helm_workers: u16,
 }
 
 /// Runs the agent until SIGTERM or Ctrl-C.
@@ -84,9 +88,15 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let settings = args.settings.settings()?;
     let (host, landscaper) = args.settings.connect(&settings).await?;
     tracing::info!(environment = %settings.name, host = %host.endpoint.server, landscaper = %landscaper.endpoint.server, "starting the agent");
-    Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"))
-        .run(landscaper_agent::shutdown::signal())
-        .await;
+    let helm = landscaper_agent::helm_deployer::run(
+        landscaper.client.clone(),
+        host.client.clone(),
+        landscaper_agent::helm_deployer::config(&settings, args.helm_workers),
+        landscaper_agent::shutdown::signal(),
+    );
+    let agent = Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"))
+        .run(landscaper_agent::shutdown::signal());
+    tokio::join!(agent, helm);
     tracing::info!("agent stopped");
     Ok(())
 }
