@@ -1,5 +1,5 @@
 //! One cluster's state and the request pipeline: authenticate, count, inject faults,
-//! authorize, dispatch.
+//! authorize, dispatch, log.
 
 use crate::auth::{StaticTokens, UserInfo};
 use crate::authn;
@@ -7,6 +7,7 @@ use crate::counters::Counters;
 use crate::faults::{Faults, Injected, RequestFacts};
 use crate::handlers;
 use crate::rbac::{Attributes, Policy, ResourceRequest, forbidden_status};
+use crate::request_log::{RequestLog, RequestRecord};
 use crate::resources::{Registry, builtin_resources};
 use crate::server::path::{self, Route};
 use crate::server::reply::Reply;
@@ -36,6 +37,8 @@ pub struct ClusterState {
     pub faults: Faults,
     /// Request counters.
     pub counters: Counters,
+    /// Every answered request, in order.
+    pub requests: RequestLog,
     /// Connection control of the listener.
     pub control: Control,
     /// The CA certificate clients trust (PEM).
@@ -96,6 +99,7 @@ impl ClusterState {
             admin_token,
             faults: Faults::default(),
             counters: Counters::default(),
+            requests: RequestLog::default(),
             control: Control::default(),
             ca_pem,
             addr,
@@ -110,18 +114,35 @@ impl ClusterState {
         self.simulate_workloads.load(Ordering::Relaxed)
     }
 
-    /// Serves one request.
+    /// Serves one request and records it in the request log.
     pub async fn handle(self: &Arc<Self>, req: Request) -> Reply {
         let route = path::parse(&req.path);
-        let user = match authn::authenticate(self, &req) {
-            Ok(u) => u,
-            Err(e) => return e.into(),
-        };
-        let user = match authn::impersonate(self, &req, user) {
-            Ok(u) => u,
-            Err(reply) => return reply,
-        };
         let info = RequestInfo::of(&route, &req);
+        let (user, reply) = self.respond(&req, route, &info).await;
+        tracing::debug!(cluster = %self.name, method = %req.method, path = %req.path, user = %user, status = reply.status(), "request");
+        self.requests
+            .push(info.record(user, created_name(&info, &req, &reply), reply.status()));
+        reply
+    }
+
+    /// Authenticates, counts, injects faults, authorizes and dispatches; returns the user
+    /// name (empty when authentication failed, the authenticated one when impersonation
+    /// was refused) with the reply.
+    async fn respond(
+        self: &Arc<Self>,
+        req: &Request,
+        route: Route,
+        info: &RequestInfo,
+    ) -> (String, Reply) {
+        let user = match authn::authenticate(self, req) {
+            Ok(u) => u,
+            Err(e) => return (String::new(), e.into()),
+        };
+        let authenticated = user.name.clone();
+        let user = match authn::impersonate(self, req, user) {
+            Ok(u) => u,
+            Err(reply) => return (authenticated, reply),
+        };
         self.counters.record(&info.verb, &info.resource, &user.name);
         let facts = RequestFacts {
             verb: &info.verb,
@@ -130,16 +151,20 @@ impl ClusterState {
             name: &info.name,
         };
         match self.faults.check(facts) {
-            Some(Injected::Fail(e)) => return e.into(),
-            Some(Injected::Hang) => std::future::pending::<()>().await,
+            Some(Injected::Fail(e)) => return (user.name, e.into()),
+            Some(Injected::Hang) => {
+                // The request never gets an answer; log it now with code 0.
+                let name = info.name.clone();
+                self.requests.push(info.record(user.name.clone(), name, 0));
+                std::future::pending::<()>().await;
+            }
             None => {}
         }
-        if let Err(reply) = self.authorize(&user, &route, &info) {
-            return reply;
+        if let Err(reply) = self.authorize(&user, &route, info) {
+            return (user.name, reply);
         }
-        let reply = handlers::dispatch(self, &req, &user, route).await;
-        tracing::debug!(cluster = %self.name, method = %req.method, path = %req.path, user = %user.name, status = reply.status(), "request");
-        reply
+        let reply = handlers::dispatch(self, req, &user, route).await;
+        (user.name, reply)
     }
 
     /// Decides a request with the RBAC policy (superusers may do anything).
@@ -193,6 +218,12 @@ pub struct RequestInfo {
     pub resource: String,
     /// API group.
     pub group: String,
+    /// API version (empty for non-resource requests).
+    pub version: String,
+    /// Plural resource without subresource, or the path for non-resource requests.
+    pub plural: String,
+    /// Subresource (empty when none).
+    pub subresource: String,
     /// Namespace (empty when none).
     pub namespace: String,
     /// Name (empty when none).
@@ -206,6 +237,7 @@ impl RequestInfo {
             return Self {
                 verb: req.method.as_str().to_ascii_lowercase(),
                 resource: req.path.clone(),
+                plural: req.path.clone(),
                 ..Self::default()
             };
         };
@@ -235,8 +267,55 @@ impl RequestInfo {
             verb: verb.into(),
             resource,
             group: p.group.clone(),
+            version: p.version.clone(),
+            plural: p.plural.clone(),
+            subresource: p.subresource.clone().unwrap_or_default(),
             namespace,
             name: p.name.clone().unwrap_or_default(),
         }
     }
+
+    /// The log record of this request.
+    fn record(&self, user: String, name: String, code: u16) -> RequestRecord {
+        RequestRecord {
+            user,
+            verb: self.verb.clone(),
+            group: self.group.clone(),
+            version: self.version.clone(),
+            resource: self.plural.clone(),
+            subresource: self.subresource.clone(),
+            namespace: self.namespace.clone(),
+            name,
+            code,
+        }
+    }
+}
+
+/// The object name to log: the path's, or for a create on a collection the created
+/// object's (which holds a drawn `generateName` name), falling back to the name the
+/// client asked for when the create failed.
+fn created_name(info: &RequestInfo, req: &Request, reply: &Reply) -> String {
+    if info.verb != "create" || !info.name.is_empty() {
+        return info.name.clone();
+    }
+    #[derive(serde::Deserialize)]
+    struct Named {
+        metadata: Option<Meta>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        name: Option<String>,
+    }
+    let name_in = |body: &[u8]| {
+        serde_json::from_slice::<Named>(body)
+            .ok()
+            .and_then(|n| n.metadata?.name)
+    };
+    let from_reply = match reply {
+        Reply::Json { status, body, .. } if (200..300).contains(status) => name_in(body),
+        _ => None,
+    };
+    from_reply
+        .or_else(|| name_in(&req.body))
+        .unwrap_or_default()
 }

@@ -1,10 +1,8 @@
 //! Request counters per verb, resource and user, so tests can assert what a client did.
 
+use crate::request_log::WRITE_VERBS;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-
-/// Verbs that change state.
-const WRITE_VERBS: &[&str] = &["create", "update", "patch", "delete", "deletecollection"];
 
 /// One counted request kind.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -5,7 +5,7 @@
 //! knows nothing of Landscaper: CRDs are registered like in any cluster.
 //!
 //! Start with [`Testbed::start`]; each [`Cluster`] gives a `kube::Client`, a kubeconfig,
-//! fault injection and request counters:
+//! fault injection, request counters and the request log:
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,6 +43,7 @@ pub mod kubeconfig;
 pub mod objects;
 pub mod patch;
 pub mod rbac;
+pub mod request_log;
 pub mod resources;
 pub mod selector;
 pub mod server;
@@ -53,4 +54,5 @@ pub mod token;
 
 pub use controllers::simulator::NEVER_READY;
 pub use faults::{Fault, Matcher};
+pub use request_log::RequestRecord;
 pub use testbed::{Builder, Cluster, Faults, StartError, Testbed};

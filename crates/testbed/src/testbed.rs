@@ -1,5 +1,5 @@
 //! The public API for tests and dev mode: start clusters, get clients and kubeconfigs,
-//! inject faults, read counters.
+//! inject faults, read counters and the request log.
 
 use crate::auth::UserInfo;
 use crate::cluster::ClusterState;
@@ -8,6 +8,7 @@ use crate::counters::Counters;
 use crate::faults::{Fault, Matcher};
 use crate::ids;
 use crate::kubeconfig;
+use crate::request_log::RequestRecord;
 use crate::server::{self, tls::Tls};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -241,6 +242,34 @@ impl Cluster {
     /// Request counters.
     pub fn counters(&self) -> &Counters {
         &self.state.counters
+    }
+
+    /// Every request this cluster answered since the start or the last
+    /// [`reset_requests`](Self::reset_requests), oldest first: user, verb, resource,
+    /// subresource, namespace, name and response code. The log keeps the last
+    /// [`request_log::CAPACITY`](crate::request_log::CAPACITY) records.
+    ///
+    /// ```no_run
+    /// # fn demo(cluster: &testbed::Cluster) {
+    /// let sa = "system:serviceaccount:ns:agent";
+    /// assert!(cluster.writes().iter().all(|r| r.user != sa || r.resource != "secrets"));
+    /// # }
+    /// ```
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.state.requests.records()
+    }
+
+    /// The logged requests that are writes (create, update, patch, delete,
+    /// deletecollection), successful or not, oldest first.
+    pub fn writes(&self) -> Vec<RequestRecord> {
+        self.state.requests.writes()
+    }
+
+    /// Empties the request log and resets the counters, so a test can look at the requests
+    /// of one step alone.
+    pub fn reset_requests(&self) {
+        self.state.requests.reset();
+        self.state.counters.reset();
     }
 
     /// Turns the workload simulator on or off.
