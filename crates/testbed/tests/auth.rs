@@ -125,3 +125,88 @@ async fn test_users_get_their_own_tokens() {
     );
     assert_eq!(cluster.counters().writes(Some("alice")), 1);
 }
+
+/// What the client wrote, as the answer's managedFields records it: `(manager, subresource,
+/// fieldsV1)` of each entry.
+fn owners(answer: &serde_json::Value) -> Vec<(String, String, serde_json::Value)> {
+    answer["metadata"]["managedFields"]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .map(|e| {
+                    (
+                        e["manager"].as_str().unwrap_or_default().to_string(),
+                        e["subresource"].as_str().unwrap_or_default().to_string(),
+                        e["fieldsV1"].clone(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn token_requests_and_reviews_echo_the_writers_managed_fields() {
+    let bed = Testbed::start().await.unwrap();
+    let client = bed.cluster().client();
+    let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
+    sas.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "sa1"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let post = |path: &str, body: serde_json::Value| {
+        let request = http::Request::post(format!("{path}?fieldManager=tester"))
+            .header("content-type", "application/json")
+            .body(serde_json::to_vec(&body).unwrap())
+            .unwrap();
+        let client = client.clone();
+        async move { client.request::<serde_json::Value>(request).await.unwrap() }
+    };
+
+    // The lifetime is defaulted before ownership is recorded; the audiences are not.
+    let token = post(
+        "/api/v1/namespaces/default/serviceaccounts/sa1/token",
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}),
+    )
+    .await;
+    assert_eq!(
+        owners(&token),
+        [(
+            "tester".to_string(),
+            "token".to_string(),
+            json!({"f:spec": {"f:expirationSeconds": {}}})
+        )]
+    );
+    assert!(token["spec"]["audiences"].is_array(), "{token}");
+
+    let review = post(
+        "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview",
+            "spec": {"user": "u", "groups": ["g"], "resourceAttributes":
+                {"namespace": "default", "verb": "get", "group": "", "resource": "configmaps"}}}),
+    )
+    .await;
+    assert_eq!(
+        owners(&review),
+        [(
+            "tester".to_string(),
+            String::new(),
+            json!({"f:spec": {"f:groups": {}, "f:user": {},
+                "f:resourceAttributes": {".": {}, "f:namespace": {}, "f:resource": {}, "f:verb": {}}}})
+        )]
+    );
+    assert_eq!(review["metadata"]["creationTimestamp"], json!(null));
+    assert_eq!(review["status"]["allowed"], json!(false));
+
+    // A SelfSubjectReview has no spec, so nobody owns anything.
+    let whoami = post(
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}),
+    )
+    .await;
+    assert_eq!(owners(&whoami), []);
+    assert!(whoami["metadata"]["creationTimestamp"].is_string());
+}

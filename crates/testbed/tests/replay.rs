@@ -1,23 +1,11 @@
 //! The recorded kube-apiserver exchanges (`shared/conformance/apiserver`, replayed by its
 //! `replay.py`) against an in-process testbed. Runs when python3 and the recordings are
 //! found (next to the repository, or at `$APISERVER_CONFORMANCE_DIR`); with `CI=true`, their
-//! absence is a failure.
+//! absence is a failure. Every step must pass.
 
 use std::path::PathBuf;
 use std::process::Command;
 use testbed::Testbed;
-
-/// Steps known to differ, each for a stated reason; anything else failing is a regression.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    // managedFields of the virtual review and TokenRequest kinds need their typed field
-    // structure (which structs are pointers), which the server does not model for them.
-    (
-        "access-review/can-get-configmaps",
-        "review managedFields structure",
-    ),
-    ("access-review/lsar", "review managedFields structure"),
-    ("serviceaccount-token/token", "TokenRequest managedFields"),
-];
 
 fn conformance_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("APISERVER_CONFORMANCE_DIR") {
@@ -64,19 +52,11 @@ async fn recorded_kube_apiserver_exchanges_replay() {
         "replay.py did not finish: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let unexpected: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("FAIL "))
-        .filter(|l| {
-            !KNOWN_DIFFERENCES
-                .iter()
-                .any(|(step, _)| l.starts_with(&format!("FAIL {step}:")))
-        })
-        .collect();
+    let failures: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL ")).collect();
     assert!(
-        unexpected.is_empty(),
-        "{summary}; unexpected differences:\n{}",
-        unexpected.join("\n")
+        failures.is_empty() && out.status.success(),
+        "{summary}; differences:\n{}",
+        failures.join("\n")
     );
     eprintln!("replay.py: {summary}");
 }

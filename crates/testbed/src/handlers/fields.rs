@@ -2,9 +2,12 @@
 //! request owns, for `metadata.managedFields`.
 
 use super::Ctx;
-use crate::patch::apply::{Manager, Operation, Scope, Shape, default_field_manager};
+use crate::patch::apply::{
+    Manager, Operation, Scope, Shape, default_field_manager, update_managed_fields,
+};
 use crate::patch::strategic::schema_for;
 use crate::resources::ResourceDef;
+use serde_json::Value;
 
 /// The field manager of a request: `fieldManager`, else the User-Agent's product name.
 pub fn manager_name(ctx: &Ctx<'_>) -> String {
@@ -62,4 +65,31 @@ pub struct Ownership<'a> {
     pub shape: Shape<'a>,
     /// The part written.
     pub scope: Scope<'static>,
+}
+
+/// Records the fields of a virtual object that a create of `subresource` (or "" for the
+/// resource itself) sets, as kube-apiserver does for every create it answers, stored or
+/// not: TokenRequest and the review kinds echo `managedFields` owning what the client sent
+/// (after the typed defaults), though nothing is kept.
+pub fn record_virtual_create(ctx: &Ctx<'_>, obj: &mut Value, subresource: &str) {
+    let name = manager_name(ctx);
+    let api_version = obj
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let manager = Manager {
+        name: &name,
+        operation: Operation::Update,
+        api_version: &api_version,
+        subresource,
+    };
+    update_managed_fields(
+        None,
+        obj,
+        &manager,
+        &Shape::builtin_untyped(),
+        Scope::Whole,
+        &crate::clock::now_time(),
+    );
 }

@@ -42,18 +42,19 @@ pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     }
     let meta = map.entry("metadata").or_insert_with(|| json!({}));
     if let Some(m) = meta.as_object_mut() {
-        m.entry("creationTimestamp").or_insert(Value::Null);
+        // Only a SelfSubjectReview gets a creation time; the others echo what was sent.
+        if res.kind == "SelfSubjectReview" {
+            m.insert("creationTimestamp".into(), crate::clock::now_time().into());
+        } else {
+            m.entry("creationTimestamp").or_insert(Value::Null);
+        }
         if res.namespaced {
             m.insert("namespace".into(), ctx.ns().into());
         }
     }
+    super::fields::record_virtual_create(ctx, &mut body, "");
     let status = match res.kind.as_str() {
-        "SelfSubjectReview" => {
-            if let Some(m) = meta.as_object_mut() {
-                m.insert("creationTimestamp".into(), crate::clock::now_time().into());
-            }
-            json!({"userInfo": ctx.user.to_json()})
-        }
+        "SelfSubjectReview" => json!({"userInfo": ctx.user.to_json()}),
         "TokenReview" => token_review(ctx, &body),
         "SelfSubjectRulesReview" => {
             let ns = body

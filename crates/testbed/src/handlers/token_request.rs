@@ -69,12 +69,41 @@ pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     ) {
         r.insert("uid".into(), b.uid.clone().into());
     }
-    let answer = json!({
+    let mut answer = json!({
         "kind": "TokenRequest",
         "apiVersion": "authentication.k8s.io/v1",
         "metadata": {"name": ctx.name(), "namespace": ctx.ns(), "creationTimestamp": clock::now_time()},
-        "spec": spec_json,
-        "status": {"token": issued.token, "expirationTimestamp": issued.expiration_timestamp}
+        "spec": requested_spec(&body, spec.expiration_seconds),
     });
+    super::fields::record_virtual_create(ctx, &mut answer, "token");
+    answer["spec"] = spec_json;
+    answer["status"] =
+        json!({"token": issued.token, "expirationTimestamp": issued.expiration_timestamp});
     Ok(Reply::json(201, &answer))
+}
+
+/// The spec as kube-apiserver's typed decoding sees it before the token is minted: what the
+/// client sent of the spec's fields, without nulls and empty strings, with the lifetime
+/// defaulted (the API audiences are filled in later, so they are not the client's).
+fn requested_spec(body: &Value, expiration_seconds: i64) -> Value {
+    let mut spec = body
+        .get("spec")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    spec.retain(|k, v| {
+        !v.is_null()
+            && matches!(
+                k.as_str(),
+                "audiences" | "expirationSeconds" | "boundObjectRef"
+            )
+    });
+    if let Some(r) = spec
+        .get_mut("boundObjectRef")
+        .and_then(Value::as_object_mut)
+    {
+        r.retain(|_, v| !v.is_null() && v.as_str() != Some(""));
+    }
+    spec.insert("expirationSeconds".into(), expiration_seconds.into());
+    Value::Object(spec)
 }
