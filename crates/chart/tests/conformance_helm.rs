@@ -1,10 +1,8 @@
-//! Drives Helm's own test facts (`shared/conformance/helm/funcs.yaml`) through the engine.
+//! Drives Helm's whole-render engine cases (`shared/conformance/helm/funcs.yaml`, `engine`)
+//! through the engine. (Its function tables are driven by `conformance_functions.rs`.)
 //!
-//! Rules for which rows run (no row is skipped by name):
-//! * a row runs with the result helm v4.1.4 gave: `same` rows with their `expect`, `differs`
-//!   rows with the recorded `output`; `function-absent` rows are not run;
-//! * rows whose `vars` need Go types (`goTypes`) that Helm values cannot carry are not run;
-//! * rows calling a function this crate does not provide yet are counted, not run (the parse
+//! Rules for which cases run (no case is skipped by name):
+//! * cases calling a function this crate does not provide yet are counted, not run (the parse
 //!   error `function "X" not defined` tells); installing the function makes them run;
 //! * engine `chart` cases run through a small chart harness when the chart has no
 //!   subcharts, files or fake cluster; the chart renderer's own tests cover the rest.
@@ -25,26 +23,6 @@ fn conformance_file(name: &str) -> Yaml {
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("conformance data {} must exist: {e}", path.display()));
     serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Test data as Go test tables hold it: YAML integers are Go `int`.
-fn go_value(yaml: &Yaml) -> Value {
-    match yaml {
-        Yaml::Null => Value::Nil,
-        Yaml::Bool(b) => Value::Bool(*b),
-        Yaml::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Yaml::String(s) => Value::from(s.as_str()),
-        Yaml::Sequence(items) => Value::list(items.iter().map(go_value).collect()),
-        Yaml::Mapping(entries) => {
-            Value::Map(Map::from_entries(entries.iter().map(|(k, v)| {
-                (k.as_str().unwrap_or_default().to_string(), go_value(v))
-            })))
-        }
-        Yaml::Tagged(tagged) => go_value(&tagged.value),
-    }
 }
 
 /// Values as Helm holds them after reading a values file: every number is a `float64`.
@@ -97,62 +75,6 @@ impl Tally {
             self.passed
         );
     }
-}
-
-fn run_function_row(row: &Yaml, tally: &mut Tally) {
-    let id = row["id"].as_str().unwrap_or("?");
-    let helm = &row["helm414"];
-    let result = helm["result"].as_str().unwrap_or("same");
-    if result == "function-absent" || result == "not-run" {
-        tally.skip(result);
-        return;
-    }
-    if row.get("goTypes").is_some() || row.get("varsGo").is_some() {
-        tally.skip("needs Go types");
-        return;
-    }
-    let mut engine = Engine::new();
-    let template = row["tpl"].as_str().unwrap_or_default();
-    if let Err(error) = engine.add_template("test", template) {
-        match missing_function(&error) {
-            Some(name) => tally.skip(&format!("needs {name}")),
-            None => tally.failures.push(format!("{id}: parse error {error}")),
-        }
-        return;
-    }
-    let dot = go_value(&row["vars"]);
-    let rendered = engine.render("test", &dot);
-    let want_error = row["wantError"].as_bool().unwrap_or(false)
-        || (result == "differs" && helm.get("error").is_some());
-    let expected = if result == "differs" {
-        helm["output"].as_str()
-    } else {
-        row["expect"].as_str()
-    };
-    match (rendered, want_error) {
-        (Ok(out), false) if Some(out.as_str()) == expected => tally.passed += 1,
-        (Err(_), true) => tally.passed += 1,
-        (got, _) => tally.failures.push(format!(
-            "{id}: {template:?} gave {got:?}, want {expected:?}"
-        )),
-    }
-}
-
-#[test]
-fn helm_function_rows() {
-    let facts = conformance_file("funcs.yaml");
-    let mut tally = Tally::default();
-    for section in [
-        "funcs",
-        "mustFuncs",
-        "durationHelpers",
-        "durationMustErrors",
-    ] {
-        for row in facts[section].as_sequence().into_iter().flatten() {
-            run_function_row(row, &mut tally);
-        }
-    }
-    tally.finish(0);
 }
 
 /// Helm's template order: more path segments first, then reverse lexical order.

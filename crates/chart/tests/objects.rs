@@ -19,12 +19,7 @@ fn context() -> Value {
             minor: String::new(),
         })),
         api_versions: Rc::new(ApiVersions(vec!["v1".into(), "apps/v1".into()])),
-        helm_version: Rc::new(HelmVersion {
-            version: "v4.1.4".into(),
-            git_commit: "05fa379".into(),
-            git_tree_state: "clean".into(),
-            go_version: "go1.25.9".into(),
-        }),
+        helm_version: Rc::new(HelmVersion::helm_v4_1_4()),
     };
     let top = Map::new();
     top.insert("Files", Value::object(files));
@@ -62,6 +57,36 @@ fn templates_reach_files_and_capabilities() {
             "v1;apps/v1;",
         ),
         ("{{ .Capabilities.HelmVersion.Version }}", "v4.1.4"),
+        // What helm v4.1.4 prints for these (its --kube-version 1.20.0 and two API versions).
+        ("{{ .Capabilities.HelmVersion.KubeClientVersion }}", "v1.35"),
+        (
+            "{{ .Capabilities.HelmVersion }}|{{ printf \"%+v\" .Capabilities.HelmVersion }}",
+            "{v4.1.4 05fa37973dc9e42b76e1d2883494c87174b6074f clean go1.25.9 v1.35}|{Version:v4.1.4 GitCommit:05fa37973dc9e42b76e1d2883494c87174b6074f GitTreeState:clean GoVersion:go1.25.9 KubeClientVersion:v1.35}",
+        ),
+        (
+            "{{ toJson .Capabilities }}",
+            r#"{"KubeVersion":{"Version":"v1.20.0","Major":"1","Minor":"20"},"APIVersions":["v1","apps/v1"],"HelmVersion":{"version":"v4.1.4","git_commit":"05fa37973dc9e42b76e1d2883494c87174b6074f","git_tree_state":"clean","go_version":"go1.25.9","kube_client_version":"v1.35"}}"#,
+        ),
+        (
+            "{{ .Capabilities }}|{{ printf \"%v\" .Capabilities }}",
+            "{{v1.20.0 v1.20.0 1 20} [v1 apps/v1] {v4.1.4 05fa37973dc9e42b76e1d2883494c87174b6074f clean go1.25.9 v1.35}}|&{{v1.20.0 v1.20.0 1 20} [v1 apps/v1] {v4.1.4 05fa37973dc9e42b76e1d2883494c87174b6074f clean go1.25.9 v1.35}}",
+        ),
+        (
+            "{{ .Capabilities.KubeVersion | quote }} {{ printf \"%+v\" .Capabilities.KubeVersion }}",
+            "\"{v1.20.0 v1.20.0 1 20}\" {Version:v1.20.0 normalizedVersion:v1.20.0 Major:1 Minor:20}",
+        ),
+        (
+            "{{ toYaml .Capabilities.HelmVersion }}",
+            "git_commit: 05fa37973dc9e42b76e1d2883494c87174b6074f\ngit_tree_state: clean\ngo_version: go1.25.9\nkube_client_version: v1.35\nversion: v4.1.4",
+        ),
+        (
+            "{{ toPrettyJson .Capabilities.KubeVersion }}",
+            "{\n  \"Version\": \"v1.20.0\",\n  \"Major\": \"1\",\n  \"Minor\": \"20\"\n}",
+        ),
+        (
+            "{{ kindOf .Capabilities }} {{ kindOf .Capabilities.KubeVersion }}",
+            "ptr struct",
+        ),
     ];
     let dot = context();
     for (template, want) in rows {

@@ -1,4 +1,4 @@
-//! Helm's serialization functions (`toYaml`, `fromYaml`, `fromYamlArray`, `toJson`,
+//! Helm's serialization functions (`toYaml`, `toYamlPretty`, `fromYaml`, `fromYamlArray`, `toJson`,
 //! `fromJson`, `fromJsonArray`, their `must` forms) and Sprig's JSON ones that Helm keeps
 //! (`toPrettyJson`, `toRawJson`, `mustFromJson`, …) and Helm's `toToml`/`fromToml`, on the
 //! crate's Go-exact YAML, JSON and TOML modules.
@@ -35,27 +35,32 @@ pub fn install(funcs: &mut FuncMap) {
             Err(e) => Value::list(vec![Value::from(e.helm_message())]),
         })
     });
+    funcs.add("toYamlPretty", |a: &[Value]| {
+        args::count(a, 1)?;
+        // Helm prints "" when the encoder fails.
+        let text = a[0]
+            .to_data()
+            .map(|data| yaml::to_yaml_pretty(&data))
+            .unwrap_or_default();
+        Ok(Value::from(text))
+    });
     funcs.add("toJson", |a: &[Value]| {
         args::count(a, 1)?;
-        Ok(Value::from(
-            encode(&a[0], json::to_json).unwrap_or_default(),
-        ))
+        Ok(Value::from(encode(&a[0], COMPACT).unwrap_or_default()))
     });
     funcs.add("mustToJson", |a: &[Value]| {
         args::count(a, 1)?;
-        encode(&a[0], json::to_json)
+        encode(&a[0], COMPACT)
             .map(Value::from)
             .map_err(FuncError::failed)
     });
     funcs.add("toPrettyJson", |a: &[Value]| {
         args::count(a, 1)?;
-        Ok(Value::from(
-            encode(&a[0], json::to_pretty_json).unwrap_or_default(),
-        ))
+        Ok(Value::from(encode(&a[0], PRETTY).unwrap_or_default()))
     });
     funcs.add("mustToPrettyJson", |a: &[Value]| {
         args::count(a, 1)?;
-        encode(&a[0], json::to_pretty_json)
+        encode(&a[0], PRETTY)
             .map(Value::from)
             .map_err(FuncError::failed)
     });
@@ -63,7 +68,7 @@ pub fn install(funcs: &mut FuncMap) {
     for name in ["toRawJson", "mustToRawJson"] {
         funcs.add(name, |a: &[Value]| {
             args::count(a, 1)?;
-            encode(&a[0], json::to_raw_json)
+            encode(&a[0], RAW)
                 .map(Value::from)
                 .map_err(FuncError::failed)
         });
@@ -120,10 +125,60 @@ fn to_yaml(v: &Value) -> Result<String, String> {
     Ok(text)
 }
 
-fn encode(
+/// `json.Marshal` (`toJson`).
+const COMPACT: json::EncodeOptions = json::EncodeOptions {
+    escape_html: true,
+    pretty: false,
+};
+/// `json.MarshalIndent(v, "", "  ")` (`toPrettyJson`).
+const PRETTY: json::EncodeOptions = json::EncodeOptions {
+    escape_html: true,
+    pretty: true,
+};
+/// An encoder without HTML escaping (`toRawJson`).
+const RAW: json::EncodeOptions = json::EncodeOptions {
+    escape_html: false,
+    pretty: false,
+};
+
+/// Go's JSON of a value: maps with sorted keys, Go structs (Helm's `.Capabilities`) with their
+/// fields in declaration order.
+fn encode(v: &Value, opts: json::EncodeOptions) -> Result<String, String> {
+    let mut out = String::new();
+    write_json(&mut out, v, opts, 0)?;
+    Ok(out)
+}
+
+fn write_json(
+    out: &mut String,
     v: &Value,
-    encoder: fn(&Data) -> Result<String, json::JsonError>,
-) -> Result<String, String> {
-    let data = v.to_data()?;
-    encoder(&data).map_err(|e| e.message)
+    opts: json::EncodeOptions,
+    depth: usize,
+) -> Result<(), String> {
+    let fields = match v {
+        Value::Object(object) => object.json_fields(),
+        _ => None,
+    };
+    let Some(fields) = fields else {
+        let data = v.to_data()?;
+        return json::write_value(out, &data, opts, depth).map_err(|e| e.message);
+    };
+    out.push('{');
+    for (i, (name, field)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json::newline(out, opts, depth + 1);
+        json::write_string(out, name, opts.escape_html);
+        out.push(':');
+        if opts.pretty {
+            out.push(' ');
+        }
+        write_json(out, field, opts, depth + 1)?;
+    }
+    if !fields.is_empty() {
+        json::newline(out, opts, depth);
+    }
+    out.push('}');
+    Ok(())
 }

@@ -22,7 +22,8 @@ pub fn encode(data: &Data, opts: Options) -> Result<String, JsonError> {
     Ok(out)
 }
 
-fn newline(out: &mut String, opts: Options, depth: usize) {
+/// A line break and the indentation of `depth` in the pretty layout; nothing when compact.
+pub fn newline(out: &mut String, opts: Options, depth: usize) {
     if opts.pretty {
         out.push('\n');
         for _ in 0..depth {
@@ -31,7 +32,8 @@ fn newline(out: &mut String, opts: Options, depth: usize) {
     }
 }
 
-fn write_value(
+/// Writes `data` at nesting `depth` (which sets the pretty layout's indentation).
+pub fn write_value(
     out: &mut String,
     data: &Data,
     opts: Options,

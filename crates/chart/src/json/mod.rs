@@ -8,6 +8,9 @@ use std::fmt;
 
 use crate::data::{Data, Map};
 
+/// Pieces of the encoder for writers of Go structs, whose fields keep declaration order.
+pub(crate) use encode::{Options as EncodeOptions, newline, write_string, write_value};
+
 /// Deepest nesting read or written; deeper data is an error instead of a stack overflow.
 pub use decode::MAX_DEPTH;
 

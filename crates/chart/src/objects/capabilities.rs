@@ -3,10 +3,16 @@
 
 use std::rc::Rc;
 
+use crate::data::Data;
 use crate::value::{MethodError, Object, Value};
 
-/// `.Capabilities.KubeVersion`: `Version` (e.g. `v1.35.0`), `Major`, `Minor`, and the
-/// deprecated `GitVersion`; prints as its version.
+/// `.Capabilities.KubeVersion`: `Version` (e.g. `v1.35.0`), `Major`, `Minor`, the
+/// deprecated `GitVersion` (the version as given) and `String` (the version without
+/// pre-release or build suffix, Helm's unexported `normalizedVersion`).
+///
+/// `String` has a pointer receiver in Helm, so `{{ .Capabilities.KubeVersion }}` prints the
+/// normalized version (text/template takes the field's address) while a copy handed to a
+/// function (`printf "%v"`, `quote`) prints the struct `{Version normalized Major Minor}`.
 #[derive(Clone, Debug)]
 pub struct KubeVersion {
     /// The full version, with a leading `v`.
@@ -36,6 +42,12 @@ impl KubeVersion {
             minor: minor_digits,
         })
     }
+
+    /// Helm's `normalizedVersion`: the version up to its first `-` or `+`.
+    pub fn normalized(&self) -> &str {
+        let end = self.version.find(['-', '+']).unwrap_or(self.version.len());
+        &self.version[..end]
+    }
 }
 
 impl Object for KubeVersion {
@@ -64,13 +76,46 @@ impl Object for KubeVersion {
             });
         }
         match name {
-            "String" | "GitVersion" => Ok(Value::from(self.version.as_str())),
+            "String" => Ok(Value::from(self.normalized())),
+            "GitVersion" => Ok(Value::from(self.version.as_str())),
             _ => Err(MethodError::NoSuchMethod),
         }
     }
 
     fn format(&self) -> String {
-        self.version.clone()
+        format!(
+            "{{{} {} {} {}}}",
+            self.version,
+            self.normalized(),
+            self.major,
+            self.minor
+        )
+    }
+
+    fn format_verbose(&self) -> String {
+        format!(
+            "{{Version:{} normalizedVersion:{} Major:{} Minor:{}}}",
+            self.version,
+            self.normalized(),
+            self.major,
+            self.minor
+        )
+    }
+
+    fn template_print(&self) -> String {
+        self.normalized().to_string()
+    }
+
+    fn to_data(&self) -> Option<Data> {
+        Some(struct_data(&self.json_fields()?))
+    }
+
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(vec![
+            ("Version", Value::from(self.version.as_str())),
+            ("Major", Value::from(self.major.as_str())),
+            ("Minor", Value::from(self.minor.as_str())),
+        ])
     }
 }
 
@@ -117,7 +162,7 @@ impl Object for ApiVersions {
         Some(self.list())
     }
 
-    fn to_data(&self) -> Option<crate::data::Data> {
+    fn to_data(&self) -> Option<Data> {
         self.list().to_data().ok()
     }
 
@@ -143,6 +188,36 @@ pub struct HelmVersion {
     pub git_tree_state: String,
     /// The Go version of that build.
     pub go_version: String,
+    /// The Kubernetes client library version it was built with, e.g. `v1.35`.
+    pub kube_client_version: String,
+}
+
+impl HelmVersion {
+    /// The build this crate imitates: helm v4.1.4 as released (`helm version` prints it).
+    pub fn helm_v4_1_4() -> HelmVersion {
+        HelmVersion {
+            version: "v4.1.4".to_string(),
+            git_commit: "05fa37973dc9e42b76e1d2883494c87174b6074f".to_string(),
+            git_tree_state: "clean".to_string(),
+            go_version: "go1.25.9".to_string(),
+            kube_client_version: "v1.35".to_string(),
+        }
+    }
+
+    /// The fields with their `encoding/json` names (Helm's `BuildInfo` tags), in order.
+    fn fields(&self) -> [(&'static str, &'static str, &str); 5] {
+        [
+            ("Version", "version", &self.version),
+            ("GitCommit", "git_commit", &self.git_commit),
+            ("GitTreeState", "git_tree_state", &self.git_tree_state),
+            ("GoVersion", "go_version", &self.go_version),
+            (
+                "KubeClientVersion",
+                "kube_client_version",
+                &self.kube_client_version,
+            ),
+        ]
+    }
 }
 
 impl Object for HelmVersion {
@@ -151,20 +226,36 @@ impl Object for HelmVersion {
     }
 
     fn field(&self, name: &str) -> Option<Value> {
-        let text = match name {
-            "Version" => &self.version,
-            "GitCommit" => &self.git_commit,
-            "GitTreeState" => &self.git_tree_state,
-            "GoVersion" => &self.go_version,
-            _ => return None,
-        };
-        Some(Value::from(text.as_str()))
+        self.fields()
+            .into_iter()
+            .find(|(field, _, _)| *field == name)
+            .map(|(_, _, text)| Value::from(text))
     }
 
     fn format(&self) -> String {
-        format!(
-            "{{{} {} {} {}}}",
-            self.version, self.git_commit, self.git_tree_state, self.go_version
+        let texts: Vec<&str> = self.fields().iter().map(|(_, _, text)| *text).collect();
+        format!("{{{}}}", texts.join(" "))
+    }
+
+    fn format_verbose(&self) -> String {
+        let texts: Vec<String> = self
+            .fields()
+            .iter()
+            .map(|(field, _, text)| format!("{field}:{text}"))
+            .collect();
+        format!("{{{}}}", texts.join(" "))
+    }
+
+    fn to_data(&self) -> Option<Data> {
+        Some(struct_data(&self.json_fields()?))
+    }
+
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(
+            self.fields()
+                .into_iter()
+                .map(|(_, json, text)| (json, Value::from(text)))
+                .collect(),
         )
     }
 }
@@ -195,13 +286,52 @@ impl Object for Capabilities {
     }
 
     fn format(&self) -> String {
+        format!("&{}", self.template_print())
+    }
+
+    fn format_verbose(&self) -> String {
         format!(
-            "&{{{} {} {}}}",
+            "&{{KubeVersion:{} APIVersions:{} HelmVersion:{}}}",
+            self.kube_version.format_verbose(),
+            self.api_versions.format(),
+            self.helm_version.format_verbose()
+        )
+    }
+
+    /// text/template prints what a pointer points to, so `{{ .Capabilities }}` has no `&`.
+    fn template_print(&self) -> String {
+        format!(
+            "{{{} {} {}}}",
             self.kube_version.format(),
             self.api_versions.format(),
             self.helm_version.format()
         )
     }
+
+    fn to_data(&self) -> Option<Data> {
+        Some(struct_data(&self.json_fields()?))
+    }
+
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(vec![
+            ("KubeVersion", Value::Object(self.kube_version.clone())),
+            ("APIVersions", Value::Object(self.api_versions.clone())),
+            ("HelmVersion", Value::Object(self.helm_version.clone())),
+        ])
+    }
+
+    fn kind_name(&self) -> &'static str {
+        "ptr"
+    }
+}
+
+/// A struct's JSON fields as a data map (for `toYaml`, which sorts keys anyway).
+fn struct_data(fields: &[(&'static str, Value)]) -> Data {
+    let mut map = crate::data::Map::new();
+    for (name, value) in fields {
+        map.insert((*name).to_string(), value.to_data().unwrap_or_default());
+    }
+    Data::Map(map)
 }
 
 #[cfg(test)]
@@ -212,8 +342,12 @@ mod tests {
     fn kube_versions_parse_with_or_without_v() {
         let v = KubeVersion::parse("1.20.0").map(|v| (v.version, v.major, v.minor));
         assert_eq!(v, Some(("v1.20.0".into(), "1".into(), "20".into())));
-        let gke = KubeVersion::parse("v1.33.4-gke.1").map(|v| v.minor);
-        assert_eq!(gke.as_deref(), Some("33"));
+        let gke = KubeVersion::parse("v1.33.4-gke.1");
+        assert_eq!(gke.as_ref().map(|v| v.minor.as_str()), Some("33"));
+        // Helm's normalizedVersion, as `.Capabilities.KubeVersion.String` prints it.
+        assert_eq!(gke.as_ref().map(KubeVersion::normalized), Some("v1.33.4"));
+        let k3s = KubeVersion::parse("1.35.0+k3s1");
+        assert_eq!(k3s.as_ref().map(KubeVersion::normalized), Some("v1.35.0"));
         assert!(KubeVersion::parse("latest").is_none());
     }
 

@@ -96,12 +96,7 @@ pub fn default_capabilities(
     Capabilities {
         kube_version: Rc::new(kube_version),
         api_versions: Rc::new(ApiVersions(versions)),
-        helm_version: Rc::new(HelmVersion {
-            version: "v4.1.4".to_string(),
-            git_commit: "05fa37973dc9e42b76e1d2883494c87174b6074f".to_string(),
-            git_tree_state: "clean".to_string(),
-            go_version: "go1.25.9".to_string(),
-        }),
+        helm_version: Rc::new(HelmVersion::helm_v4_1_4()),
     }
 }
 

@@ -59,6 +59,8 @@ struct Spec {
     space: bool,
     zero: bool,
     sharp_v: bool,
+    /// `%+v`: structs print their field names.
+    plus_v: bool,
     width: Option<usize>,
     prec: Option<usize>,
 }
@@ -236,6 +238,7 @@ impl Printer {
                 if verb == 'v' {
                     self.spec.sharp_v = self.spec.sharp;
                     self.spec.sharp = false;
+                    self.spec.plus_v = self.spec.plus;
                     self.spec.plus = false;
                 }
                 self.print_arg(&args[arg_num], verb);
@@ -335,7 +338,11 @@ impl Printer {
             }
             Value::Object(object) => match verb {
                 'v' | 's' => {
-                    let text = object.format();
+                    let text = if self.spec.plus_v {
+                        object.format_verbose()
+                    } else {
+                        object.format()
+                    };
                     self.pad_str(&text);
                 }
                 _ => self.bad_verb(value, verb),

@@ -54,6 +54,25 @@ pub trait Object {
     /// `String` method prints what it returns).
     fn format(&self) -> String;
 
+    /// The value as `%+v` prints it: a struct's fields with their names (`{Name:value}`).
+    fn format_verbose(&self) -> String {
+        self.format()
+    }
+
+    /// What an action (`{{ x }}`) prints. text/template prints what a pointer points to and
+    /// takes an addressable field's address to find a pointer-receiver `String` method, so
+    /// this can differ from [`Object::format`], which is what a function such as `printf`
+    /// receives (a copy).
+    fn template_print(&self) -> String {
+        self.format()
+    }
+
+    /// For a Go struct: its exported fields with their `encoding/json` names in declaration
+    /// order, which `toJson` keeps (unlike map keys, which it sorts).
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        None
+    }
+
     /// The list or map this value is, for a Go type defined over a slice or map (Helm's
     /// `chart.Files` is a map, `APIVersions` a slice): `range`, `len` and `index` use it.
     fn as_collection(&self) -> Option<Value> {

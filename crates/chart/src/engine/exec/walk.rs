@@ -25,7 +25,10 @@ impl<'t> State<'t, '_, '_> {
                 if pipe.decl.is_empty() {
                     match value {
                         Ev::Missing => out.push_str("<no value>"),
-                        other => out.push_str(&sprint(&[other.value()])),
+                        other => match other.value() {
+                            Value::Object(object) => out.push_str(&object.template_print()),
+                            value => out.push_str(&sprint(&[value])),
+                        },
                     }
                 }
             }
