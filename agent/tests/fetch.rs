@@ -77,13 +77,28 @@ fn local_render(version: &str, home: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The repository's index: 0.2.0 by a relative URL, 0.1.0 by an absolute one below
+/// `archives` (the repository itself, or another host).
+fn index_yaml(archives: &str) -> String {
+    format!(
+        "apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 0.2.0\n    urls: [charts/demo-0.2.0.tgz]\n  - name: demo\n    version: 0.1.0\n    urls: [{archives}/charts/demo-0.1.0.tgz]\n"
+    )
+}
+
 /// A one-thread static HTTP server for a chart repository that demands basic auth.
 fn serve_repository(user: &'static str, password: &'static str) -> String {
+    serve_repository_with(user, password, None)
+}
+
+/// Like [`serve_repository`], with version 0.1.0 downloaded from `archives` when given.
+fn serve_repository_with(
+    user: &'static str,
+    password: &'static str,
+    archives: Option<&str>,
+) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let base = format!("http://{}", listener.local_addr().expect("address"));
-    let index = format!(
-        "apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 0.2.0\n    urls: [charts/demo-0.2.0.tgz]\n  - name: demo\n    version: 0.1.0\n    urls: [{base}/charts/demo-0.1.0.tgz]\n"
-    );
+    let index = index_yaml(archives.unwrap_or(&base));
     let expected_auth = format!(
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
@@ -210,6 +225,137 @@ fn unreachable_repository_is_a_one_line_error() {
     let _ = std::fs::remove_dir_all(home);
 }
 
+/// `helm repo add` and `helm repo update` as files: repositories.yaml naming the repository
+/// `myrepo` (with its credentials) and its cached index, in the default places below `home`.
+fn add_named_repository(home: &Path, url: &str) {
+    let config = home.join(".config/helm");
+    std::fs::create_dir_all(&config).expect("config folder");
+    std::fs::write(
+        config.join("repositories.yaml"),
+        format!(
+            "apiVersion: \"\"\nrepositories:\n- name: myrepo\n  url: {url}\n  username: alice\n  password: s3cret\n"
+        ),
+    )
+    .expect("repositories.yaml");
+    let cache = home.join(".cache/helm/repository");
+    std::fs::create_dir_all(&cache).expect("cache folder");
+    std::fs::write(cache.join("myrepo-index.yaml"), index_yaml(url)).expect("cached index");
+}
+
+#[test]
+fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
+    let home = scratch("named");
+    let repo = serve_repository("alice", "s3cret");
+    add_named_repository(&home, &repo);
+
+    let out = template(&["rel", "myrepo/demo"], &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        local_render("0.2.0", &home)
+    );
+    if let Some(helm) = std::env::var_os("HELM") {
+        // helm itself, with the same files (the same HOME), prints the same.
+        let helm_out = Command::new(helm)
+            .args(["template", "rel", "myrepo/demo"])
+            .env("HOME", &home)
+            .output()
+            .expect("run helm");
+        assert_eq!(
+            String::from_utf8_lossy(&helm_out.stdout),
+            String::from_utf8_lossy(&out.stdout),
+            "helm: {}",
+            String::from_utf8_lossy(&helm_out.stderr)
+        );
+    }
+
+    // Explicit paths instead of the defaults.
+    let elsewhere = scratch("named-elsewhere");
+    let config = home.join(".config/helm/repositories.yaml");
+    let cache = home.join(".cache/helm/repository");
+    let args = [
+        "rel",
+        "myrepo/demo",
+        "--version",
+        "~0.1",
+        "--repository-config",
+        config.to_str().unwrap_or(""),
+        "--repository-cache",
+        cache.to_str().unwrap_or(""),
+    ];
+    let out = template(&args, &elsewhere);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        local_render("0.1.0", &home)
+    );
+
+    let out = template(&["rel", "other/demo"], &home);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error: repo other not found\n"
+    );
+
+    std::fs::remove_file(cache.join("myrepo-index.yaml")).expect("remove the cached index");
+    let out = template(&["rel", "myrepo/demo"], &home);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "Error: no cached repo found. (try 'helm repo update'): open {}: no such file or directory\n",
+            cache.join("myrepo-index.yaml").display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(home);
+    let _ = std::fs::remove_dir_all(elsewhere);
+}
+
+#[test]
+fn credentials_reach_other_hosts_only_with_pass_credentials() {
+    let home = scratch("pass-credentials");
+    let archives = serve_repository("alice", "s3cret");
+    let repo = serve_repository_with("alice", "s3cret", Some(&archives));
+    let args = [
+        "rel",
+        "demo",
+        "--repo",
+        &repo,
+        "--version",
+        "0.1.0",
+        "--username",
+        "alice",
+        "--password",
+        "s3cret",
+    ];
+    let out = template(&args, &home);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("401 Unauthorized"), "{err}");
+
+    let mut passing = args.to_vec();
+    passing.push("--pass-credentials");
+    let out = template(&passing, &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        local_render("0.1.0", &home)
+    );
+    let _ = std::fs::remove_dir_all(home);
+}
+
 fn find_registry() -> Option<PathBuf> {
     if let Ok(path) = std::env::var("REGISTRY") {
         return Some(PathBuf::from(path));
@@ -229,16 +375,31 @@ struct Registry {
 
 impl Registry {
     fn start(binary: &Path, dir: &Path) -> Registry {
+        Registry::start_with_auth(binary, dir, "")
+    }
+
+    /// A registry demanding the logins of `htpasswd` (bcrypt lines) when it is not empty.
+    fn start_with_auth(binary: &Path, dir: &Path, htpasswd: &str) -> Registry {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("free port");
         let address = format!("127.0.0.1:{port}");
         let config = dir.join("config.yml");
+        let auth = if htpasswd.is_empty() {
+            String::new()
+        } else {
+            let file = dir.join("htpasswd");
+            std::fs::write(&file, htpasswd).expect("htpasswd");
+            format!(
+                "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
+                file.display()
+            )
+        };
         std::fs::write(
             &config,
             format!(
-                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {address}\n",
+                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n{auth}http:\n  addr: {address}\n",
                 dir.join("data").display()
             ),
         )
@@ -332,6 +493,98 @@ fn oci_charts_pull_from_a_real_registry() {
     assert!(
         err.starts_with(&format!("Error: failed to fetch {oci}:9.9.9")),
         "{err}"
+    );
+    drop(registry);
+    let _ = std::fs::remove_dir_all(home);
+}
+
+/// An htpasswd line for `user`, made with the chart engine's own `htpasswd` (bcrypt).
+fn htpasswd_line(user: &str, password: &str) -> String {
+    let mut engine = landscaper_chart::engine::Engine::new();
+    engine
+        .add_template("h", &format!("{{{{ htpasswd {user:?} {password:?} }}}}"))
+        .expect("template");
+    engine
+        .render("h", &landscaper_chart::value::Value::Nil)
+        .expect("htpasswd")
+}
+
+#[test]
+fn oci_credentials_come_from_the_registry_config() {
+    let Some(binary) = find_registry() else {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but docker-registry is missing (apt-get install -y docker-registry)");
+        }
+        eprintln!(
+            "skipped: no docker-registry binary (set REGISTRY or apt-get install docker-registry)"
+        );
+        return;
+    };
+    let home = scratch("oci-auth");
+    let line = htpasswd_line("alice", "s3cret");
+    let registry = Registry::start_with_auth(&binary, &home, &format!("{line}\n"));
+    let reference = format!("{}/charts/demo", registry.address);
+    let options = landscaper_chart::fetch::FetchOptions {
+        plain_http: true,
+        username: Some("alice".to_string()),
+        password: Some("s3cret".to_string()),
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime
+        .block_on(landscaper_chart::fetch::push(
+            &reference,
+            "0.1.0",
+            demo_chart("0.1.0"),
+            br#"{"apiVersion":"v1","name":"demo","version":"0.1.0"}"#.to_vec(),
+            &options,
+        ))
+        .expect("push the chart");
+    let oci = format!("oci://{reference}");
+    let pull = ["rel", oci.as_str(), "--version", "0.1.0", "--plain-http"];
+
+    let out = template(&pull, &home);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "anonymous pull must fail: {err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    // `docker login` / `helm registry login` write this file; the default place is used.
+    let auth = base64::engine::general_purpose::STANDARD.encode("alice:s3cret");
+    let config_dir = home.join(".config/helm/registry");
+    std::fs::create_dir_all(&config_dir).expect("registry config folder");
+    let config = format!(
+        "{{\"auths\": {{\"{}\": {{\"auth\": \"{auth}\"}}}}}}",
+        registry.address
+    );
+    std::fs::write(config_dir.join("config.json"), &config).expect("config.json");
+    let out = template(&pull, &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        local_render("0.1.0", &home)
+    );
+
+    // The same file given explicitly, from elsewhere.
+    let moved = home.join("elsewhere.json");
+    std::fs::rename(config_dir.join("config.json"), &moved).expect("move config.json");
+    let mut explicit = pull.to_vec();
+    explicit.extend(["--registry-config", moved.to_str().unwrap_or("")]);
+    let out = template(&explicit, &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     drop(registry);
     let _ = std::fs::remove_dir_all(home);

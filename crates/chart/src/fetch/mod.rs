@@ -4,14 +4,18 @@
 
 mod cache;
 mod oci;
+mod registry_config;
 mod repo;
+mod repositories;
 
 pub use cache::Cache;
 pub use oci::{HELM_CHART_CONTENT_MEDIA_TYPE, HELM_CONFIG_MEDIA_TYPE, push};
+pub use registry_config::registry_credentials;
 pub use repo::{IndexEntry, resolve_version};
+pub use repositories::{Repository, cached_index, find_repository};
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How to reach a repository or registry.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +30,12 @@ pub struct FetchOptions {
     pub insecure_skip_tls_verify: bool,
     /// Talk plain HTTP to an OCI registry.
     pub plain_http: bool,
+    /// Send repository credentials to every host, not only the repository's (Helm's
+    /// `--pass-credentials`).
+    pub pass_credentials: bool,
+    /// Docker `config.json` with registry credentials, used for OCI registries when no
+    /// username is given (Helm's `--registry-config`).
+    pub registry_config: Option<PathBuf>,
     /// Where archives are cached by digest; no caching when `None`.
     pub cache_dir: Option<PathBuf>,
 }
@@ -72,6 +82,38 @@ pub async fn fetch_chart(
     Err(FetchError(format!(
         "non-absolute URLs should be in form of repo_name/path_to_chart, got: {reference}"
     )))
+}
+
+/// Fetches chart `name` of the named repository `repository` (a `repo/chart` reference) as
+/// Helm does: the index is the one `helm repo update` cached in `index_cache`, the download
+/// uses the repository's credentials and TLS settings (the command line's win).
+pub async fn fetch_from_named_repository(
+    repository: &Repository,
+    index_cache: &Path,
+    name: &str,
+    version: &str,
+    options: &FetchOptions,
+) -> Result<Vec<u8>, FetchError> {
+    let index = cached_index(index_cache, &repository.name)?;
+    let options = repository.options(options);
+    if repository.cert_file.is_some() {
+        return Err(FetchError(format!(
+            "repository {} uses a client certificate (certFile), which is not supported",
+            repository.name
+        )));
+    }
+    let client = repo::http_client(&options)?;
+    let cache = options.cache_dir.clone().map(Cache::new);
+    repo::download_from_index(
+        &client,
+        &repository.url,
+        &index,
+        name,
+        version,
+        &options,
+        cache.as_ref(),
+    )
+    .await
 }
 
 /// Reads the extra CA certificates of `--ca-file`.

@@ -5,7 +5,7 @@ use oci_client::client::{Certificate, CertificateEncoding, ClientConfig, ClientP
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
-use super::{Cache, FetchError, FetchOptions, read_ca_file};
+use super::{Cache, FetchError, FetchOptions, read_ca_file, registry_credentials};
 use crate::semver::{Constraints, Version};
 
 /// Helm's media type of a chart's config blob.
@@ -33,13 +33,19 @@ fn client(options: &FetchOptions) -> Result<Client, FetchError> {
     Ok(Client::new(config))
 }
 
-fn auth(options: &FetchOptions) -> RegistryAuth {
-    match (&options.username, &options.password) {
-        (Some(user), password) => {
-            RegistryAuth::Basic(user.clone(), password.clone().unwrap_or_default())
-        }
-        _ => RegistryAuth::Anonymous,
+/// `--username`/`--password`, else the registry's entry in the registry config file.
+fn auth(options: &FetchOptions, registry: &str) -> Result<RegistryAuth, FetchError> {
+    if let Some(user) = &options.username {
+        let password = options.password.clone().unwrap_or_default();
+        return Ok(RegistryAuth::Basic(user.clone(), password));
     }
+    let Some(config) = &options.registry_config else {
+        return Ok(RegistryAuth::Anonymous);
+    };
+    Ok(match registry_credentials(config, registry)? {
+        Some((user, password)) => RegistryAuth::Basic(user, password),
+        None => RegistryAuth::Anonymous,
+    })
 }
 
 fn failed(reference: &str, e: impl std::fmt::Display) -> FetchError {
@@ -55,8 +61,8 @@ pub(super) async fn pull(
     cache: Option<&Cache>,
 ) -> Result<Vec<u8>, FetchError> {
     let client = client(options)?;
-    let auth = auth(options);
     let base: Reference = reference.parse().map_err(|e| failed(reference, e))?;
+    let auth = auth(options, base.registry())?;
     let tag = if reference
         .rsplit('/')
         .next()
@@ -173,7 +179,13 @@ pub async fn push(
     let config =
         oci_client::client::Config::new(chart_json, HELM_CONFIG_MEDIA_TYPE.to_string(), None);
     client
-        .push(&image, &[layer], config, &auth(options), None)
+        .push(
+            &image,
+            &[layer],
+            config,
+            &auth(options, base.registry())?,
+            None,
+        )
         .await
         .map(|r| r.manifest_url)
         .map_err(|e| failed(reference, e))

@@ -58,7 +58,7 @@ async fn get(
 ) -> Result<Vec<u8>, FetchError> {
     let mut request = client.get(url);
     if let (Some(user), Some(host)) = (&options.username, auth_host)
-        && host_of(url).as_deref() == Some(host)
+        && (options.pass_credentials || host_of(url).as_deref() == Some(host))
     {
         request = request.basic_auth(user, options.password.as_deref());
     }
@@ -193,7 +193,23 @@ pub(super) async fn fetch_from_repository(
             "looks like \"{repo_url}\" is not a valid chart repository or cannot be reached: {e}"
         ))
     })?;
-    let entries = index_entries(&String::from_utf8_lossy(&index), name, repo_url)?;
+    let index = String::from_utf8_lossy(&index);
+    download_from_index(client, repo_url, &index, name, range, options, cache).await
+}
+
+/// Resolves `name` at `range` in the repository's `index` and downloads that archive.
+pub(super) async fn download_from_index(
+    client: &reqwest::Client,
+    repo_url: &str,
+    index: &str,
+    name: &str,
+    range: &str,
+    options: &FetchOptions,
+    cache: Option<&Cache>,
+) -> Result<Vec<u8>, FetchError> {
+    let repo_url = repo_url.trim_end_matches('/');
+    let repo_host = host_of(repo_url);
+    let entries = index_entries(index, name, repo_url)?;
     let Some(entry) = resolve_version(&entries, range) else {
         return Err(FetchError(format!(
             "chart \"{name}\" version \"{range}\" not found in {repo_url} repository"

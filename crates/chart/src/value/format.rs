@@ -6,7 +6,7 @@ mod float;
 mod printable;
 mod quote;
 
-pub use quote::{quote, quote_rune, quote_to_ascii};
+pub use quote::{is_print, quote, quote_rune, quote_to_ascii};
 
 use super::Value;
 

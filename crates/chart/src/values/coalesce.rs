@@ -2,15 +2,12 @@
 //! under user values, subchart defaults under the parent's table for the subchart, `global`
 //! copied down, and `null` deleting a key when coalescing (but kept when merging).
 
+use super::Warnings;
 use crate::chart::Chart;
 use crate::data::{Data, Map};
 
 /// The key whose table every subchart inherits.
 pub const GLOBAL_KEY: &str = "global";
-
-/// Collects the warnings Helm logs while coalescing (they never stop a render).
-#[derive(Debug, Default)]
-pub struct Warnings(pub Vec<String>);
 
 /// `CoalesceValues`: `vals` over the chart's defaults, recursively for subcharts; `null`
 /// in `vals` deletes the key.
@@ -90,7 +87,7 @@ fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warn
         None => Map::new(),
         Some(Data::Map(m)) => m.clone(),
         Some(_) => {
-            warnings.0.push(format!(
+            warnings.info(&format!(
                 "warning: skipping globals because destination {GLOBAL_KEY} is not a table."
             ));
             return;
@@ -100,7 +97,7 @@ fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warn
         None => Map::new(),
         Some(Data::Map(m)) => m.clone(),
         Some(_) => {
-            warnings.0.push(format!(
+            warnings.info(&format!(
                 "warning: skipping globals because source {GLOBAL_KEY} is not a table."
             ));
             return;
@@ -127,14 +124,14 @@ fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warn
                         );
                         dg.insert(key, Data::Map(vv));
                     }
-                    Some(_) => warnings.0.push(format!(
+                    Some(_) => warnings.info(&format!(
                         "Conflict: cannot merge map onto non-map for \"{key}\". Skipping."
                     )),
                 }
             }
             other => {
                 if matches!(dg.get(&key), Some(Data::Map(_))) {
-                    warnings.0.push(format!("key {key} is table. Skipping"));
+                    warnings.info(&format!("key {key} is table. Skipping"));
                 } else {
                     dg.insert(key, other);
                 }
@@ -175,7 +172,7 @@ fn coalesce_chart_values(
                     );
                 }
                 Data::Null => {}
-                _ => warnings.0.push(format!(
+                _ => warnings.info(&format!(
                     "warning: skipped value for {sub_prefix}.{key}: Not a table."
                 )),
             },
@@ -211,13 +208,13 @@ fn coalesce_tables_full_key(
                     if let Data::Map(dst_table) = dv {
                         coalesce_tables_full_key(dst_table, src_table, &full_key, merge, warnings);
                     } else {
-                        warnings.0.push(format!(
+                        warnings.info(&format!(
                             "warning: cannot overwrite table with non table for {full_key} ({})",
                             crate::value::Value::from_data(&Data::Map(src_table)).to_go_string()
                         ));
                     }
                 } else if is_table(dv) && val != Data::Null {
-                    warnings.0.push(format!(
+                    warnings.info(&format!(
                         "warning: destination for {full_key} is a table. Ignoring non-table value ({})",
                         crate::value::Value::from_data(&val).to_go_string()
                     ));

@@ -2,10 +2,12 @@
 //! turn a subchart into a named copy, `tags` and `condition` disable subcharts, and
 //! `import-values` lift subchart values into the parent's defaults.
 
-use super::coalesce::{Warnings, coalesce_values, merge_tables, merge_values};
+use super::Warnings;
+use super::coalesce::{coalesce_values, merge_tables, merge_values};
 use crate::chart::Chart;
 use crate::chart::metadata::{Dependency, is_compatible_range};
 use crate::data::{Data, Map};
+use crate::value::format::quote;
 
 /// Applies aliases, conditions, tags and import-values to `chart` (and its subcharts) for
 /// the user values `vals`.
@@ -114,10 +116,10 @@ fn process_tags(reqs: &mut [Dependency], cvals: &Map, warnings: &mut Warnings) {
             match tags.get(k) {
                 Some(Data::Bool(true)) => has_true = true,
                 Some(Data::Bool(false)) => has_false = true,
-                Some(_) => warnings.0.push(format!(
-                    "Warning: Tag '{k}' for chart {} returned non-bool value",
-                    r.name
-                )),
+                Some(_) => warnings.warn(
+                    "returned non-bool value",
+                    &[("tag", k.as_str()), ("chart", r.name.as_str())],
+                ),
                 None => {}
             }
         }
@@ -142,10 +144,10 @@ fn process_conditions(reqs: &mut [Dependency], cvals: &Map, path: &str, warnings
                     r.enabled = *b;
                     break;
                 }
-                Some(_) => warnings.0.push(format!(
-                    "Warning: Condition path '{c}' for chart {} returned non-bool value",
-                    r.name
-                )),
+                Some(_) => warnings.warn(
+                    "returned non-bool value",
+                    &[("path", c), ("chart", r.name.as_str())],
+                ),
                 None => {}
             }
         }
@@ -162,6 +164,19 @@ pub fn table<'m>(vals: &'m Map, path: &str) -> Option<&'m Map> {
         }
     }
     Some(current)
+}
+
+/// The first element of a dotted `path` that is not a table in `vals` (Helm's `ErrNoTable`
+/// names it).
+fn missing_table<'p>(vals: &Map, path: &'p str) -> &'p str {
+    let mut current = vals;
+    for key in path.split('.') {
+        match current.get(key) {
+            Some(Data::Map(m)) => current = m,
+            _ => return key,
+        }
+    }
+    path
 }
 
 /// Helm's `Values.PathValue`: a non-table value at a dotted path.
@@ -214,11 +229,13 @@ fn import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), Strin
             entry.insert("child".into(), Data::String(child.clone()));
             entry.insert("parent".into(), Data::String(parent.clone()));
             normalized.push(Data::Map(entry));
-            let Some(values) = table(&cvals, &format!("{}.{child}", r.name)) else {
-                warnings.0.push(format!(
-                    "Warning: ImportValues missing table from chart {}: {child}",
-                    r.name
-                ));
+            let path = format!("{}.{child}", r.name);
+            let Some(values) = table(&cvals, &path) else {
+                let error = format!("{} is not a table", quote(missing_table(&cvals, &path)));
+                warnings.warn(
+                    "ImportValues missing table from chart",
+                    &[("chart", r.name.as_str()), ("error", error.as_str())],
+                );
                 continue;
             };
             merge_tables(

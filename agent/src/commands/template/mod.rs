@@ -1,5 +1,10 @@
 //! `landscaper-agent template`: renders a chart and prints what `helm template` prints, with
-//! the same argument meanings, output and exit status (errors as `Error: …` on stderr).
+//! the same argument meanings, output and exit status (errors as `Error: …` on stderr, the
+//! warnings helm logs as `level=… msg=…` lines on stderr). helm flags it does not implement
+//! are rejected with the reason (see `unsupported`).
+
+mod output_dir;
+mod unsupported;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,8 +17,11 @@ use landscaper_chart::fetch::{self, FetchOptions};
 use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_chart::strvals;
 use landscaper_chart::value::Value;
-use landscaper_chart::values::merge_maps;
+use landscaper_chart::values::{merge_maps, slog_line};
 use landscaper_chart::yaml;
+
+use output_dir::OutputDir;
+use unsupported::Unsupported;
 
 /// Arguments of `template`, as `helm template` takes them.
 #[derive(clap::Args, Debug, Default)]
@@ -134,12 +142,61 @@ pub struct Args {
     /// Use plain HTTP for an OCI registry (oci:// charts).
     #[arg(long = "plain-http")]
     pub plain_http: bool,
+
+    /// Send the repository credentials to every host the chart is downloaded from, not only
+    /// the repository's.
+    #[arg(long = "pass-credentials")]
+    pub pass_credentials: bool,
+
+    /// Also consider pre-release versions (like --version '>0.0.0-0'); ignored with --version.
+    #[arg(long = "devel")]
+    pub devel: bool,
+
+    /// Let the release name be generated; NAME must then not be given (helm template still
+    /// names the release `release-name`, or what --name-template renders).
+    #[arg(short = 'g', long = "generate-name")]
+    pub generate_name: bool,
+
+    /// Write each template's documents to DIR/<chart path> instead of printing them.
+    #[arg(long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+
+    /// With --output-dir, write the templates below DIR/<release name>.
+    #[arg(long = "release-name")]
+    pub use_release_name: bool,
+
+    /// Named repositories for `REPO/CHART` references, as `helm repo add` writes them
+    /// (default: $HELM_REPOSITORY_CONFIG or ~/.config/helm/repositories.yaml).
+    #[arg(long = "repository-config", value_name = "FILE")]
+    pub repository_config: Option<PathBuf>,
+
+    /// The repository indexes `helm repo update` cached, read for `REPO/CHART` references
+    /// (default: $HELM_REPOSITORY_CACHE or ~/.cache/helm/repository).
+    #[arg(long = "repository-cache", value_name = "DIR")]
+    pub repository_cache: Option<PathBuf>,
+
+    /// Registry credentials (Docker config.json `auths`) for oci:// charts when --username is
+    /// not given (default: $HELM_REGISTRY_CONFIG or ~/.config/helm/registry/config.json).
+    #[arg(long = "registry-config", value_name = "FILE")]
+    pub registry_config: Option<PathBuf>,
+
+    /// Where fetched chart archives are cached by digest (default:
+    /// $HELM_CACHE_HOME/landscaper/charts or ~/.cache/landscaper/charts).
+    #[arg(long = "content-cache", value_name = "DIR")]
+    pub content_cache: Option<PathBuf>,
+
+    /// helm flags this command rejects, with the reason.
+    #[command(flatten)]
+    pub unsupported: Unsupported,
 }
 
-/// The command's outcome: text for stdout, and an error for stderr.
+/// The command's outcome: text for stdout, and warnings and an error for stderr.
+#[derive(Default)]
 pub struct Outcome {
     /// What goes to standard output.
     pub stdout: String,
+    /// Lines helm logs on stderr (`level=WARN msg=…`), in order.
+    pub warnings: Vec<String>,
     /// The error message (printed as `Error: MESSAGE`), if the command failed.
     pub error: Option<String>,
 }
@@ -147,6 +204,11 @@ pub struct Outcome {
 /// Runs `template` and prints like helm; exit status 1 on errors.
 pub fn run(args: Args) -> ExitCode {
     let outcome = execute(&args);
+    let mut stderr = std::io::stderr().lock();
+    for line in &outcome.warnings {
+        let _ = writeln!(stderr, "{line}");
+    }
+    drop(stderr);
     let mut stdout = std::io::stdout().lock();
     // A closed stdout (e.g. piped into `head`) is not worth a second error.
     let _ = stdout.write_all(outcome.stdout.as_bytes());
@@ -162,13 +224,16 @@ pub fn run(args: Args) -> ExitCode {
 
 fn fail(message: impl Into<String>) -> Outcome {
     Outcome {
-        stdout: String::new(),
         error: Some(message.into()),
+        ..Outcome::default()
     }
 }
 
 /// Computes what `template` prints, without printing it.
 pub fn execute(args: &Args) -> Outcome {
+    if let Some(message) = args.unsupported.error() {
+        return fail(message);
+    }
     if args.args.is_empty() {
         return fail(
             "\"landscaper-agent template\" requires at least 1 argument\n\nUsage:  landscaper-agent template [NAME] [CHART] [flags]",
@@ -201,6 +266,10 @@ pub fn execute(args: &Args) -> Outcome {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
+    let mut warnings = Vec::new();
+    if chart.metadata.deprecated {
+        warnings.push(slog_line("WARN", "this chart is deprecated", &[]));
+    }
     let options = TemplateOptions {
         release: ReleaseOptions {
             name,
@@ -219,31 +288,69 @@ pub fn execute(args: &Args) -> Outcome {
     let release = match render::install(&chart, &user_values, &options) {
         Ok(r) => r,
         Err(e) => {
-            return match (e.partial_manifest, args.debug) {
-                (Some(manifest), true) => Outcome {
-                    stdout: format!("{}\n", manifest.trim()),
-                    error: Some(e.message),
-                },
-                (Some(_), false) => fail(format!(
-                    "{}\n\nUse --debug flag to render out invalid YAML",
-                    e.message
-                )),
-                (None, _) => fail(e.message),
+            let error = match (&e.partial_manifest, args.debug) {
+                (Some(_), false) => {
+                    format!(
+                        "{}\n\nUse --debug flag to render out invalid YAML",
+                        e.message
+                    )
+                }
+                _ => e.message,
+            };
+            let stdout = match (e.partial_manifest, args.debug) {
+                (Some(manifest), true) => format!("{}\n", manifest.trim()),
+                _ => String::new(),
+            };
+            return Outcome {
+                stdout,
+                warnings,
+                error: Some(error),
             };
         }
     };
+    warnings.extend(release.warnings.iter().cloned());
+    if let Some(dir) = &args.output_dir {
+        let crds: Vec<(String, String)> = if options.include_crds {
+            chart
+                .crd_objects(chart.name())
+                .into_iter()
+                .map(|(name, file)| (name, String::from_utf8_lossy(&file.data).into_owned()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let target = OutputDir {
+            dir,
+            release_dir: args
+                .use_release_name
+                .then_some(options.release.name.as_str()),
+        };
+        let (stdout, error) = target.write(&release, &crds, &options);
+        return Outcome {
+            stdout,
+            warnings,
+            error,
+        };
+    }
     match render::template_output(&release, &options) {
         Ok(stdout) => Outcome {
             stdout,
+            warnings,
             error: None,
         },
-        Err(e) => fail(e),
+        Err(e) => Outcome {
+            warnings,
+            ..fail(e)
+        },
     }
 }
 
 /// Helm's `NameAndChart` with `helm template`'s default name.
 fn name_and_chart(args: &Args) -> Result<(String, String), String> {
     let (name, chart) = match args.args.as_slice() {
+        [_, _] if args.generate_name => {
+            return Err("cannot set --generate-name and also specify a name".to_string());
+        }
         [name, chart] => (name.clone(), chart.clone()),
         [chart] => match &args.name_template {
             Some(t) => (render_name_template(t)?, chart.clone()),
@@ -350,15 +457,66 @@ fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
     if path.is_absolute() || reference.starts_with('.') {
         return Err(format!("path \"{reference}\" not found"));
     }
-    if !reference.contains('/') {
+    let Some((repo_name, chart_name)) = reference.split_once('/') else {
         return Err(format!(
             "non-absolute URLs should be in form of repo_name/path_to_chart, got: {reference}"
         ));
+    };
+    let repository_config = args.repository_config.clone().unwrap_or_else(|| {
+        helm_path(
+            "HELM_REPOSITORY_CONFIG",
+            HelmHome::Config,
+            "repositories.yaml",
+        )
+    });
+    let repository = fetch::find_repository(&repository_config, repo_name).map_err(|e| e.0)?;
+    let index_cache = args
+        .repository_cache
+        .clone()
+        .unwrap_or_else(|| helm_path("HELM_REPOSITORY_CACHE", HelmHome::Cache, "repository"));
+    let options = fetch_options(args);
+    let archive = block_on(fetch::fetch_from_named_repository(
+        &repository,
+        &index_cache,
+        chart_name,
+        &version_range(args),
+        &options,
+    ))?;
+    chart::load_archive(&archive).map_err(|e| e.to_string())
+}
+
+/// Which of helm's base folders a default path is in.
+enum HelmHome {
+    Config,
+    Cache,
+}
+
+/// A helm default path: the variable `env` if set, else `rest` below helm's config or cache
+/// home (`$HELM_CONFIG_HOME`, `$XDG_CONFIG_HOME/helm`, `~/.config/helm`; likewise for the
+/// cache).
+fn helm_path(env: &str, home: HelmHome, rest: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(env) {
+        return PathBuf::from(path);
     }
-    Err(format!(
-        "repo {} not found",
-        reference.split('/').next().unwrap_or(reference)
-    ))
+    let (helm_var, xdg_var, default) = match home {
+        HelmHome::Config => ("HELM_CONFIG_HOME", "XDG_CONFIG_HOME", ".config"),
+        HelmHome::Cache => ("HELM_CACHE_HOME", "XDG_CACHE_HOME", ".cache"),
+    };
+    let base = std::env::var_os(helm_var)
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os(xdg_var).map(|x| PathBuf::from(x).join("helm")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(default).join("helm")))
+        .unwrap_or_default();
+    base.join(rest)
+}
+
+/// `--version`, or with `--devel` and no version every version including pre-releases.
+fn version_range(args: &Args) -> String {
+    if args.version.is_empty() && args.devel {
+        ">0.0.0-0".to_string()
+    } else {
+        args.version.clone()
+    }
 }
 
 /// Where fetched archives are cached: `$HELM_CACHE_HOME`, `$XDG_CACHE_HOME` or `~/.cache`,
@@ -371,25 +529,40 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("landscaper").join("charts"))
 }
 
-fn fetch_archive(reference: &str, args: &Args) -> Result<Vec<u8>, String> {
-    let options = FetchOptions {
+fn fetch_options(args: &Args) -> FetchOptions {
+    FetchOptions {
         username: args.username.clone(),
         password: args.password.clone(),
         ca_file: args.ca_file.clone(),
         insecure_skip_tls_verify: args.insecure_skip_tls_verify,
         plain_http: args.plain_http,
-        cache_dir: cache_dir(),
-    };
+        pass_credentials: args.pass_credentials,
+        registry_config: Some(args.registry_config.clone().unwrap_or_else(|| {
+            helm_path(
+                "HELM_REGISTRY_CONFIG",
+                HelmHome::Config,
+                "registry/config.json",
+            )
+        })),
+        cache_dir: args.content_cache.clone().or_else(cache_dir),
+    }
+}
+
+fn block_on<T>(
+    fetch: impl std::future::Future<Output = Result<T, fetch::FetchError>>,
+) -> Result<T, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the fetcher: {e}"))?;
-    runtime
-        .block_on(fetch::fetch_chart(
-            reference,
-            args.repo.as_deref(),
-            &args.version,
-            &options,
-        ))
-        .map_err(|e| e.to_string())
+    runtime.block_on(fetch).map_err(|e| e.to_string())
+}
+
+fn fetch_archive(reference: &str, args: &Args) -> Result<Vec<u8>, String> {
+    block_on(fetch::fetch_chart(
+        reference,
+        args.repo.as_deref(),
+        &version_range(args),
+        &fetch_options(args),
+    ))
 }
