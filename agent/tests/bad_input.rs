@@ -211,3 +211,120 @@ fn garbage_archives_fail_cleanly() {
         "{err}"
     );
 }
+
+#[test]
+fn helm_flags_without_an_implementation_are_rejected_with_the_reason() {
+    let chart = Scratch::new("flags");
+    chart.write("Chart.yaml", CHART_YAML);
+    let path = chart.path().to_str().unwrap_or("");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--verify"],
+            "Error: --verify is not supported by landscaper-agent template: chart provenance (.prov files signed with OpenPGP) is not verified by landscaper-agent\n",
+        ),
+        (
+            &["--wait"],
+            "Error: --wait is not supported by landscaper-agent template: it only changes how helm installs a release into a cluster, and landscaper-agent template never talks to one\n",
+        ),
+        (
+            &["--dry-run=server"],
+            "Error: --dry-run is not supported by landscaper-agent template: it only changes how helm installs a release into a cluster, and landscaper-agent template never talks to one\n",
+        ),
+        (
+            &["-l", "team=a"],
+            "Error: --labels is not supported by landscaper-agent template: it only changes how helm installs a release into a cluster, and landscaper-agent template never talks to one\n",
+        ),
+        (
+            &["--post-renderer", "kustomize"],
+            "Error: --post-renderer is not supported by landscaper-agent template: helm 4 post-renderers are postrenderer/v1 plugins run by helm's plugin system, which landscaper-agent does not have; pipe the output into the post-renderer instead\n",
+        ),
+        (
+            &["--cert-file", "c.pem"],
+            "Error: --cert-file is not supported by landscaper-agent template: TLS client certificates for repositories and registries are not supported\n",
+        ),
+    ];
+    for (flags, want) in cases {
+        let mut args = vec![path];
+        args.extend(flags.iter());
+        assert_eq!(failure(&template(&args)), *want, "{flags:?}");
+    }
+}
+
+#[test]
+fn generate_name_with_a_name_is_an_error() {
+    let chart = Scratch::new("generate-name");
+    chart.write("Chart.yaml", CHART_YAML);
+    let err = failure(&template(&[
+        "-g",
+        "rel",
+        chart.path().to_str().unwrap_or(""),
+    ]));
+    assert_eq!(
+        err,
+        "Error: cannot set --generate-name and also specify a name\n"
+    );
+}
+
+#[test]
+fn unwritable_output_dir_names_the_folder() {
+    let chart = Scratch::new("output-dir");
+    chart
+        .write("Chart.yaml", CHART_YAML)
+        .write("templates/cm.yaml", "a: 1\n")
+        .write("not-a-folder", "");
+    let file = chart.path().join("not-a-folder");
+    let err = failure(&template(&[
+        chart.path().to_str().unwrap_or(""),
+        "--output-dir",
+        file.to_str().unwrap_or(""),
+    ]));
+    assert_eq!(
+        err,
+        format!(
+            "Error: stat {}/demo/templates: not a directory\n\nUse --debug flag to render out invalid YAML\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn malformed_repository_and_registry_configs_name_the_file() {
+    let chart = Scratch::new("configs");
+    chart.write("repositories.yaml", "repositories: [\n").write(
+        "config.json",
+        "{\"auths\": {\"127.0.0.1:9\": {\"auth\": \"c2VjcmV0\"}}}",
+    );
+    let repos = chart.path().join("repositories.yaml");
+    let err = failure(&template(&[
+        "myrepo/demo",
+        "--repository-config",
+        repos.to_str().unwrap_or(""),
+    ]));
+    assert_eq!(
+        err,
+        format!(
+            "Error: couldn't load repositories file ({}): error converting YAML to JSON: yaml: line 1: did not find expected node content\n",
+            repos.display()
+        )
+    );
+    // base64 of "secret", without the user:password colon: the secret is not printed.
+    let registry = chart.path().join("config.json");
+    let err = failure(&template(&[
+        "oci://127.0.0.1:9/charts/demo",
+        "--version",
+        "1.0.0",
+        "--registry-config",
+        registry.to_str().unwrap_or(""),
+    ]));
+    assert_eq!(
+        err,
+        format!(
+            "Error: loading registry config {}: auth of 127.0.0.1:9 is not base64 of user:password\n",
+            registry.display()
+        )
+    );
+    assert!(
+        !err.contains("secret") && !err.contains("c2VjcmV0"),
+        "{err}"
+    );
+}

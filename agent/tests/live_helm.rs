@@ -1,15 +1,22 @@
 //! Differential test against the real helm v4.1.4 (installed by
 //! `shared/conformance/helm/install-helm.sh`, found through `$HELM` or `PATH`): the
-//! conformance charts with values variations beyond the recorded cases, rendered by both, must
-//! print the same stdout and fail alike. Without helm the test is skipped with a printed
-//! reason, except under `CI=true`, where a missing helm is a failure.
+//! conformance charts (and this folder's `charts/`) with values variations beyond the
+//! recorded cases, rendered by both, must print the same stdout, log the same warnings on
+//! stderr, fail alike, and write the same files with `--output-dir`. Without helm the test is
+//! skipped with a printed reason, except under `CI=true`, where a missing helm is a failure.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn conformance() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")
+/// The folder a variation's chart paths are relative to: `agent` is this crate's test charts,
+/// anything else a folder of the shared conformance data.
+fn folder(name: &str) -> PathBuf {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match name {
+        "agent" => crate_dir.join("tests/charts"),
+        other => crate_dir.join("../../shared/conformance").join(other),
+    }
 }
 
 fn find_helm() -> Option<PathBuf> {
@@ -23,8 +30,50 @@ fn find_helm() -> Option<PathBuf> {
     })
 }
 
-/// (id, folder under shared/conformance, arguments after `template`).
+/// (id, folder (see [`folder`]), arguments after `template`).
 const VARIATIONS: &[(&str, &str, &[&str])] = &[
+    ("capabilities", "agent", &["rel", "capabilities"]),
+    (
+        "capabilities-gke-version",
+        "agent",
+        &[
+            "capabilities",
+            "--kube-version",
+            "v1.33.4-gke.1",
+            "-a",
+            "x.io/v1",
+        ],
+    ),
+    (
+        "warnings",
+        "agent",
+        &["rel", "warnings", "--set", "sub.table=3"],
+    ),
+    (
+        "warnings-conditions-off",
+        "agent",
+        &[
+            "rel",
+            "warnings",
+            "--set",
+            "sub.enabled=false,tags.extras=true",
+        ],
+    ),
+    (
+        "generate-name",
+        "helm",
+        &[
+            "-g",
+            "testcharts/subchart",
+            "--name-template",
+            "gen-{{ \"x\" }}",
+        ],
+    ),
+    (
+        "generate-name-and-name",
+        "helm",
+        &["-g", "rel", "testcharts/subchart"],
+    ),
     ("subchart-default", "helm", &["testcharts/subchart"]),
     (
         "subchart-imports",
@@ -124,20 +173,35 @@ const FAILING: &[&str] = &[];
 struct Run {
     stdout: String,
     error_line: Option<String>,
+    /// The `level=… msg=…` lines, sorted: helm logs the keys of one values table in Go's
+    /// random map order.
+    logged: Vec<String>,
 }
 
 fn run(program: &Path, dir: &Path, args: &[&str], home: &Path) -> Run {
+    let kube_version: &[&str] = if args.contains(&"--kube-version") {
+        &[]
+    } else {
+        &["--kube-version", "1.33.0"]
+    };
     let out = Command::new(program)
         .arg("template")
         .args(args)
-        .args(["--kube-version", "1.33.0"])
+        .args(kube_version)
         .current_dir(dir)
         .env("HOME", home)
         .env_remove("HELM_NAMESPACE")
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut logged: Vec<String> = stderr
+        .lines()
+        .filter(|l| l.starts_with("level="))
+        .map(str::to_string)
+        .collect();
+    logged.sort();
     Run {
+        logged,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         error_line: (!out.status.success()).then(|| {
             stderr
@@ -149,21 +213,29 @@ fn run(program: &Path, dir: &Path, args: &[&str], home: &Path) -> Run {
     }
 }
 
-#[test]
-fn renders_like_live_helm() {
-    let Some(helm) = find_helm() else {
+/// The reference helm, or `None` (with the reason printed) when the test is to be skipped.
+fn helm_or_skip() -> Option<PathBuf> {
+    let helm = find_helm();
+    if helm.is_none() {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("CI=true but no helm found: set HELM or put helm on PATH (.ci/install-tools)");
         }
         eprintln!("skipped: no helm binary (set HELM or put helm on PATH; see install-helm.sh)");
+    }
+    helm
+}
+
+#[test]
+fn renders_like_live_helm() {
+    let Some(helm) = helm_or_skip() else {
         return;
     };
     let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
     let home = std::env::temp_dir().join(format!("landscaper-live-helm-{}", std::process::id()));
     std::fs::create_dir_all(&home).expect("scratch HOME");
     let mut failing = BTreeSet::new();
-    for (id, folder, args) in VARIATIONS {
-        let dir = conformance().join(folder);
+    for (id, folder_name, args) in VARIATIONS {
+        let dir = folder(folder_name);
         let want = run(&helm, &dir, args, &home);
         let got = run(&agent, &dir, args, &home);
         let same_error = match (&want.error_line, &got.error_line) {
@@ -171,10 +243,10 @@ fn renders_like_live_helm() {
             (Some(w), Some(g)) => w == g,
             _ => false,
         };
-        if want.stdout != got.stdout || !same_error {
+        if want.stdout != got.stdout || !same_error || want.logged != got.logged {
             eprintln!(
-                "--- {id}: helm {:?}, ours {:?}",
-                want.error_line, got.error_line
+                "--- {id}: helm {:?} {:?}, ours {:?} {:?}",
+                want.error_line, want.logged, got.error_line, got.logged
             );
             failing.insert(id.to_string());
         }
@@ -185,4 +257,63 @@ fn renders_like_live_helm() {
         failing, expected,
         "variations differing from live helm changed"
     );
+}
+
+/// Every file below `dir`, by path relative to it, with its content.
+fn tree(dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in std::fs::read_dir(&current).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap_or(&path);
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                files.push((relative.display().to_string(), text));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn output_dir_writes_the_files_helm_writes() {
+    let Some(helm) = helm_or_skip() else {
+        return;
+    };
+    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
+    let scratch =
+        std::env::temp_dir().join(format!("landscaper-live-output-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home).expect("scratch HOME");
+    let cases: &[&[&str]] = &[
+        &[],
+        &["--include-crds", "--release-name"],
+        &["--skip-tests"],
+        &["--no-hooks", "--show-only", "templates/service.yaml"],
+    ];
+    let dir = folder("helm");
+    for (i, extra) in cases.iter().enumerate() {
+        let mut outputs = Vec::new();
+        for (who, program) in [("helm", &helm), ("ours", &agent)] {
+            let out_dir = scratch.join(format!("{i}-{who}"));
+            let target = out_dir.to_str().unwrap_or("");
+            // Twice into the same folder: helm appends hooks to files of an earlier run.
+            for _ in 0..2 {
+                let mut args = vec!["rel", "testcharts/subchart", "--output-dir", target];
+                args.extend(extra.iter());
+                let run = run(program, &dir, &args, &home);
+                let stdout = run.stdout.replace(target, "OUT");
+                outputs.push((stdout, run.error_line, run.logged));
+            }
+            outputs.push((format!("{:?}", tree(&out_dir)), None, Vec::new()));
+        }
+        let (helm_side, our_side) = outputs.split_at(3);
+        assert_eq!(helm_side, our_side, "--output-dir with {extra:?}");
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -55,13 +55,15 @@ impl OutputDir<'_> {
         };
         let mut written = HashSet::new();
         let mut rest = release.manifest.as_str();
+        // helm writes these while rendering, so a failure gets its render error's hint.
+        let hint = |e: String| format!("{e}\n\nUse --debug flag to render out invalid YAML");
         for (name, data) in crds {
             let block = format!("---\n# Source: {name}\n{data}\n");
             rest = rest.strip_prefix(block.as_str()).unwrap_or(rest);
-            write_document(self.dir, name, data, &mut written, stdout)?;
+            write_document(self.dir, name, data, &mut written, stdout).map_err(hint)?;
         }
         for (name, content) in documents(rest) {
-            write_document(&templates_dir, name, content, &mut written, stdout)?;
+            write_document(&templates_dir, name, content, &mut written, stdout).map_err(hint)?;
         }
         if options.disable_hooks {
             return Ok(());
@@ -109,8 +111,7 @@ fn write_document(
 ) -> Result<(), String> {
     let path = PathBuf::from(format!("{}/{name}", dir.display()));
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("mkdir {}: {}", parent.display(), io_reason(&e)))?;
+        ensure_directory(parent)?;
     }
     let append = !written.insert(name.to_string());
     let mut file = std::fs::OpenOptions::new()
@@ -126,11 +127,23 @@ fn write_document(
     Ok(())
 }
 
+/// helm's `ensureDirectoryForFile`: a folder that is missing is made, any other problem
+/// reported as `stat`'s.
+fn ensure_directory(dir: &Path) -> Result<(), String> {
+    match std::fs::metadata(dir) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(dir)
+            .map_err(|e| format!("mkdir {}: {}", dir.display(), io_reason(&e))),
+        Err(e) => Err(format!("stat {}: {}", dir.display(), io_reason(&e))),
+    }
+}
+
 /// Go's wording of the common I/O errors.
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::NotADirectory => "not a directory".to_string(),
         _ => e.to_string(),
     }
 }

@@ -1,0 +1,3 @@
+{{- define "capabilities.printed" -}}
+{{ .Capabilities.KubeVersion }} {{ .Capabilities.HelmVersion }} {{ .Capabilities }}
+{{- end -}}
