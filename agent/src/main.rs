@@ -22,7 +22,8 @@ enum Command {
     /// Remove the environment and everything the agent created (run before uninstall).
     Cleanup(commands::cleanup::Args),
     /// Render a Helm chart locally and print the manifests, exactly as `helm template` does.
-    Template(commands::template::Args),
+    // Boxed: helm's many flags make it much larger than the other commands' arguments.
+    Template(Box<commands::template::Args>),
     /// Run a deployer standalone: `manifest` or `mock`.
     Deployer(commands::deployer::Args),
 }
@@ -31,7 +32,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         // Rendering needs no runtime, and prints its errors exactly as helm does.
-        Command::Template(args) => return commands::template::run(args),
+        Command::Template(args) => return commands::template::run(*args),
         Command::Run(args) => runtime().block_on(commands::run::run(args)),
         Command::Cleanup(args) => runtime().block_on(commands::cleanup::run(args)),
         Command::Deployer(args) => runtime().block_on(commands::deployer::run(args)),
