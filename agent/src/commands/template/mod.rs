@@ -253,9 +253,11 @@ pub fn execute(args: &Args) -> Outcome {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
+    // helm treats an empty --kube-version as not given.
     let kube_version = match args
         .kube_version
         .as_deref()
+        .filter(|v| !v.is_empty())
         .map(render::parse_kube_version)
         .transpose()
     {

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use crate::data::Data;
+use crate::value::format::quote;
 use crate::value::{MethodError, Object, Value};
 
 /// `.Capabilities.KubeVersion`: `Version` (e.g. `v1.35.0`), `Major`, `Minor`, the
@@ -24,30 +25,87 @@ pub struct KubeVersion {
 }
 
 impl KubeVersion {
-    /// Parses `1.35.0` or `v1.35.0-gke.1`; `None` when it is not a version.
+    /// Parses a Kubernetes version as Helm's `ParseKubeVersion` does (Kubernetes' generic
+    /// version parser): `1.35`, `v1.35.0`, `v1.33.4-gke.1`; `None` when it is not one.
     pub fn parse(text: &str) -> Option<KubeVersion> {
-        let trimmed = text.trim_start_matches('v');
-        let mut parts = trimmed.splitn(3, '.');
-        let major = parts
-            .next()
-            .filter(|p| p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty())?;
-        let minor = parts.next().unwrap_or("0");
-        let minor_digits: String = minor.chars().take_while(char::is_ascii_digit).collect();
-        if minor_digits.is_empty() {
-            return None;
-        }
-        Some(KubeVersion {
-            version: format!("v{trimmed}"),
-            major: major.to_string(),
-            minor: minor_digits,
+        KubeVersion::parse_generic(text).ok()
+    }
+
+    /// Like [`KubeVersion::parse`], with Kubernetes' error message (`illegal version string
+    /// "1"`, `could not parse "x" as version`, …).
+    pub fn parse_generic(text: &str) -> Result<KubeVersion, String> {
+        let components = numeric_components(text)?;
+        let unprefixed = text.trim_start();
+        let unprefixed = unprefixed.strip_prefix('v').unwrap_or(unprefixed);
+        Ok(KubeVersion {
+            version: format!("v{unprefixed}"),
+            major: components[0].to_string(),
+            minor: components[1].to_string(),
         })
     }
 
-    /// Helm's `normalizedVersion`: the version up to its first `-` or `+`.
-    pub fn normalized(&self) -> &str {
-        let end = self.version.find(['-', '+']).unwrap_or(self.version.len());
-        &self.version[..end]
+    /// Helm's `normalizedVersion`: `v` and the numeric components, without any pre-release
+    /// or build suffix.
+    pub fn normalized(&self) -> String {
+        match numeric_components(&self.version) {
+            Ok(components) => {
+                let texts: Vec<String> = components.iter().map(u64::to_string).collect();
+                format!("v{}", texts.join("."))
+            }
+            Err(_) => self.version.clone(),
+        }
     }
+}
+
+/// The dot-separated numbers a Kubernetes version starts with (after blanks and a `v`), at
+/// least two, the first without a leading zero.
+fn numeric_components(text: &str) -> Result<Vec<u64>, String> {
+    let body = text.trim_start();
+    let body = body.strip_prefix('v').unwrap_or(body);
+    let mut end = 0;
+    let bytes = body.as_bytes();
+    while end < bytes.len() {
+        let digits = bytes[end..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            break;
+        }
+        end += digits;
+        if end + 1 < bytes.len() && bytes[end] == b'.' && bytes[end + 1].is_ascii_digit() {
+            end += 1;
+        } else {
+            break;
+        }
+    }
+    if end == 0 {
+        return Err(format!("could not parse {} as version", quote(text)));
+    }
+    let parts: Vec<&str> = body[..end].split('.').collect();
+    if parts.len() < 2 {
+        return Err(format!("illegal version string {}", quote(text)));
+    }
+    if parts[0].len() > 1 && parts[0].starts_with('0') {
+        return Err(format!(
+            "illegal zero-prefixed version component {} in {}",
+            quote(parts[0]),
+            quote(text)
+        ));
+    }
+    parts
+        .iter()
+        .map(|p| {
+            p.parse::<u64>().map_err(|_| {
+                format!(
+                    "illegal non-numeric version component {} in {}: strconv.ParseUint: parsing {}: value out of range",
+                    quote(p),
+                    quote(text),
+                    quote(p)
+                )
+            })
+        })
+        .collect()
 }
 
 impl Object for KubeVersion {
@@ -76,7 +134,7 @@ impl Object for KubeVersion {
             });
         }
         match name {
-            "String" => Ok(Value::from(self.normalized())),
+            "String" => Ok(Value::from(self.normalized().as_str())),
             "GitVersion" => Ok(Value::from(self.version.as_str())),
             _ => Err(MethodError::NoSuchMethod),
         }
@@ -103,7 +161,7 @@ impl Object for KubeVersion {
     }
 
     fn template_print(&self) -> String {
-        self.normalized().to_string()
+        self.normalized()
     }
 
     fn to_data(&self) -> Option<Data> {
@@ -345,9 +403,31 @@ mod tests {
         let gke = KubeVersion::parse("v1.33.4-gke.1");
         assert_eq!(gke.as_ref().map(|v| v.minor.as_str()), Some("33"));
         // Helm's normalizedVersion, as `.Capabilities.KubeVersion.String` prints it.
-        assert_eq!(gke.as_ref().map(KubeVersion::normalized), Some("v1.33.4"));
+        assert_eq!(
+            gke.as_ref().map(KubeVersion::normalized).as_deref(),
+            Some("v1.33.4")
+        );
         let k3s = KubeVersion::parse("1.35.0+k3s1");
-        assert_eq!(k3s.as_ref().map(KubeVersion::normalized), Some("v1.35.0"));
+        assert_eq!(
+            k3s.as_ref().map(KubeVersion::normalized).as_deref(),
+            Some("v1.35.0")
+        );
+        let rc = KubeVersion::parse("1.20.3rc1").map(|v| (v.version.clone(), v.normalized()));
+        assert_eq!(rc, Some(("v1.20.3rc1".into(), "v1.20.3".into())));
+        // Kubernetes' messages, as helm v4.1.4 prints them for --kube-version.
+        let errors: Vec<String> = ["1", "latest", "v01.2.3", "1.x"]
+            .iter()
+            .map(|v| KubeVersion::parse_generic(v).err().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "illegal version string \"1\"",
+                "could not parse \"latest\" as version",
+                "illegal zero-prefixed version component \"01\" in \"v01.2.3\"",
+                "illegal version string \"1.x\"",
+            ]
+        );
         assert!(KubeVersion::parse("latest").is_none());
     }
 

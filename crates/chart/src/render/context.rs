@@ -72,9 +72,7 @@ pub const DEFAULT_API_VERSIONS: &[&str] = &[
 
 /// The Kubernetes version for `--kube-version`, with Helm's error for text that is not one.
 pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
-    KubeVersion::parse(text).ok_or_else(|| {
-        format!("invalid kube version '{text}': could not parse \"{text}\" as version")
-    })
+    KubeVersion::parse_generic(text).map_err(|e| format!("invalid kube version '{text}': {e}"))
 }
 
 /// Helm's default capabilities, with `kube_version` instead of v1.35.0 when given and
