@@ -286,6 +286,9 @@ pub fn execute(args: &Args) -> Outcome {
         disable_hooks: args.no_hooks,
         show_only: args.show_only.clone(),
         skip_schema_validation: args.skip_schema_validation,
+        // `helm template` answers without a cluster.
+        cluster_api_versions: None,
+        lookup: None,
     };
     let release = match render::install(&chart, &user_values, &options) {
         Ok(r) => r,

@@ -48,6 +48,7 @@ mod serialization;
 pub mod strings;
 mod url;
 
+pub use cluster::{Lookup, LookupFn, install_lookup};
 pub use helm::{MESSAGE_END, MESSAGE_START};
 
 use std::collections::HashMap;

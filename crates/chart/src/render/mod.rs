@@ -17,6 +17,8 @@ use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
 use crate::data::{Data, Map as DataMap};
 use crate::engine::{self, Engine, ErrorKind};
+use crate::funcs::{Lookup, install_lookup};
+use crate::objects::{ApiVersions, Capabilities};
 use crate::objects::{Files, KubeVersion};
 use crate::value::{Map, Value};
 use crate::values::{self, Warnings};
@@ -55,6 +57,11 @@ pub struct TemplateOptions {
     pub kube_version: Option<KubeVersion>,
     /// `--api-versions`: added to Helm's default `.Capabilities.APIVersions`.
     pub extra_api_versions: Vec<String>,
+    /// The API versions a cluster serves, which replace Helm's default set (as `helm install`
+    /// asks the cluster); `extra_api_versions` still follow.
+    pub cluster_api_versions: Option<Vec<String>>,
+    /// A `lookup` answered by a cluster; `None` keeps `helm template`'s empty answers.
+    pub lookup: Option<Lookup>,
     /// `--include-crds`: print the charts' `crds/` files first.
     pub include_crds: bool,
     /// `--skip-tests`: leave out `helm.sh/hook: test` documents.
@@ -157,8 +164,7 @@ fn render_resources(
     values: &DataMap,
     options: &TemplateOptions,
 ) -> Result<Release, RenderError> {
-    let capabilities =
-        default_capabilities(options.kube_version.as_ref(), &options.extra_api_versions);
+    let capabilities = capabilities(options);
     let kube = &capabilities.kube_version.version;
     if !chart.metadata.kube_version.is_empty()
         && !is_compatible_range(&chart.metadata.kube_version, kube)
@@ -233,10 +239,7 @@ pub fn render_chart(
     release.insert("Service", Value::from("Helm"));
     let top = Top {
         release: Value::Map(release),
-        capabilities: Value::object(default_capabilities(
-            options.kube_version.as_ref(),
-            &options.extra_api_versions,
-        )),
+        capabilities: Value::object(capabilities(options)),
     };
     let mut renderables = BTreeMap::new();
     let root_values = Value::from_data(&Data::Map(values.clone()));
@@ -257,6 +260,9 @@ pub fn render_chart(
         depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
     });
     let mut engine = Engine::new();
+    if let Some(lookup) = &options.lookup {
+        install_lookup(engine.funcs_mut(), lookup.clone());
+    }
     for name in &names {
         engine
             .add_template(name, &renderables[*name].text)
@@ -279,6 +285,17 @@ pub fn render_chart(
         out.insert(name.clone(), rendered);
     }
     Ok(out)
+}
+
+/// `.Capabilities` for `options`: Helm's defaults, or the cluster's API versions when known.
+fn capabilities(options: &TemplateOptions) -> Capabilities {
+    let mut caps = default_capabilities(options.kube_version.as_ref(), &options.extra_api_versions);
+    if let Some(served) = &options.cluster_api_versions {
+        let mut versions = served.clone();
+        versions.extend(options.extra_api_versions.iter().cloned());
+        caps.api_versions = std::rc::Rc::new(ApiVersions(versions));
+    }
+    caps
 }
 
 /// The message Helm v4.1.4 prints for a failed template execution.
@@ -400,6 +417,68 @@ fn source_name(doc: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chart(template: &str) -> Chart {
+        let file = |name: &str, data: &str| crate::chart::File {
+            name: name.to_string(),
+            data: data.as_bytes().to_vec(),
+        };
+        crate::chart::load_files(vec![
+            file("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+            file("templates/t.yaml", template),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn a_cluster_lookup_and_api_versions_replace_the_offline_answers() {
+        let c = chart(
+            "a: {{ lookup \"v1\" \"Secret\" \"ns\" \"s\" | toJson }}\nb: {{ .Capabilities.APIVersions.Has \"x.io/v1\" }}\nc: {{ .Capabilities.APIVersions.Has \"apps/v1\" }}\n",
+        );
+        let offline = install(&c, &DataMap::new(), &TemplateOptions::default()).unwrap();
+        assert!(
+            offline.manifest.contains("a: {}\nb: false\nc: true"),
+            "{}",
+            offline.manifest
+        );
+        let lookup = Lookup(std::sync::Arc::new(
+            |api: &str, kind: &str, ns: &str, name: &str| {
+                let mut data = DataMap::new();
+                data.insert(
+                    "k".into(),
+                    Data::String(format!("{api}|{kind}|{ns}|{name}")),
+                );
+                let mut obj = DataMap::new();
+                obj.insert("data".into(), Data::Map(data));
+                Ok(Data::Map(obj))
+            },
+        ));
+        let options = TemplateOptions {
+            cluster_api_versions: Some(vec!["v1".into(), "x.io/v1".into()]),
+            lookup: Some(lookup),
+            ..Default::default()
+        };
+        let online = install(&c, &DataMap::new(), &options).unwrap();
+        assert!(
+            online
+                .manifest
+                .contains("a: {\"data\":{\"k\":\"v1|Secret|ns|s\"}}\nb: true\nc: false"),
+            "{}",
+            online.manifest
+        );
+        let failing = TemplateOptions {
+            lookup: Some(Lookup(std::sync::Arc::new(
+                |_: &str, _: &str, _: &str, _: &str| Err("forbidden".to_string()),
+            ))),
+            ..Default::default()
+        };
+        let e = install(&c, &DataMap::new(), &failing).unwrap_err();
+        assert!(
+            e.message.contains("error calling lookup: forbidden"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn source_names_skip_the_chart_name() {

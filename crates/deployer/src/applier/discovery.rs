@@ -1,10 +1,26 @@
-//! Resolving `apiVersion` + `kind` to a resource of the target cluster, cached per cluster.
+//! Resolving `apiVersion` + `kind` to a resource of the target cluster, cached per cluster,
+//! and what the cluster serves (version, API versions and kinds), cached a short time.
 
-use crate::error::Error;
+use crate::error::{Error, describe_kube_error};
 use kube::core::GroupVersionKind;
 use kube::discovery::{ApiResource, Scope, pinned_kind};
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long [`Discovery::served`] answers from its cache: long enough that a burst of items
+/// for one cluster asks once, short enough that a CRD installed meanwhile is soon seen.
+pub const SERVED_TTL: Duration = Duration::from_secs(10);
+
+/// What a cluster serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    /// The server's `gitVersion` (e.g. `v1.33.1`).
+    pub git_version: String,
+    /// Every served `group/version` (`v1` for the core group) and every
+    /// `group/version/Kind` of its resources, sorted (what Helm's `VersionSet` holds).
+    pub api_versions: Vec<String>,
+}
 
 /// A kind resolved in a cluster.
 #[derive(Debug, Clone)]
@@ -19,6 +35,7 @@ pub struct Resolved {
 pub struct Discovery {
     client: kube::Client,
     cache: Mutex<HashMap<(String, String), Resolved>>,
+    served: Mutex<Option<(Instant, Arc<Served>)>>,
 }
 
 impl Discovery {
@@ -27,7 +44,78 @@ impl Discovery {
         Self {
             client,
             cache: Mutex::new(HashMap::new()),
+            served: Mutex::new(None),
         }
+    }
+
+    /// What the cluster serves, at most [`SERVED_TTL`] old. A group whose resources cannot
+    /// be listed (an aggregated API that is down) is left out, as Helm does.
+    pub async fn served(&self) -> Result<Arc<Served>, Error> {
+        if let Some((at, s)) = self.served_lock().as_ref()
+            && at.elapsed() < SERVED_TTL
+        {
+            return Ok(s.clone());
+        }
+        let fresh = Arc::new(self.fetch_served().await?);
+        *self.served_lock() = Some((Instant::now(), fresh.clone()));
+        Ok(fresh)
+    }
+
+    async fn fetch_served(&self) -> Result<Served, Error> {
+        let failed = |what: &str, e: kube::Error| {
+            Error::transient(
+                "Discovery",
+                "DiscoveryFailed",
+                format!("reading the target's {what}: {}", describe_kube_error(&e)),
+            )
+        };
+        let version = self
+            .client
+            .apiserver_version()
+            .await
+            .map_err(|e| failed("version", e))?;
+        let mut group_versions = Vec::new();
+        let core = self
+            .client
+            .list_core_api_versions()
+            .await
+            .map_err(|e| failed("API versions", e))?;
+        group_versions.extend(core.versions);
+        let groups = self
+            .client
+            .list_api_groups()
+            .await
+            .map_err(|e| failed("API groups", e))?;
+        for g in groups.groups {
+            group_versions.extend(g.versions.into_iter().map(|v| v.group_version));
+        }
+        let mut api_versions = BTreeSet::new();
+        for gv in group_versions {
+            let listed = if gv.contains('/') {
+                self.client.list_api_group_resources(&gv).await
+            } else {
+                self.client.list_core_api_resources(&gv).await
+            };
+            match listed {
+                Ok(list) => {
+                    for r in list.resources {
+                        api_versions.insert(format!("{gv}/{}", r.kind));
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(group_version = %gv, error = %describe_kube_error(&e), "skipping an API group whose resources cannot be listed");
+                }
+            }
+            api_versions.insert(gv);
+        }
+        Ok(Served {
+            git_version: version.git_version,
+            api_versions: api_versions.into_iter().collect(),
+        })
+    }
+
+    fn served_lock(&self) -> std::sync::MutexGuard<'_, Option<(Instant, Arc<Served>)>> {
+        self.served.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Resolves a kind; an unknown kind is a transient error (its CRD may still be coming).

@@ -3,23 +3,29 @@
 //! `crates/chart` for the target cluster's version, applies the result with the library's
 //! applier (CRDs first), waits for readiness, exports values and, with `helmDeployment: true`
 //! (the default), records each revision as Helm does so the helm CLI sees and can take over
-//! the release — and we take over releases helm installed.
+//! the release — and we take over releases helm installed. The chart's hooks run around
+//! install, upgrade and delete as Helm runs them ([`chart_hooks`]), and templates see the
+//! target's `.Capabilities` and `lookup` ([`render_target`]).
 
+pub mod chart_hooks;
 pub mod config;
 pub mod release;
 pub mod render;
+pub mod render_target;
 pub mod source;
 pub mod storage;
+pub mod uninstall;
 
 use crate::applier::{Applier, ApplySpec};
 use crate::continuous_reconcile;
 use crate::controller::{DeployerConfig, Setup};
 use crate::deployer::{Deployer, Failure, Job, Outcome};
-use crate::error::{Error, describe_kube_error};
+use crate::error::Error;
 use crate::exports;
 use crate::hooks::Hooks;
 use crate::readiness;
 use crate::target_access::TargetCluster;
+use chart_hooks::{Event, Operation};
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
@@ -28,9 +34,11 @@ use landscaper_api::constants::{HELM_API_VERSION, deploy_item_types};
 use landscaper_api::deployer::{
     HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest, ManifestPolicy,
 };
-use landscaper_chart::objects::KubeVersion;
+use landscaper_chart::chart::Chart;
+use landscaper_chart::data::Map;
 use landscaper_chart::render::ReleaseOptions;
-use release::{Info, Release, Status};
+use release::{Hook, Info, Release, Status};
+use render_target::RenderTarget;
 use serde_json::Value;
 use storage::Storage;
 use tracing::Instrument;
@@ -77,19 +85,6 @@ fn provider_status(managed: Vec<ManagedResourceStatus>) -> Value {
 
 fn now() -> String {
     Timestamp::now().to_string()
-}
-
-/// The target's Kubernetes version for `.Capabilities.KubeVersion`; unknown versions fall back
-/// to the chart library's default, as `helm template` does.
-async fn kube_version(cluster: &TargetCluster) -> Result<Option<KubeVersion>, Error> {
-    let info = cluster.client.apiserver_version().await.map_err(|e| {
-        Error::transient(
-            "RenderChart",
-            "Discovery",
-            format!("reading the target's version: {}", describe_kube_error(&e)),
-        )
-    })?;
-    Ok(KubeVersion::parse(&info.git_version))
 }
 
 async fn ensure_namespace(cluster: &TargetCluster, name: &str) -> Result<(), Error> {
@@ -155,6 +150,13 @@ async fn recover_pending(storage: &Storage, history: &mut [Release]) -> Result<(
     Ok(())
 }
 
+/// What every render of one reconcile shares.
+struct Input<'a> {
+    chart: &'a Chart,
+    values: &'a Map,
+    target: &'a RenderTarget,
+}
+
 /// One reconcile: everything that happens between reading the item and answering.
 struct Run<'a> {
     job: &'a Job,
@@ -188,20 +190,16 @@ impl Run<'_> {
             .find(|r| r.info.status == Status::Deployed)
             .cloned();
         let revision = history.last().map_or(1, |r| r.version + 1);
-        let kube = kube_version(&self.cluster).await?;
-        let render_at = |revision: i64, is_upgrade: bool| {
-            render::render(&render::Request {
-                chart: &chart,
-                values: &values,
-                release: ReleaseOptions {
-                    name: config.name.clone(),
-                    namespace: config.namespace.clone(),
-                    revision,
-                    is_upgrade,
-                },
-                kube_version: kube.clone(),
-                item: &item,
-            })
+        let (operation, pre, post) = match deployed {
+            Some(_) => (Operation::Upgrade, Event::PreUpgrade, Event::PostUpgrade),
+            None => (Operation::Install, Event::PreInstall, Event::PostInstall),
+        };
+        let hook_timeout = chart_hooks::timeout(config, operation, &item)?;
+        let target = RenderTarget::of(&self.cluster).await?;
+        let input = Input {
+            chart: &chart,
+            values: &values,
+            target: &target,
         };
         let config_record = match render::data_record(&values) {
             Value::Object(m) => m,
@@ -216,7 +214,7 @@ impl Run<'_> {
             .filter(|d| d.config == config_record && d.chart == chart_record);
         let unchanged = match same_input {
             Some(d) => {
-                let again = render_at(d.version, d.version > 1)?;
+                let again = self.render(&input, d.version, d.version > 1).await?;
                 (again.manifest == d.manifest).then_some(again)
             }
             None => None,
@@ -224,7 +222,14 @@ impl Run<'_> {
         let unchanged_flag = unchanged.is_some();
         let rendered = match unchanged {
             Some(r) => r,
-            None => render_at(revision, deployed.is_some())?,
+            None => self.render(&input, revision, deployed.is_some()).await?,
+        };
+        // Hooks belong to Helm's operations: they run for a new revision of a recorded
+        // release, never for a re-apply of the same one or without release records.
+        let mut hooks = if self.records() && !unchanged_flag {
+            chart_hooks::records(&rendered.hooks, &item)?
+        } else {
+            Vec::new()
         };
         let mut record = (self.records() && !unchanged_flag).then(|| Release {
             name: config.name.clone(),
@@ -251,17 +256,20 @@ impl Run<'_> {
             chart: chart_record,
             config: config_record,
             manifest: rendered.manifest.clone(),
-            hooks: Vec::new(),
+            hooks: hooks.clone(),
             version: revision,
             namespace: config.namespace.clone(),
         });
         if let Some(r) = &record {
             storage.create(r).await?;
         }
-        let result = self.apply(&rendered).await;
         let Some(r) = record.as_mut() else {
-            return result;
+            return self.apply(&rendered).await;
         };
+        let result = self
+            .deploy(&rendered, &mut hooks, (pre, post), hook_timeout)
+            .await;
+        r.hooks = hooks;
         match &result {
             Ok(_) => {
                 r.info.status = Status::Deployed;
@@ -285,6 +293,52 @@ impl Run<'_> {
             }
         }
         result
+    }
+
+    async fn render(
+        &self,
+        input: &Input<'_>,
+        revision: i64,
+        is_upgrade: bool,
+    ) -> Result<render::Rendered, Error> {
+        render::render(&render::Request {
+            chart: input.chart,
+            values: input.values,
+            release: ReleaseOptions {
+                name: self.config.name.clone(),
+                namespace: self.config.namespace.clone(),
+                revision,
+                is_upgrade,
+            },
+            target: input.target,
+            item: &self.job.item_name(),
+        })
+        .await
+    }
+
+    /// A new revision: the pre hooks, the objects, the post hooks.
+    async fn deploy(
+        &self,
+        rendered: &render::Rendered,
+        hooks: &mut [Hook],
+        (pre, post): (Event, Event),
+        timeout: std::time::Duration,
+    ) -> Result<Outcome, Failure> {
+        let item = self.job.item_name();
+        let runner = chart_hooks::Runner {
+            cluster: &self.cluster,
+            namespace: &self.config.namespace,
+            timeout,
+            interrupt: &self.job.interrupt,
+            item: &item,
+        };
+        runner.run(hooks, pre).await?;
+        let outcome = self.apply(rendered).await?;
+        runner.run(hooks, post).await.map_err(|error| Failure {
+            error,
+            provider_status: outcome.provider_status.clone(),
+        })?;
+        Ok(outcome)
     }
 
     async fn apply(&self, rendered: &render::Rendered) -> Result<Outcome, Failure> {
@@ -373,6 +427,16 @@ impl Deployer for HelmDeployer {
         // known from the provider status, only the records need the release's name.
         let config = config::read(job).ok();
         let cluster = job.target_cluster().await?;
+        let mut uninstall = match config
+            .as_ref()
+            .filter(|c| c.helm_deployment.unwrap_or(true))
+        {
+            Some(c) => Some(uninstall::Uninstall::begin(&cluster, c, &job.item_name()).await?),
+            None => None,
+        };
+        if let Some(u) = uninstall.as_mut() {
+            u.hooks(&cluster, &job.interrupt, Event::PreDelete).await?;
+        }
         if !previous.managed_resources.is_empty() {
             let groups = config
                 .as_ref()
@@ -382,12 +446,9 @@ impl Deployer for HelmDeployer {
                 .delete(&previous.managed_resources, &groups, &job.interrupt)
                 .await?;
         }
-        let Some(config) = config.filter(|c| c.helm_deployment.unwrap_or(true)) else {
-            return Ok(());
-        };
-        let storage = Storage::new(cluster.client.clone(), &config.namespace);
-        for r in storage.history(&config.name).await? {
-            storage.delete(&config.name, r.version).await?;
+        if let Some(mut u) = uninstall {
+            u.hooks(&cluster, &job.interrupt, Event::PostDelete).await?;
+            u.finish().await?;
         }
         Ok(())
     }

@@ -1,12 +1,13 @@
-//! Rendering a chart for one revision with `crates/chart`, and turning the result into the
-//! objects to apply (CRDs of `crds/` first) and the chart as Helm records it.
+//! Rendering a chart for one revision with `crates/chart` against the target cluster, and
+//! turning the result into the objects to apply (CRDs of `crds/` first) and the chart as
+//! Helm records it.
 
+use super::render_target::RenderTarget;
 use crate::error::Error;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use landscaper_chart::chart::{Chart, File, Metadata};
 use landscaper_chart::data::{Data, Map};
-use landscaper_chart::objects::KubeVersion;
 use landscaper_chart::render::split_manifests;
 use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
 use serde_json::{Value, json};
@@ -36,8 +37,8 @@ pub struct Request<'a> {
     pub values: &'a Map,
     /// Release name and namespace, revision and whether it is an upgrade.
     pub release: ReleaseOptions,
-    /// The target cluster's version for `.Capabilities`.
-    pub kube_version: Option<KubeVersion>,
+    /// The target cluster's `.Capabilities` and `lookup`.
+    pub target: &'a RenderTarget,
     /// `namespace/name` of the item, for messages.
     pub item: &'a str,
 }
@@ -61,15 +62,31 @@ pub fn values(value: Option<&Value>, item: &str) -> Result<Map, Error> {
     })
 }
 
-/// Renders the chart as `helm install`/`upgrade` would.
-pub fn render(req: &Request<'_>) -> Result<Rendered, Error> {
+/// Renders the chart as `helm install`/`upgrade` would. The template engine runs on a
+/// blocking thread: it is CPU work, and `lookup` waits there for the cluster's answers.
+pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
     let chart_id = format!("{}-{}", req.chart.name(), req.chart.metadata.version);
     let options = TemplateOptions {
         release: req.release.clone(),
-        kube_version: req.kube_version.clone(),
+        kube_version: req.target.kube_version.clone(),
+        cluster_api_versions: Some(req.target.api_versions.clone()),
+        lookup: Some(req.target.lookup.clone()),
         ..Default::default()
     };
-    let release = render::install(req.chart, req.values, &options).map_err(|e| {
+    let (chart, values) = (req.chart.clone(), req.values.clone());
+    let rendered = tokio::task::spawn_blocking(move || render::install(&chart, &values, &options))
+        .await
+        .map_err(|e| {
+            Error::transient(
+                OPERATION,
+                "RenderChart",
+                format!(
+                    "DeployItem {}: chart {chart_id}: the render stopped: {e}",
+                    req.item
+                ),
+            )
+        })?;
+    let release = rendered.map_err(|e| {
         Error::config(
             OPERATION,
             "RenderChart",

@@ -231,6 +231,25 @@ pub fn start<D: Deployer>(setup: Setup<D>) -> Running {
     }
 }
 
+/// A base64 `.tgz` of a chart from `(path, text)` pairs, paths starting with the chart's
+/// directory (`demo/Chart.yaml`), as `archive.raw` takes it.
+pub fn chart_archive(files: &[(&str, &str)]) -> String {
+    use base64::Engine as _;
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut builder = tar::Builder::new(gz);
+    for (path, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, path, text.as_bytes())
+            .unwrap();
+    }
+    let bytes = builder.into_inner().unwrap().finish().unwrap();
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 /// A v1alpha2 manifest configuration.
 pub fn manifests(entries: Vec<Value>) -> Value {
     json!({

@@ -1,0 +1,587 @@
+//! Helm hooks as Helm 3/4 run them: the chart's `helm.sh/hook` documents of one event run in
+//! order of `helm.sh/hook-weight`, then name (kind order among equals); each hook object is
+//! created anew (`before-hook-creation`, the default delete policy, removes the old one
+//! first), Jobs are awaited until complete and Pods until they succeed, within the
+//! operation's timeout; `hook-succeeded` and `hook-failed` remove hook objects afterwards.
+//! Each run is recorded in the hook's `last_run`, as Helm stores it in the release.
+//!
+//! (Not to be confused with [`crate::hooks`], the deployer library's extension points.)
+
+use super::FIELD_MANAGER;
+use super::release::{Hook, HookExecution};
+use crate::contract::interrupt::{Backoff, Interrupt};
+use crate::error::{Error, Retry, describe_kube_error, is_not_found};
+use crate::target_access::TargetCluster;
+use k8s_openapi::jiff::Timestamp;
+use kube::Api;
+use kube::api::{DeleteParams, DynamicObject, PostParams};
+use landscaper_api::deployer::HelmProviderConfiguration;
+use landscaper_chart::render::Manifest;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+const OPERATION: &str = "HelmHook";
+/// `helm.sh/hook-weight`: the order of hooks of one event (an integer, 0 when not one).
+pub const WEIGHT_ANNOTATION: &str = "helm.sh/hook-weight";
+/// `helm.sh/hook-delete-policy`: comma-separated delete policies.
+pub const DELETE_POLICY_ANNOTATION: &str = "helm.sh/hook-delete-policy";
+/// Delete the previous hook object before creating it anew (the default).
+pub const BEFORE_HOOK_CREATION: &str = "before-hook-creation";
+/// Delete the hook object after all hooks of the event succeeded.
+pub const HOOK_SUCCEEDED: &str = "hook-succeeded";
+/// Delete the hook object when it failed.
+pub const HOOK_FAILED: &str = "hook-failed";
+/// Helm's default `--timeout` for an operation's hooks.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The hook events of the operations the deployer performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Before the objects of a first revision are created.
+    PreInstall,
+    /// After they are created (and ready).
+    PostInstall,
+    /// Before the objects of a new revision are updated.
+    PreUpgrade,
+    /// After they are updated.
+    PostUpgrade,
+    /// Before the release's objects are deleted.
+    PreDelete,
+    /// After they are deleted.
+    PostDelete,
+}
+
+impl Event {
+    /// Helm's spelling in `helm.sh/hook` and in the release.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::PreInstall => "pre-install",
+            Event::PostInstall => "post-install",
+            Event::PreUpgrade => "pre-upgrade",
+            Event::PostUpgrade => "post-upgrade",
+            Event::PreDelete => "pre-delete",
+            Event::PostDelete => "post-delete",
+        }
+    }
+}
+
+/// The operation whose `helmDeploymentConfig` options apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// `helmDeploymentConfig.install`.
+    Install,
+    /// `helmDeploymentConfig.upgrade`.
+    Upgrade,
+    /// `helmDeploymentConfig.uninstall`.
+    Uninstall,
+}
+
+impl Operation {
+    fn field(self) -> &'static str {
+        match self {
+            Operation::Install => "install",
+            Operation::Upgrade => "upgrade",
+            Operation::Uninstall => "uninstall",
+        }
+    }
+}
+
+/// The hook timeout of `operation`: `helmDeploymentConfig.<operation>.timeout` (a Go
+/// duration), Helm's five minutes when unset.
+pub fn timeout(
+    config: &HelmProviderConfiguration,
+    operation: Operation,
+    item: &str,
+) -> Result<Duration, Error> {
+    let options = config
+        .helm_deployment_config
+        .as_ref()
+        .and_then(|c| match operation {
+            Operation::Install => c.install.as_ref(),
+            Operation::Upgrade => c.upgrade.as_ref(),
+            Operation::Uninstall => c.uninstall.as_ref(),
+        });
+    let Some(value) = options.and_then(|o| o.get("timeout")) else {
+        return Ok(DEFAULT_TIMEOUT);
+    };
+    let field = format!(
+        "DeployItem {item} spec.config.helmDeploymentConfig.{}.timeout",
+        operation.field()
+    );
+    let invalid = |why: String| {
+        Error::config(
+            "Reconcile",
+            "InvalidProviderConfiguration",
+            format!("{field}: {why}"),
+        )
+    };
+    match value {
+        Value::String(s) => landscaper_api::parse_go_duration(s)
+            .map_err(|e| invalid(e.to_string()))
+            .and_then(|d| {
+                if d.is_zero() {
+                    Err(invalid("must be longer than zero".into()))
+                } else {
+                    Ok(d)
+                }
+            }),
+        other => Err(invalid(format!(
+            "expected a duration string such as \"5m\", got {other}"
+        ))),
+    }
+}
+
+/// The release's hooks as Helm records them, from the rendered hook documents (in kind
+/// order); a document without a name fails naming its template.
+pub fn records(documents: &[Manifest], item: &str) -> Result<Vec<Hook>, Error> {
+    documents
+        .iter()
+        .map(|doc| {
+            let obj: Value = serde_yaml_ng::from_str(&doc.content).map_err(|e| {
+                invalid_hook(item, &doc.path, &format!("rendered YAML is invalid: {e}"))
+            })?;
+            let name = obj
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| invalid_hook(item, &doc.path, "metadata.name is missing"))?;
+            let annotation = |key: &str| {
+                obj.pointer("/metadata/annotations")
+                    .and_then(|a| a.get(key))
+                    .and_then(Value::as_str)
+            };
+            Ok(Hook {
+                name: name.to_string(),
+                kind: doc.kind.clone(),
+                path: doc.path.clone(),
+                manifest: doc.content.clone(),
+                events: doc.events.clone(),
+                last_run: HookExecution::default(),
+                weight: annotation(WEIGHT_ANNOTATION)
+                    .and_then(|w| w.trim().parse().ok())
+                    .unwrap_or(0),
+                delete_policies: annotation(DELETE_POLICY_ANNOTATION)
+                    .map(|p| p.split(',').map(|p| p.trim().to_lowercase()).collect())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+fn invalid_hook(item: &str, path: &str, why: &str) -> Error {
+    Error::config(
+        OPERATION,
+        "InvalidHook",
+        format!("DeployItem {item}: helm hook {path}: {why}"),
+    )
+}
+
+/// Runs the hooks of one event in one target cluster.
+pub struct Runner<'a> {
+    /// The target cluster.
+    pub cluster: &'a TargetCluster,
+    /// The release namespace, for hook objects that name none.
+    pub namespace: &'a str,
+    /// How long one hook may take to complete (and its old object to go away).
+    pub timeout: Duration,
+    /// Ends the wait on abort or when the item's own timeout runs out.
+    pub interrupt: &'a Interrupt,
+    /// `namespace/name` of the item, for messages.
+    pub item: &'a str,
+}
+
+/// A hook's object, resolved in the cluster.
+struct HookObject {
+    api: Api<DynamicObject>,
+    body: DynamicObject,
+    /// `Job` or `Pod` of the built-in APIs, whose completion is awaited; `None` otherwise.
+    workload: Option<&'static str>,
+    name: String,
+    label: String,
+}
+
+impl Runner<'_> {
+    /// Runs the hooks of `event` among `hooks`, recording each run in its `last_run`. The
+    /// first failure stops the run and is returned, naming the hook.
+    pub async fn run(&self, hooks: &mut [Hook], event: Event) -> Result<(), Error> {
+        let mut order: Vec<usize> = (0..hooks.len())
+            .filter(|&i| hooks[i].events.iter().any(|e| e == event.as_str()))
+            .collect();
+        // A stable sort: among equal weights and names the kind order of the render stays.
+        order.sort_by(|&a, &b| {
+            (hooks[a].weight, &hooks[a].name).cmp(&(hooks[b].weight, &hooks[b].name))
+        });
+        let mut objects = Vec::with_capacity(order.len());
+        for &i in &order {
+            let hook = &mut hooks[i];
+            if hook.delete_policies.is_empty() {
+                hook.delete_policies.push(BEFORE_HOOK_CREATION.into());
+            }
+            let fail = |why: String| self.failure(event, hook, why);
+            let obj = self.object(hook).await.map_err(|e| fail(e.message))?;
+            if has_policy(hook, BEFORE_HOOK_CREATION) {
+                self.delete(&obj, true).await.map_err(fail)?;
+            }
+            tracing::info!(event = event.as_str(), hook = %obj.label, weight = hook.weight, "running helm hook");
+            hook.last_run = HookExecution {
+                started_at: now(),
+                completed_at: String::new(),
+                phase: "Running".into(),
+            };
+            let outcome = match self.create(&obj).await {
+                Ok(()) => self.await_completion(&obj).await,
+                Err(e) => Err(e),
+            };
+            hook.last_run.completed_at = now();
+            if let Err(why) = outcome {
+                hook.last_run.phase = "Failed".into();
+                let error = self.failure(event, hook, why);
+                if has_policy(hook, HOOK_FAILED)
+                    && let Err(e) = self.delete(&obj, false).await
+                {
+                    tracing::warn!(hook = %obj.label, error = %e, "deleting a failed helm hook");
+                }
+                return Err(error);
+            }
+            hook.last_run.phase = "Succeeded".into();
+            objects.push((i, obj));
+        }
+        for (i, obj) in objects.iter().rev() {
+            if has_policy(&hooks[*i], HOOK_SUCCEEDED) {
+                self.delete(obj, false)
+                    .await
+                    .map_err(|why| self.failure(event, &hooks[*i], why))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A hook failure: final, so the item ends Failed naming the hook.
+    fn failure(&self, event: Event, hook: &Hook, why: String) -> Error {
+        let timed_out = why.starts_with("timed out");
+        Error {
+            operation: OPERATION.into(),
+            reason: if timed_out {
+                "HookTimeout"
+            } else {
+                "HookFailed"
+            }
+            .into(),
+            message: format!(
+                "DeployItem {}: helm hook {} {} ({} {}) failed: {why}",
+                self.item,
+                event.as_str(),
+                hook.path,
+                hook.kind,
+                hook.name
+            ),
+            codes: Vec::new(),
+            retry: Retry::Never,
+        }
+    }
+
+    async fn object(&self, hook: &Hook) -> Result<HookObject, Error> {
+        let mut value: Value = serde_yaml_ng::from_str(&hook.manifest)
+            .map_err(|e| invalid_hook(self.item, &hook.path, &format!("invalid YAML: {e}")))?;
+        let api_version = value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let resolved = self
+            .cluster
+            .discovery
+            .resolve(&api_version, &hook.kind)
+            .await?;
+        let mut namespace = None;
+        if resolved.namespaced {
+            let ns = value
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .unwrap_or(self.namespace)
+                .to_string();
+            if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert("namespace".into(), ns.clone().into());
+            }
+            namespace = Some(ns);
+        }
+        let body: DynamicObject = serde_json::from_value(value)
+            .map_err(|e| invalid_hook(self.item, &hook.path, &e.to_string()))?;
+        let api = match &namespace {
+            Some(ns) => Api::namespaced_with(self.cluster.client.clone(), ns, &resolved.resource),
+            None => Api::all_with(self.cluster.client.clone(), &resolved.resource),
+        };
+        let workload = match (api_version.as_str(), hook.kind.as_str()) {
+            ("batch/v1", "Job") => Some("Job"),
+            ("v1", "Pod") => Some("Pod"),
+            _ => None,
+        };
+        let label = match &namespace {
+            Some(ns) => format!("{} {ns}/{}", hook.kind, hook.name),
+            None => format!("{} {}", hook.kind, hook.name),
+        };
+        Ok(HookObject {
+            api,
+            body,
+            workload,
+            name: hook.name.clone(),
+            label,
+        })
+    }
+
+    async fn create(&self, obj: &HookObject) -> Result<(), String> {
+        let params = PostParams {
+            field_manager: Some(FIELD_MANAGER.into()),
+            ..Default::default()
+        };
+        match obj.api.create(&params, &obj.body).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(s)) if s.code == 409 => Err(format!(
+                "{} already exists; hook objects are created anew, so it must be deleted first (helm.sh/hook-delete-policy {BEFORE_HOOK_CREATION})",
+                obj.label
+            )),
+            Err(e) => Err(format!(
+                "creating {}: {}",
+                obj.label,
+                describe_kube_error(&e)
+            )),
+        }
+    }
+
+    /// Waits until a Job completed or a Pod succeeded, as Helm does; other kinds are done
+    /// once created.
+    async fn await_completion(&self, obj: &HookObject) -> Result<(), String> {
+        let Some(kind) = obj.workload else {
+            return Ok(());
+        };
+        let end = Instant::now() + self.timeout;
+        let mut backoff = Backoff::new(Duration::from_millis(50), Duration::from_secs(2));
+        loop {
+            let live = obj
+                .api
+                .get_opt(&obj.name)
+                .await
+                .map_err(|e| format!("reading {}: {}", obj.label, describe_kube_error(&e)))?
+                .ok_or_else(|| format!("{} was deleted before it completed", obj.label))?;
+            let status = live.data.get("status").cloned().unwrap_or(Value::Null);
+            match completion(kind, &status) {
+                Completion::Done => return Ok(()),
+                Completion::Failed(why) => return Err(format!("{} {why}", obj.label)),
+                Completion::Running => {}
+            }
+            self.pause(end, &mut backoff, &obj.label, "to complete")
+                .await?;
+        }
+    }
+
+    /// Deletes a hook object (gone already is fine); with `wait`, until it is gone.
+    async fn delete(&self, obj: &HookObject, wait: bool) -> Result<(), String> {
+        match obj.api.delete(&obj.name, &DeleteParams::background()).await {
+            Ok(_) => {}
+            Err(e) if is_not_found(&e) => return Ok(()),
+            Err(e) => {
+                return Err(format!(
+                    "deleting {}: {}",
+                    obj.label,
+                    describe_kube_error(&e)
+                ));
+            }
+        }
+        if !wait {
+            return Ok(());
+        }
+        let end = Instant::now() + self.timeout;
+        let mut backoff = Backoff::new(Duration::from_millis(20), Duration::from_secs(1));
+        loop {
+            match obj.api.get_opt(&obj.name).await {
+                Ok(None) => return Ok(()),
+                Ok(Some(_)) => {}
+                Err(e) => {
+                    return Err(format!(
+                        "reading {}: {}",
+                        obj.label,
+                        describe_kube_error(&e)
+                    ));
+                }
+            }
+            self.pause(end, &mut backoff, &obj.label, "to be deleted")
+                .await?;
+        }
+    }
+
+    async fn pause(
+        &self,
+        end: Instant,
+        backoff: &mut Backoff,
+        label: &str,
+        what: &str,
+    ) -> Result<(), String> {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!(
+                "timed out after {} waiting for {label} {what}",
+                landscaper_api::format_go_duration(self.timeout)
+            ));
+        }
+        self.interrupt
+            .sleep(backoff.next_delay().min(left), OPERATION)
+            .await
+            .map_err(|e| e.message)
+    }
+}
+
+fn has_policy(hook: &Hook, policy: &str) -> bool {
+    hook.delete_policies.iter().any(|p| p == policy)
+}
+
+fn now() -> String {
+    Timestamp::now().to_string()
+}
+
+/// Where a hook's workload stands.
+#[derive(Debug, PartialEq, Eq)]
+enum Completion {
+    Running,
+    Done,
+    Failed(String),
+}
+
+/// Helm's completion rules: a Job is done when `Complete` and failed when `Failed`; a Pod
+/// when its phase is `Succeeded` or `Failed`.
+fn completion(kind: &str, status: &Value) -> Completion {
+    let condition = |type_: &str| {
+        status
+            .get("conditions")
+            .and_then(Value::as_array)
+            .and_then(|cs| {
+                cs.iter().find(|c| {
+                    c.get("type").and_then(Value::as_str) == Some(type_)
+                        && c.get("status").and_then(Value::as_str) == Some("True")
+                })
+            })
+    };
+    match kind {
+        "Job" => {
+            if condition("Complete").is_some() {
+                return Completion::Done;
+            }
+            match condition("Failed") {
+                Some(c) => {
+                    let text = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or_default();
+                    Completion::Failed(
+                        format!("failed: {} {}", text("reason"), text("message"))
+                            .trim_end()
+                            .to_string(),
+                    )
+                }
+                None => Completion::Running,
+            }
+        }
+        "Pod" => match status.get("phase").and_then(Value::as_str) {
+            Some("Succeeded") => Completion::Done,
+            Some("Failed") => Completion::Failed(format!(
+                "failed: {}",
+                status
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the pod failed")
+            )),
+            _ => Completion::Running,
+        },
+        _ => Completion::Done,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(path: &str, kind: &str, events: &[&str], annotations: Value) -> Manifest {
+        Manifest {
+            path: path.into(),
+            content: serde_yaml_ng::to_string(&json!({
+                "apiVersion": "v1", "kind": kind,
+                "metadata": {"name": path.rsplit('/').next().unwrap(), "annotations": annotations}
+            }))
+            .unwrap(),
+            kind: kind.into(),
+            events: events.iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn weights_and_delete_policies_are_read_like_helm() {
+        let hooks = records(
+            &[
+                doc("c/templates/a", "ConfigMap", &["pre-install"], json!({WEIGHT_ANNOTATION: "-5", DELETE_POLICY_ANNOTATION: " Hook-Succeeded, hook-failed"})),
+                doc("c/templates/b", "ConfigMap", &["pre-install"], json!({WEIGHT_ANNOTATION: "x"})),
+            ],
+            "ns/i",
+        )
+        .unwrap();
+        assert_eq!(hooks[0].weight, -5);
+        assert_eq!(hooks[0].delete_policies, vec![HOOK_SUCCEEDED, HOOK_FAILED]);
+        assert_eq!((hooks[1].weight, hooks[1].delete_policies.len()), (0, 0));
+        assert_eq!(hooks[1].name, "b");
+    }
+
+    #[test]
+    fn a_hook_without_a_name_is_an_error_naming_its_template() {
+        let mut d = doc("c/templates/x.yaml", "Job", &["pre-install"], json!({}));
+        d.content = "kind: Job\nmetadata: {}\n".into();
+        let e = records(&[d], "ns/i").unwrap_err();
+        assert!(
+            e.message.contains("c/templates/x.yaml") && e.message.contains("metadata.name"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn jobs_and_pods_complete_or_fail_as_helm_sees_them() {
+        let job = |t: &str| json!({"conditions": [{"type": t, "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}]});
+        assert_eq!(completion("Job", &job("Complete")), Completion::Done);
+        assert_eq!(
+            completion("Job", &job("Failed")),
+            Completion::Failed(
+                "failed: BackoffLimitExceeded Job has reached the specified backoff limit".into()
+            )
+        );
+        assert_eq!(completion("Job", &json!({})), Completion::Running);
+        assert_eq!(
+            completion("Pod", &json!({"phase": "Running"})),
+            Completion::Running
+        );
+        assert_eq!(
+            completion("Pod", &json!({"phase": "Succeeded"})),
+            Completion::Done
+        );
+        assert_eq!(completion("ConfigMap", &Value::Null), Completion::Done);
+    }
+
+    #[test]
+    fn timeouts_come_from_the_operation_and_default_to_helms() {
+        let config: HelmProviderConfiguration = serde_json::from_value(json!({
+            "name": "r", "namespace": "n", "chart": {"ref": "x"},
+            "helmDeploymentConfig": {"install": {"timeout": "30s"}, "upgrade": {"timeout": 5}}
+        }))
+        .unwrap();
+        assert_eq!(
+            timeout(&config, Operation::Install, "ns/i").unwrap(),
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            timeout(&config, Operation::Uninstall, "ns/i").unwrap(),
+            DEFAULT_TIMEOUT
+        );
+        let e = timeout(&config, Operation::Upgrade, "ns/i").unwrap_err();
+        assert!(
+            e.message
+                .contains("spec.config.helmDeploymentConfig.upgrade.timeout"),
+            "{}",
+            e.message
+        );
+    }
+}

@@ -1,0 +1,473 @@
+//! Helm hooks and target-aware rendering of the helm deployer on two testbed clusters:
+//! install, upgrade and delete hooks run in Helm's order with Jobs awaited and delete
+//! policies applied; a failing or timed-out hook fails the item naming the hook; templates
+//! see the target's `lookup`, API versions and Kubernetes version.
+
+mod common;
+
+use common::*;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use landscaper_api::constants::deploy_item_types::HELM;
+use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemStatus};
+use landscaper_deployer::helm::{self, release};
+use serde_json::{Value, json};
+
+const HOOKED_CHART: &str = "apiVersion: v2\nname: hooked\nversion: 0.1.0\n";
+
+/// The release's own object.
+const CONFIG: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-config
+data:
+  message: {{ .Values.message | quote }}
+"#;
+
+/// A ConfigMap hook: `name`, events, weight and delete policy.
+fn configmap_hook(name: &str, events: &str, weight: i64, policy: Option<&str>) -> String {
+    let policy = policy
+        .map(|p| format!("\n    helm.sh/hook-delete-policy: {p}"))
+        .unwrap_or_default();
+    format!(
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  annotations:\n    helm.sh/hook: {events}\n    helm.sh/hook-weight: \"{weight}\"{policy}\ndata:\n  revision: {{{{ .Release.Revision | quote }}}}\n"
+    )
+}
+
+/// A Job hook; `annotations` are added as given (YAML lines under `annotations:`).
+fn job_hook(name: &str, events: &str, weight: i64, annotations: &[&str]) -> String {
+    let extra: String = annotations.iter().map(|a| format!("\n    {a}")).collect();
+    format!(
+        "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  annotations:\n    helm.sh/hook: {events}\n    helm.sh/hook-weight: \"{weight}\"{extra}\nspec:\n  backoffLimit: 0\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: run\n          image: busybox\n"
+    )
+}
+
+fn hooked_archive() -> String {
+    let hooks = [
+        configmap_hook("pre-b", "pre-install", 0, None),
+        configmap_hook("pre-late", "pre-install", 5, None),
+        configmap_hook("pre-a", "pre-install", 0, None),
+        configmap_hook("pre-early", "pre-install", -3, None),
+        job_hook("pre-job", "pre-install", 1, &[]),
+        job_hook(
+            "cleanup",
+            "pre-install,pre-upgrade",
+            2,
+            &["helm.sh/hook-delete-policy: hook-succeeded"],
+        ),
+        configmap_hook("post", "post-install", 0, None),
+        configmap_hook("upgraded", "pre-upgrade", 0, None),
+        configmap_hook("post-upgraded", "post-upgrade", 0, None),
+        configmap_hook("pre-deleted", "pre-delete", 0, None),
+        configmap_hook("post-deleted", "post-delete", 0, None),
+        configmap_hook("tested", "test", 0, None),
+    ]
+    .concat();
+    chart_archive(&[
+        ("hooked/Chart.yaml", HOOKED_CHART),
+        ("hooked/values.yaml", "message: one\n"),
+        ("hooked/templates/config.yaml", CONFIG),
+        ("hooked/templates/hooks.yaml", &hooks),
+    ])
+}
+
+fn helm_config(archive: &str, values: Value) -> Value {
+    json!({
+        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+        "kind": "ProviderConfiguration",
+        "name": "web",
+        "namespace": "apps",
+        "createNamespace": true,
+        "chart": {"archive": {"raw": archive}},
+        "values": values,
+    })
+}
+
+async fn set_config(env: &Env, name: &str, config: Value) {
+    env.items()
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"config": config}})),
+        )
+        .await
+        .unwrap();
+}
+
+/// The resourceVersion of a ConfigMap in `apps` (the testbed's versions grow with each write,
+/// so they tell the order of writes).
+async fn rv(env: &Env, name: &str) -> u64 {
+    let cm = env
+        .configmap("apps", name)
+        .await
+        .unwrap_or_else(|| panic!("ConfigMap apps/{name} exists"));
+    cm.metadata.resource_version.unwrap().parse().unwrap()
+}
+
+fn jobs(env: &Env) -> Api<Job> {
+    Api::namespaced(env.target.clone(), "apps")
+}
+
+async fn release_records(env: &Env) -> Vec<release::Release> {
+    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
+    let mut out: Vec<_> = secrets
+        .list(&ListParams::default().labels("owner=helm,name=web"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|s| release::decode(&s.data.unwrap()["release"].0).unwrap())
+        .collect();
+    out.sort_by_key(|r| r.version);
+    out
+}
+
+fn hook<'a>(r: &'a release::Release, name: &str) -> &'a release::Hook {
+    r.hooks
+        .iter()
+        .find(|h| h.name == name)
+        .unwrap_or_else(|| panic!("hook {name} recorded in revision {}", r.version))
+}
+
+fn status(di: &DeployItem) -> DeployItemStatus {
+    di.status.clone().unwrap_or_default()
+}
+
+fn assert_succeeded(di: &DeployItem) {
+    let s = status(di);
+    assert_eq!(
+        s.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        s.last_error
+    );
+}
+
+#[tokio::test]
+async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = hooked_archive();
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive, json!({})),
+    )
+    .await;
+    assert_succeeded(&env.finished("web", "job-1").await);
+
+    // Pre-install hooks by weight, then name; the Job completed before the next hook; all
+    // before the release's objects, the post-install hook after them.
+    let job = jobs(&env).get("pre-job").await.unwrap();
+    let job_rv: u64 = job.metadata.resource_version.unwrap().parse().unwrap();
+    let complete = job.status.and_then(|s| s.conditions).unwrap_or_default();
+    assert!(complete.iter().any(|c| c.type_ == "Complete"));
+    let order = [
+        rv(&env, "pre-early").await,
+        rv(&env, "pre-a").await,
+        rv(&env, "pre-b").await,
+        job_rv,
+        rv(&env, "pre-late").await,
+        rv(&env, "web-config").await,
+        rv(&env, "post").await,
+    ];
+    assert!(order.is_sorted(), "write order {order:?}");
+    // hook-succeeded removed the Job; no upgrade, delete or test hook ran.
+    assert!(jobs(&env).get_opt("cleanup").await.unwrap().is_none());
+    for name in [
+        "upgraded",
+        "post-upgraded",
+        "pre-deleted",
+        "post-deleted",
+        "tested",
+    ] {
+        assert!(env.configmap("apps", name).await.is_none(), "{name}");
+    }
+    // The release records every hook with its last run, and the default delete policy.
+    let records = release_records(&env).await;
+    let first = &records[0];
+    assert_eq!(first.hooks.len(), 12);
+    let pre_job = hook(first, "pre-job");
+    assert_eq!(
+        (pre_job.last_run.phase.as_str(), pre_job.weight),
+        ("Succeeded", 1)
+    );
+    assert_eq!(pre_job.events, vec!["pre-install"]);
+    assert_eq!(pre_job.delete_policies, vec!["before-hook-creation"]);
+    assert!(!pre_job.last_run.started_at.is_empty() && !pre_job.last_run.completed_at.is_empty());
+    assert_eq!(
+        hook(first, "cleanup").delete_policies,
+        vec!["hook-succeeded"]
+    );
+    assert_eq!(hook(first, "upgraded").last_run.phase, "");
+
+    // An upgrade runs the upgrade hooks, not the install hooks again.
+    let install_hooks = (rv(&env, "pre-a").await, rv(&env, "post").await);
+    set_config(
+        &env,
+        "web",
+        helm_config(&archive, json!({"message": "two"})),
+    )
+    .await;
+    env.trigger("web", "job-2").await;
+    assert_succeeded(&env.finished("web", "job-2").await);
+    assert_eq!(
+        (rv(&env, "pre-a").await, rv(&env, "post").await),
+        install_hooks
+    );
+    let upgraded = env
+        .configmap("apps", "upgraded")
+        .await
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(upgraded["revision"], "2");
+    assert!(rv(&env, "upgraded").await < rv(&env, "web-config").await);
+    assert!(rv(&env, "web-config").await < rv(&env, "post-upgraded").await);
+    assert!(jobs(&env).get_opt("cleanup").await.unwrap().is_none());
+    let records = release_records(&env).await;
+    assert_eq!(hook(&records[1], "upgraded").last_run.phase, "Succeeded");
+    assert_eq!(hook(&records[1], "pre-a").last_run.phase, "");
+
+    // Deleting the item runs the delete hooks around the deletion of the release's objects.
+    env.items()
+        .delete("web", &DeleteParams::default())
+        .await
+        .unwrap();
+    wait_until(|| async { env.items().get_opt("web").await.unwrap().is_none() }).await;
+    assert!(env.configmap("apps", "web-config").await.is_none());
+    assert!(rv(&env, "pre-deleted").await < rv(&env, "post-deleted").await);
+    assert!(release_records(&env).await.is_empty());
+    deployer.stop().await;
+}
+
+/// A chart whose pre-install Job `migrate` never completes by itself (the test decides),
+/// rendered only while `run` is true.
+fn failing_archive() -> String {
+    let job = job_hook(
+        "migrate",
+        "pre-install",
+        0,
+        &[
+            &format!("{}: \"true\"", testbed::NEVER_READY),
+            "helm.sh/hook-delete-policy: {{ .Values.policy }}",
+        ],
+    );
+    chart_archive(&[
+        ("hooked/Chart.yaml", HOOKED_CHART),
+        (
+            "hooked/values.yaml",
+            "message: one\nrun: true\npolicy: hook-failed\n",
+        ),
+        ("hooked/templates/config.yaml", CONFIG),
+        (
+            "hooked/templates/migrate.yaml",
+            &format!("{{{{- if .Values.run }}}}\n{job}{{{{- end }}}}\n"),
+        ),
+    ])
+}
+
+#[tokio::test]
+async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = failing_archive();
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive, json!({})),
+    )
+    .await;
+    wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_some() }).await;
+    jobs(&env)
+        .patch_status(
+            "migrate",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"failed": 1, "conditions": [{
+                "type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                "message": "Job has reached the specified backoff limit"}]}})),
+        )
+        .await
+        .unwrap();
+    let s = status(&env.finished("web", "job-1").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "HookFailed");
+    for part in [
+        "pre-install",
+        "hooked/templates/migrate.yaml",
+        "Job apps/migrate",
+        "BackoffLimitExceeded",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+    // hook-failed removed the Job; the release's objects were never written.
+    wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_none() }).await;
+    assert!(env.configmap("apps", "web-config").await.is_none());
+    let records = release_records(&env).await;
+    assert_eq!(records[0].info.status, release::Status::Failed);
+    assert_eq!(hook(&records[0], "migrate").last_run.phase, "Failed");
+
+    // A hook that never completes fails at the install timeout; without hook-failed the
+    // Job stays for inspection.
+    let mut timed = helm_config(&archive, json!({"policy": "before-hook-creation"}));
+    timed["helmDeploymentConfig"] = json!({"install": {"timeout": "1s"}});
+    set_config(&env, "web", timed).await;
+    env.trigger("web", "job-2").await;
+    let s = status(&env.finished("web", "job-2").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "HookTimeout");
+    assert!(
+        error.message.contains("timed out after 1s") && error.message.contains("Job apps/migrate"),
+        "{}",
+        error.message
+    );
+    assert!(jobs(&env).get_opt("migrate").await.unwrap().is_some());
+
+    // Without the hook the install succeeds.
+    set_config(&env, "web", helm_config(&archive, json!({"run": false}))).await;
+    env.trigger("web", "job-3").await;
+    assert_succeeded(&env.finished("web", "job-3").await);
+    assert!(env.configmap("apps", "web-config").await.is_some());
+    deployer.stop().await;
+}
+
+const AWARE: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-seen
+data:
+  password: {{ (lookup "v1" "Secret" "data" "existing").data.password | default "none" | quote }}
+  absent: {{ lookup "v1" "ConfigMap" "data" "absent" | len | quote }}
+  listed: "{{ range (lookup "v1" "ConfigMap" "data" "").items }}{{ .kind }}/{{ .metadata.name }},{{ end }}"
+  widgets: {{ .Capabilities.APIVersions.Has "example.com/v1" | quote }}
+  widgetKind: {{ .Capabilities.APIVersions.Has "example.com/v1/Widget" | quote }}
+  gadgets: {{ .Capabilities.APIVersions.Has "gadgets.example.com/v1" | quote }}
+  kube: {{ .Capabilities.KubeVersion.Version | quote }}
+{{- if .Values.badLookup }}
+  bad: {{ lookup "nope.example.com/v1" "Thing" "" "x" | len | quote }}
+{{- end }}
+"#;
+
+async fn prepare_target(env: &Env) {
+    let create_ns = |name: &str| {
+        serde_json::from_value::<Namespace>(json!({"metadata": {"name": name}})).unwrap()
+    };
+    Api::<Namespace>::all(env.target.clone())
+        .create(&PostParams::default(), &create_ns("data"))
+        .await
+        .unwrap();
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "existing"}, "stringData": {"password": "s3cret"}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(env.target.clone(), "data")
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    for name in ["one", "two"] {
+        let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
+        Api::<ConfigMap>::namespaced(env.target.clone(), "data")
+            .create(&PostParams::default(), &cm)
+            .await
+            .unwrap();
+    }
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
+        }
+    }))
+    .unwrap();
+    Api::<CustomResourceDefinition>::all(env.target.clone())
+        .create(&PostParams::default(), &crd)
+        .await
+        .unwrap();
+    let widgets = kube::discovery::ApiResource {
+        group: "example.com".into(),
+        version: "v1".into(),
+        api_version: "example.com/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    let api: Api<kube::api::DynamicObject> =
+        Api::namespaced_with(env.target.clone(), "data", &widgets);
+    wait_until(|| async { api.list(&ListParams::default()).await.is_ok() }).await;
+}
+
+#[tokio::test]
+async fn templates_see_the_targets_objects_api_versions_and_version() {
+    let env = env().await;
+    prepare_target(&env).await;
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = chart_archive(&[
+        (
+            "aware/Chart.yaml",
+            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
+        ),
+        ("aware/values.yaml", "badLookup: false\n"),
+        ("aware/templates/seen.yaml", AWARE),
+    ]);
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive, json!({"badLookup": true})),
+    )
+    .await;
+    let s = status(&env.finished("web", "job-1").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let message = s.last_error.unwrap().message;
+    assert!(
+        message.contains("chart aware-0.1.0")
+            && message.contains(r#"lookup "nope.example.com/v1" "Thing" "" "x""#),
+        "{message}"
+    );
+
+    set_config(
+        &env,
+        "web",
+        helm_config(&archive, json!({"badLookup": false})),
+    )
+    .await;
+    env.trigger("web", "job-2").await;
+    assert_succeeded(&env.finished("web", "job-2").await);
+    let data = env
+        .configmap("apps", "web-seen")
+        .await
+        .unwrap()
+        .data
+        .unwrap();
+    let version = env.target.apiserver_version().await.unwrap().git_version;
+    let expected = [
+        ("password", "czNjcmV0"),
+        ("absent", "0"),
+        ("widgets", "true"),
+        ("widgetKind", "true"),
+        ("gadgets", "false"),
+        ("kube", version.as_str()),
+    ];
+    for (key, value) in expected {
+        assert_eq!(data[key], value, "{key}");
+    }
+    let listed = &data["listed"];
+    assert!(
+        listed.contains("ConfigMap/one,") && listed.contains("ConfigMap/two,"),
+        "{listed}"
+    );
+    deployer.stop().await;
+}
