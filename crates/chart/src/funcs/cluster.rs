@@ -33,8 +33,7 @@ pub fn install_lookup(funcs: &mut FuncMap, lookup: Lookup) {
         let kind = args::string(a, 1)?;
         let namespace = args::string(a, 2)?;
         let name = args::string(a, 3)?;
-        let found =
-            (lookup.0)(&api_version, &kind, &namespace, &name).map_err(FuncError::failed)?;
+        let found = (lookup.0)(api_version, kind, namespace, name).map_err(FuncError::failed)?;
         Ok(Value::from_data(&found))
     });
 }
