@@ -27,10 +27,12 @@
 //! `store/` keeps objects and the change history, `resources/` the served kinds,
 //! `controllers/` what controllers do in a real cluster (CRDs, garbage collection,
 //! namespaces, tokens, the workload simulator), `authn`/`rbac`/`token` who may do what, and
-//! `patch`/`selector` the pure algorithms of patches and selectors.
+//! `patch`/`selector` the pure algorithms of patches and selectors. Beside the API server,
+//! `chart_repository` and `registry` serve Helm charts on loopback for fetch tests.
 
 pub mod auth;
 pub mod authn;
+pub mod chart_repository;
 pub mod clock;
 pub mod cluster;
 pub mod controllers;
@@ -44,6 +46,7 @@ pub mod objects;
 pub mod patch;
 pub mod rbac;
 pub mod request_log;
+pub mod registry;
 pub mod resources;
 pub mod selector;
 pub mod server;

@@ -550,6 +550,7 @@ fn fetch_options(args: &Args) -> FetchOptions {
             )
         })),
         cache_dir: args.content_cache.clone().or_else(cache_dir),
+        ..FetchOptions::default()
     }
 }
 

@@ -2,10 +2,11 @@
 //! media type and whose one layer is the chart archive. Versions map to tags (`+` → `_`).
 
 use oci_client::client::{Certificate, CertificateEncoding, ClientConfig, ClientProtocol};
+use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
-use super::{Cache, FetchError, FetchOptions, read_ca_file, registry_credentials};
+use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file, registry_credentials};
 use crate::semver::{Constraints, Version};
 
 /// Helm's media type of a chart's config blob.
@@ -48,8 +49,45 @@ fn auth(options: &FetchOptions, registry: &str) -> Result<RegistryAuth, FetchErr
     })
 }
 
-fn failed(reference: &str, e: impl std::fmt::Display) -> FetchError {
-    FetchError(format!("failed to fetch oci://{reference}: {e}"))
+fn failed(reference: &str, e: &OciDistributionError) -> FetchError {
+    FetchError::new(
+        kind_of(e),
+        format!("failed to fetch oci://{reference}: {e}"),
+    )
+}
+
+/// Whether a registry error can pass by itself, or names a missing chart or refused
+/// credentials.
+fn kind_of(e: &OciDistributionError) -> FetchErrorKind {
+    use OciDistributionError as E;
+    match e {
+        E::RequestError(r) if r.is_builder() => FetchErrorKind::Invalid,
+        E::RequestError(_) | E::IoError(_) => FetchErrorKind::Unreachable,
+        E::ServerError { code, .. } => match code {
+            404 => FetchErrorKind::NotFound,
+            401 | 403 => FetchErrorKind::Denied,
+            408 | 429 => FetchErrorKind::Unreachable,
+            c if *c >= 500 => FetchErrorKind::Unreachable,
+            _ => FetchErrorKind::Invalid,
+        },
+        E::UnauthorizedError { .. } | E::AuthenticationFailure(_) => FetchErrorKind::Denied,
+        E::ImageManifestNotFoundError(_) => FetchErrorKind::NotFound,
+        E::RegistryError { envelope, .. } => {
+            envelope
+                .errors
+                .first()
+                .map_or(FetchErrorKind::Invalid, |e| match e.code {
+                    OciErrorCode::ManifestUnknown
+                    | OciErrorCode::NameUnknown
+                    | OciErrorCode::BlobUnknown
+                    | OciErrorCode::NotFound => FetchErrorKind::NotFound,
+                    OciErrorCode::Unauthorized | OciErrorCode::Denied => FetchErrorKind::Denied,
+                    OciErrorCode::Toomanyrequests => FetchErrorKind::Unreachable,
+                    _ => FetchErrorKind::Invalid,
+                })
+        }
+        _ => FetchErrorKind::Invalid,
+    }
 }
 
 /// Pulls the chart `reference` (without `oci://`) at `version` (exact, a range, or empty
@@ -61,13 +99,18 @@ pub(super) async fn pull(
     cache: Option<&Cache>,
 ) -> Result<Vec<u8>, FetchError> {
     let client = client(options)?;
-    let base: Reference = reference.parse().map_err(|e| failed(reference, e))?;
+    let base: Reference = reference
+        .parse()
+        .map_err(|e| FetchError::invalid(format!("failed to fetch oci://{reference}: {e}")))?;
     let auth = auth(options, base.registry())?;
-    let tag = if reference
+    if base.digest().is_some() {
+        return pull_image(&client, &auth, &base, reference, cache).await;
+    }
+    let tagged = reference
         .rsplit('/')
         .next()
-        .is_some_and(|last| last.contains(':'))
-    {
+        .is_some_and(|last| last.contains(':'));
+    let tag = if tagged {
         base.tag().unwrap_or("latest").to_string()
     } else if is_exact_version(version) {
         version.replace('+', "_")
@@ -79,37 +122,53 @@ pub(super) async fn pull(
         base.repository().to_string(),
         tag.clone(),
     );
+    let name = if tagged {
+        reference.to_string()
+    } else {
+        format!("{reference}:{tag}")
+    };
+    pull_image(&client, &auth, &image, &name, cache).await
+}
+
+/// Pulls the chart layer of one manifest (by tag or digest); `reference` names it in errors.
+async fn pull_image(
+    client: &Client,
+    auth: &RegistryAuth,
+    image: &Reference,
+    reference: &str,
+    cache: Option<&Cache>,
+) -> Result<Vec<u8>, FetchError> {
     let (manifest, _) = client
-        .pull_image_manifest(&image, &auth)
+        .pull_image_manifest(image, auth)
         .await
-        .map_err(|e| failed(&format!("{reference}:{tag}"), e))?;
+        .map_err(|e| failed(reference, &e))?;
     let Some(layer) = manifest
         .layers
         .iter()
         .find(|l| l.media_type == HELM_CHART_CONTENT_MEDIA_TYPE)
     else {
-        return Err(FetchError(format!(
-            "oci://{reference}:{tag} is not a Helm chart: no layer of type {HELM_CHART_CONTENT_MEDIA_TYPE}"
+        return Err(FetchError::invalid(format!(
+            "oci://{reference} is not a Helm chart: no layer of type {HELM_CHART_CONTENT_MEDIA_TYPE}"
         )));
     };
     if let Some(hit) = cache.and_then(|c| c.get(&layer.digest)) {
         return Ok(hit);
     }
     if layer.size < 0 || layer.size as u64 > crate::chart::MAX_DECOMPRESSED_CHART_SIZE {
-        return Err(FetchError(format!(
-            "oci://{reference}:{tag}: chart layer of {} bytes is too large",
+        return Err(FetchError::invalid(format!(
+            "oci://{reference}: chart layer of {} bytes is too large",
             layer.size
         )));
     }
     let mut data = Vec::new();
     client
-        .pull_blob(&image, layer, &mut data)
+        .pull_blob(image, layer, &mut data)
         .await
-        .map_err(|e| failed(&format!("{reference}:{tag}"), e))?;
+        .map_err(|e| failed(reference, &e))?;
     let actual = Cache::digest(&data);
     if layer.digest.strip_prefix("sha256:") != Some(actual.as_str()) {
-        return Err(FetchError(format!(
-            "oci://{reference}:{tag}: layer digest sha256:{actual} does not match {}",
+        return Err(FetchError::invalid(format!(
+            "oci://{reference}: layer digest sha256:{actual} does not match {}",
             layer.digest
         )));
     }
@@ -139,9 +198,9 @@ async fn resolve_tag(
     let tags = client
         .list_tags(base, auth, None, None)
         .await
-        .map_err(|e| failed(reference, e))?;
+        .map_err(|e| failed(reference, &e))?;
     let constraints = Constraints::parse(if range.is_empty() { "*" } else { range })
-        .map_err(|e| FetchError(format!("invalid version range \"{range}\": {e}")))?;
+        .map_err(|e| FetchError::invalid(format!("invalid version range \"{range}\": {e}")))?;
     tags.tags
         .iter()
         .filter_map(|t| Version::parse(&t.replace('_', "+")).ok().map(|v| (v, t)))
@@ -149,9 +208,10 @@ async fn resolve_tag(
         .max_by(|(a, _), (b, _)| a.compare(b).cmp(&0))
         .map(|(_, t)| t.clone())
         .ok_or_else(|| {
-            FetchError(format!(
-                "could not locate a version matching \"{range}\" for oci://{reference}"
-            ))
+            FetchError::new(
+                FetchErrorKind::NotFound,
+                format!("could not locate a version matching \"{range}\" for oci://{reference}"),
+            )
         })
 }
 
@@ -165,7 +225,9 @@ pub async fn push(
     options: &FetchOptions,
 ) -> Result<String, FetchError> {
     let client = client(options)?;
-    let base: Reference = reference.parse().map_err(|e| failed(reference, e))?;
+    let base: Reference = reference
+        .parse()
+        .map_err(|e| FetchError::invalid(format!("failed to push oci://{reference}: {e}")))?;
     let image = Reference::with_tag(
         base.registry().to_string(),
         base.repository().to_string(),
@@ -188,5 +250,5 @@ pub async fn push(
         )
         .await
         .map(|r| r.manifest_url)
-        .map_err(|e| failed(reference, e))
+        .map_err(|e| failed(reference, &e))
 }

@@ -65,7 +65,7 @@ pub fn registry_credentials(
 
 /// The error never quotes the file's content: it holds secrets.
 fn invalid(path: &Path, e: impl std::fmt::Display) -> FetchError {
-    FetchError(format!("loading registry config {}: {e}", path.display()))
+    FetchError::invalid(format!("loading registry config {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -93,7 +93,7 @@ mod tests {
         assert_eq!(registry_credentials(&file, "quay.io").unwrap(), None);
         assert_eq!(registry_credentials(&dir.join("none"), "x").unwrap(), None);
         std::fs::write(&file, "{\"auths\": {\"h\": {\"auth\": \"%%%\"}}}").unwrap();
-        let err = registry_credentials(&file, "h").unwrap_err().0;
+        let err = registry_credentials(&file, "h").unwrap_err().message;
         assert!(!err.contains("%%%"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,7 +1,7 @@
 //! Helm chart repositories: `index.yaml`, version resolution as Helm's `IndexFile.Get`, and
 //! downloads with basic auth (only to the repository's own host) and extra CAs.
 
-use super::{Cache, FetchError, FetchOptions, read_ca_file};
+use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file};
 use crate::data::Data;
 use crate::semver::{Constraints, Version};
 use crate::yaml;
@@ -29,14 +29,14 @@ pub(super) fn http_client(options: &FetchOptions) -> Result<reqwest::Client, Fet
         .danger_accept_invalid_certs(options.insecure_skip_tls_verify);
     if let Some(pem) = read_ca_file(options)? {
         for cert in reqwest::Certificate::from_pem_bundle(&pem)
-            .map_err(|e| FetchError(format!("can't parse CA file: {e}")))?
+            .map_err(|e| FetchError::invalid(format!("can't parse CA file: {e}")))?
         {
             builder = builder.add_root_certificate(cert);
         }
     }
     builder
         .build()
-        .map_err(|e| FetchError(format!("can't create HTTP client: {e}")))
+        .map_err(|e| FetchError::invalid(format!("can't create HTTP client: {e}")))
 }
 
 fn host_of(url: &str) -> Option<String> {
@@ -57,40 +57,65 @@ async fn get(
     limit: usize,
 ) -> Result<Vec<u8>, FetchError> {
     let mut request = client.get(url);
-    if let (Some(user), Some(host)) = (&options.username, auth_host)
+    if let Some(host) = auth_host
         && (options.pass_credentials || host_of(url).as_deref() == Some(host))
     {
-        request = request.basic_auth(user, options.password.as_deref());
+        if let Some(header) = &options.authorization {
+            request = request.header(reqwest::header::AUTHORIZATION, header);
+        } else if let Some(user) = &options.username {
+            request = request.basic_auth(user, options.password.as_deref());
+        }
     }
-    let response = request
-        .send()
-        .await
-        .map_err(|e| FetchError(format!("failed to fetch {url}: {}", error_chain(&e))))?;
-    if !response.status().is_success() {
-        return Err(FetchError(format!(
-            "failed to fetch {url} : {}",
-            response.status()
-        )));
+    let response = request.send().await.map_err(|e| {
+        let kind = if e.is_builder() {
+            FetchErrorKind::Invalid
+        } else {
+            FetchErrorKind::Unreachable
+        };
+        FetchError::new(kind, format!("failed to fetch {url}: {}", error_chain(&e)))
+    })?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(FetchError::new(
+            status_kind(status),
+            format!("failed to fetch {url} : {status}"),
+        ));
     }
     if response
         .content_length()
         .is_some_and(|n| n as usize > limit)
     {
-        return Err(FetchError(format!("{url} is larger than {limit} bytes")));
+        return Err(FetchError::invalid(format!(
+            "{url} is larger than {limit} bytes"
+        )));
     }
     let mut response = response;
     let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| FetchError(format!("failed to fetch {url}: {}", error_chain(&e))))?
-    {
+    while let Some(chunk) = response.chunk().await.map_err(|e| {
+        FetchError::new(
+            FetchErrorKind::Unreachable,
+            format!("failed to fetch {url}: {}", error_chain(&e)),
+        )
+    })? {
         if body.len() + chunk.len() > limit {
-            return Err(FetchError(format!("{url} is larger than {limit} bytes")));
+            return Err(FetchError::invalid(format!(
+                "{url} is larger than {limit} bytes"
+            )));
         }
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// What an HTTP error status means for retrying: server errors and throttling may pass.
+fn status_kind(status: reqwest::StatusCode) -> FetchErrorKind {
+    match status.as_u16() {
+        404 | 410 => FetchErrorKind::NotFound,
+        401 | 403 => FetchErrorKind::Denied,
+        408 | 429 => FetchErrorKind::Unreachable,
+        s if s >= 500 => FetchErrorKind::Unreachable,
+        _ => FetchErrorKind::Invalid,
+    }
 }
 
 /// The error and its causes on one line (reqwest hides the useful part in its sources).
@@ -119,15 +144,16 @@ fn join_url(base: &str, reference: &str) -> String {
 /// Reads the versions of `name` from an `index.yaml`.
 fn index_entries(index: &str, name: &str, repo_url: &str) -> Result<Vec<IndexEntry>, FetchError> {
     let parsed = yaml::parse_values(index)
-        .map_err(|e| FetchError(format!("{repo_url}/index.yaml: {}", e.helm_message())))?;
+        .map_err(|e| FetchError::invalid(format!("{repo_url}/index.yaml: {}", e.helm_message())))?;
     let Some(Data::List(versions)) = parsed
         .get("entries")
         .and_then(Data::as_map)
         .and_then(|e| e.get(name))
     else {
-        return Err(FetchError(format!(
-            "chart \"{name}\" not found in {repo_url} repository"
-        )));
+        return Err(FetchError::new(
+            FetchErrorKind::NotFound,
+            format!("chart \"{name}\" not found in {repo_url} repository"),
+        ));
     };
     Ok(versions
         .iter()
@@ -189,8 +215,8 @@ pub(super) async fn fetch_from_repository(
     )
     .await
     .map_err(|e| {
-        FetchError(format!(
-            "looks like \"{repo_url}\" is not a valid chart repository or cannot be reached: {e}"
+        e.context(format!(
+            "looks like \"{repo_url}\" is not a valid chart repository or cannot be reached"
         ))
     })?;
     let index = String::from_utf8_lossy(&index);
@@ -211,12 +237,13 @@ pub(super) async fn download_from_index(
     let repo_host = host_of(repo_url);
     let entries = index_entries(index, name, repo_url)?;
     let Some(entry) = resolve_version(&entries, range) else {
-        return Err(FetchError(format!(
-            "chart \"{name}\" version \"{range}\" not found in {repo_url} repository"
-        )));
+        return Err(FetchError::new(
+            FetchErrorKind::NotFound,
+            format!("chart \"{name}\" version \"{range}\" not found in {repo_url} repository"),
+        ));
     };
     let Some(url) = entry.urls.first() else {
-        return Err(FetchError(format!(
+        return Err(FetchError::invalid(format!(
             "chart \"{name}\" version \"{}\" has no downloadable URLs",
             entry.version
         )));
@@ -235,7 +262,7 @@ pub(super) async fn download_from_index(
             .trim_start_matches("sha256:")
             .eq_ignore_ascii_case(&actual)
         {
-            return Err(FetchError(format!(
+            return Err(FetchError::invalid(format!(
                 "{url}: digest sha256:{actual} does not match the repository index ({digest})"
             )));
         }
@@ -285,7 +312,9 @@ mod tests {
         );
         assert!(resolve_version(&entries, ">=3").is_none());
         assert_eq!(
-            index_entries(INDEX, "other", "http://repo").unwrap_err().0,
+            index_entries(INDEX, "other", "http://repo")
+                .unwrap_err()
+                .message,
             "chart \"other\" not found in http://repo repository"
         );
     }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{FetchError, FetchOptions};
+use super::{FetchError, FetchErrorKind, FetchOptions};
 use crate::data::{Data, Map};
 use crate::yaml;
 
@@ -50,19 +50,19 @@ impl Repository {
 /// Finds repository `name` in the `repositories.yaml` at `path`; a missing file has no
 /// repositories, as in Helm.
 pub fn find_repository(path: &Path, name: &str) -> Result<Repository, FetchError> {
-    let not_found = || FetchError(format!("repo {name} not found"));
+    let not_found = || FetchError::new(FetchErrorKind::NotFound, format!("repo {name} not found"));
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
         Err(e) => {
-            return Err(FetchError(format!(
+            return Err(FetchError::invalid(format!(
                 "couldn't load repositories file ({}): {e}",
                 path.display()
             )));
         }
     };
     let config = yaml::parse_values(&text).map_err(|e| {
-        FetchError(format!(
+        FetchError::invalid(format!(
             "couldn't load repositories file ({}): {}",
             path.display(),
             e.helm_message()
@@ -97,7 +97,7 @@ pub fn cached_index(cache_dir: &Path, repository: &str) -> Result<String, FetchE
             std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
             _ => e.to_string(),
         };
-        FetchError(format!(
+        FetchError::invalid(format!(
             "no cached repo found. (try 'helm repo update'): open {}: {reason}",
             path.display()
         ))
@@ -135,14 +135,16 @@ mod tests {
         assert_eq!(a.username.as_deref(), Some("u"));
         assert!(a.pass_credentials);
         assert_eq!(
-            find_repository(&file, "c").unwrap_err().0,
+            find_repository(&file, "c").unwrap_err().message,
             "repo c not found"
         );
         assert_eq!(
-            find_repository(&dir.join("none.yaml"), "a").unwrap_err().0,
+            find_repository(&dir.join("none.yaml"), "a")
+                .unwrap_err()
+                .message,
             "repo a not found"
         );
-        let err = cached_index(&dir, "a").unwrap_err().0;
+        let err = cached_index(&dir, "a").unwrap_err().message;
         assert!(
             err.starts_with("no cached repo found. (try 'helm repo update'): open "),
             "{err}"

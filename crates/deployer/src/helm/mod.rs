@@ -9,6 +9,7 @@
 
 pub mod chart_hooks;
 pub mod config;
+pub mod credentials;
 pub mod release;
 pub mod render;
 pub mod render_target;
@@ -40,6 +41,8 @@ use landscaper_chart::render::ReleaseOptions;
 use release::{Hook, Info, Release, Status};
 use render_target::RenderTarget;
 use serde_json::Value;
+use source::Sources;
+use std::sync::Arc;
 use storage::Storage;
 use tracing::Instrument;
 
@@ -54,7 +57,10 @@ const RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namespace";
 
 /// The helm deployer.
 #[derive(Debug, Clone, Default)]
-pub struct HelmDeployer;
+pub struct HelmDeployer {
+    /// Resolves and caches chart sources for every worker.
+    pub sources: Arc<Sources>,
+}
 
 /// A helm deployer ready to [`crate::controller::run`], with continuous reconcile.
 pub fn setup(
@@ -68,7 +74,7 @@ pub fn setup(
     Setup {
         ls_client,
         secrets_client,
-        deployer: HelmDeployer,
+        deployer: HelmDeployer::default(),
         config,
         hooks,
     }
@@ -160,6 +166,7 @@ struct Input<'a> {
 /// One reconcile: everything that happens between reading the item and answering.
 struct Run<'a> {
     job: &'a Job,
+    sources: &'a Sources,
     config: HelmProviderConfiguration,
     cluster: TargetCluster,
 }
@@ -172,7 +179,7 @@ impl Run<'_> {
     async fn reconcile(&self) -> Result<Outcome, Failure> {
         let item = self.job.item_name();
         let config = &self.config;
-        let chart = source::resolve(&config.chart, &item)?;
+        let chart = self.sources.resolve(self.job, &config.chart).await?;
         let values = render::values(config.values.as_ref(), &item)?;
         if config.create_namespace.unwrap_or(false) {
             ensure_namespace(&self.cluster, &config.namespace).await?;
@@ -413,6 +420,7 @@ impl Deployer for HelmDeployer {
         let span = tracing::info_span!("helm_release", release = %config.name, namespace = %config.namespace);
         Run {
             job,
+            sources: &self.sources,
             config,
             cluster,
         }

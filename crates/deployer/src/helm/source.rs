@@ -1,27 +1,331 @@
 //! Where a chart comes from: the provider configuration's `chart` resolved to a loaded chart.
-//! An inline archive (`archive.raw`, base64 `.tgz`) is loaded here; fetching remote archives,
-//! Helm repositories and OCI references belongs to the chart fetcher and is reported as an
-//! unsupported source until that lands.
+//! Inline archives (`archive.raw`) are decoded here; remote archives (`archive.remote.url`),
+//! Helm repositories (`helmChartRepo`) and OCI references (`ref`) are fetched with
+//! `crates/chart`'s fetcher, with credentials from the item's Context. Archives are cached on
+//! disk by digest (bounded, shared by every reconcile of the process) and the last loaded
+//! charts stay in memory, so unchanged items neither download nor parse again.
 
+use crate::deployer::Job;
 use crate::error::Error;
+use crate::helm::credentials;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use landscaper_api::deployer::Chart as ChartSource;
 use landscaper_chart::chart::{self, Chart};
+use landscaper_chart::fetch::{self, Cache, FetchError, FetchErrorKind, FetchOptions};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 const OPERATION: &str = "ResolveChart";
+/// The environment variable naming the archive cache directory.
+pub const CACHE_DIR_ENV: &str = "LANDSCAPER_CHART_CACHE_DIR";
+/// Default bound of the archive cache on disk.
+pub const DEFAULT_CACHE_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// Default number of loaded charts kept in memory.
+pub const DEFAULT_LOADED_CHARTS: usize = 16;
 
-/// A short description of the source, for messages (`inline archive`, `oci://…`).
-pub fn describe(source: &ChartSource) -> String {
-    if let Some(r) = &source.reference {
-        return format!("OCI chart {r}");
+/// How charts are fetched and cached.
+#[derive(Debug, Clone)]
+pub struct SourceSettings {
+    /// Where fetched archives are cached by digest; no disk cache when `None`.
+    pub cache_dir: Option<PathBuf>,
+    /// Bytes the disk cache may hold; least recently used archives are removed beyond it.
+    pub cache_max_bytes: u64,
+    /// Loaded charts kept in memory, by archive digest.
+    pub loaded_charts: usize,
+    /// Registries (`host:port`) spoken to over plain HTTP, like Docker's insecure registries.
+    pub plain_http_registries: Vec<String>,
+}
+
+impl Default for SourceSettings {
+    /// The cache in `$LANDSCAPER_CHART_CACHE_DIR`, else `landscaper-charts` in the temporary
+    /// directory; 256 MiB on disk, 16 charts in memory; every registry over HTTPS.
+    fn default() -> Self {
+        let dir = std::env::var_os(CACHE_DIR_ENV)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| std::env::temp_dir().join("landscaper-charts"));
+        Self {
+            cache_dir: Some(dir),
+            cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
+            loaded_charts: DEFAULT_LOADED_CHARTS,
+            plain_http_registries: Vec::new(),
+        }
+    }
+}
+
+/// Resolves chart sources; one per deployer, shared by all its workers.
+#[derive(Debug, Default)]
+pub struct Sources {
+    settings: SourceSettings,
+    loaded: Mutex<VecDeque<(String, Arc<Chart>)>>,
+}
+
+/// Which source a configuration names, with what it needs.
+enum Source<'a> {
+    Raw(&'a str),
+    Remote(Remote<'a>),
+}
+
+/// A source that is fetched.
+enum Remote<'a> {
+    Url(&'a str),
+    Repository {
+        url: &'a str,
+        name: &'a str,
+        version: &'a str,
+    },
+    Oci(&'a str),
+}
+
+impl Sources {
+    /// Sources with these settings.
+    pub fn new(settings: SourceSettings) -> Self {
+        Self {
+            settings,
+            loaded: Mutex::default(),
+        }
+    }
+
+    /// Loads the chart the configuration points at.
+    pub async fn resolve(&self, job: &Job, source: &ChartSource) -> Result<Arc<Chart>, Error> {
+        let item = job.item_name();
+        let archive = match classify(source, &item)? {
+            Source::Raw(raw) => decode_raw(raw, &item)?,
+            Source::Remote(remote) => self.fetch(job, &remote, source, &item).await?,
+        };
+        self.load(&archive, source, &item)
+    }
+
+    fn options(&self) -> FetchOptions {
+        FetchOptions {
+            cache_dir: self.settings.cache_dir.clone(),
+            cache_max_bytes: Some(self.settings.cache_max_bytes),
+            ..FetchOptions::default()
+        }
+    }
+
+    async fn fetch(
+        &self,
+        job: &Job,
+        remote: &Remote<'_>,
+        source: &ChartSource,
+        item: &str,
+    ) -> Result<Vec<u8>, Error> {
+        let context = credentials::context(job).await?;
+        let mut options = self.options();
+        let (field, result) = match remote {
+            Remote::Url(url) => {
+                apply_repository(
+                    &mut options,
+                    credentials::for_repository(job, context.as_ref(), url).await?,
+                );
+                (
+                    "archive.remote.url",
+                    fetch::fetch_chart(url, None, "", &options).await,
+                )
+            }
+            Remote::Repository { url, name, version } => {
+                apply_repository(
+                    &mut options,
+                    credentials::for_repository(job, context.as_ref(), url).await?,
+                );
+                (
+                    "helmChartRepo",
+                    fetch::fetch_chart(name, Some(url), version, &options).await,
+                )
+            }
+            Remote::Oci(reference) => {
+                let reference = reference.strip_prefix("oci://").unwrap_or(reference);
+                let registry = reference.split('/').next().unwrap_or_default();
+                options.plain_http = self
+                    .settings
+                    .plain_http_registries
+                    .iter()
+                    .any(|r| r == registry);
+                if let Some(login) =
+                    credentials::for_registry(job, context.as_ref(), registry).await?
+                {
+                    options.username = Some(login.username);
+                    options.password = Some(login.password);
+                }
+                (
+                    "ref",
+                    fetch::fetch_chart(&format!("oci://{reference}"), None, "", &options).await,
+                )
+            }
+        };
+        result.map_err(|e| fetch_failed(item, field, source, e))
+    }
+
+    /// The chart of an archive, from memory when the same archive was loaded recently.
+    fn load(&self, archive: &[u8], source: &ChartSource, item: &str) -> Result<Arc<Chart>, Error> {
+        let digest = Cache::digest(archive);
+        {
+            let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(pos) = loaded.iter().position(|(d, _)| *d == digest) {
+                let hit = loaded.remove(pos).map(|(_, c)| c);
+                if let Some(chart) = hit {
+                    loaded.push_back((digest, chart.clone()));
+                    return Ok(chart);
+                }
+            }
+        }
+        let chart = Arc::new(chart::load_archive(archive).map_err(|e| {
+            Error::config(
+                OPERATION,
+                "InvalidChart",
+                format!(
+                    "DeployItem {item} spec.config.chart: {}: loading the chart: {e}",
+                    describe(source)
+                ),
+            )
+        })?);
+        if self.settings.loaded_charts > 0 {
+            let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+            if loaded.len() >= self.settings.loaded_charts {
+                loaded.pop_front();
+            }
+            loaded.push_back((digest, chart.clone()));
+        }
+        Ok(chart)
+    }
+}
+
+fn apply_repository(options: &mut FetchOptions, auth: credentials::RepositoryAuth) {
+    options.authorization = auth.header;
+    options.ca_pem = auth.ca_pem;
+}
+
+fn invalid(item: &str, field: &str, why: &str) -> Error {
+    Error::config(
+        OPERATION,
+        "InvalidChartSource",
+        format!("DeployItem {item} spec.config.chart.{field}: {why}"),
+    )
+}
+
+/// The source the configuration names; checks what each one requires.
+fn classify<'a>(source: &'a ChartSource, item: &str) -> Result<Source<'a>, Error> {
+    if let Some(reference) = source.reference.as_deref() {
+        if reference.trim().is_empty() {
+            return Err(invalid(item, "ref", "the OCI reference is empty"));
+        }
+        return Ok(Source::Remote(Remote::Oci(reference.trim())));
     }
     if let Some(repo) = &source.helm_chart_repo {
+        let url = repo.helm_chart_repo_url.as_deref().unwrap_or_default();
+        let name = repo.helm_chart_name.as_deref().unwrap_or_default();
+        if url.trim().is_empty() {
+            return Err(invalid(
+                item,
+                "helmChartRepo.helmChartRepoUrl",
+                "is required",
+            ));
+        }
+        if name.trim().is_empty() {
+            return Err(invalid(item, "helmChartRepo.helmChartName", "is required"));
+        }
+        return Ok(Source::Remote(Remote::Repository {
+            url: url.trim(),
+            name: name.trim(),
+            version: repo
+                .helm_chart_version
+                .as_deref()
+                .unwrap_or_default()
+                .trim(),
+        }));
+    }
+    if let Some(archive) = &source.archive {
+        if let Some(raw) = archive.raw.as_deref() {
+            return Ok(Source::Raw(raw));
+        }
+        return match archive.remote.as_ref().and_then(|r| r.url.as_deref()) {
+            Some(url) if !url.trim().is_empty() => Ok(Source::Remote(Remote::Url(url.trim()))),
+            _ => Err(invalid(
+                item,
+                "archive",
+                "one of raw or remote.url is required",
+            )),
+        };
+    }
+    Err(Error::config(
+        OPERATION,
+        "UnsupportedChartSource",
+        format!(
+            "DeployItem {item} spec.config.chart: {} cannot be fetched by this deployer (it has no component descriptors); use ref, archive or helmChartRepo",
+            describe(source)
+        ),
+    ))
+}
+
+fn decode_raw(raw: &str, item: &str) -> Result<Vec<u8>, Error> {
+    // Upstream accepts base64 with line breaks (as `base64` wraps it).
+    let compact: String = raw.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    STANDARD.decode(compact.as_bytes()).map_err(|e| {
+        Error::config(
+            OPERATION,
+            "InvalidChartArchive",
+            format!("DeployItem {item} spec.config.chart.archive.raw is not base64: {e}"),
+        )
+    })
+}
+
+/// A fetch failure as the item reports it: unreachable servers are retried with backoff
+/// (until the item's timeout), everything else needs a change of the item or the source.
+fn fetch_failed(item: &str, field: &str, source: &ChartSource, e: FetchError) -> Error {
+    let message = format!(
+        "DeployItem {item} spec.config.chart.{field}: {}: {}",
+        describe(source),
+        redact_urls(&e.message)
+    );
+    match e.kind {
+        FetchErrorKind::Unreachable => {
+            Error::transient(OPERATION, "ChartSourceUnreachable", message)
+        }
+        FetchErrorKind::NotFound => Error::config(OPERATION, "ChartNotFound", message),
+        FetchErrorKind::Denied => Error::config(OPERATION, "ChartAccessDenied", message),
+        FetchErrorKind::Invalid => Error::config(OPERATION, "InvalidChart", message),
+    }
+}
+
+/// `url` without user information (`https://user:password@host/…` → `https://host/…`).
+fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+/// Every URL in `text` without user information.
+fn redact_urls(text: &str) -> String {
+    text.split(' ')
+        .map(redact_url)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A short description of the source, for messages (`inline chart archive`, `OCI chart …`);
+/// URLs lose their user information.
+pub fn describe(source: &ChartSource) -> String {
+    if let Some(r) = &source.reference {
+        return format!("OCI chart {}", redact_url(r));
+    }
+    if let Some(repo) = &source.helm_chart_repo {
+        let version = repo.helm_chart_version.as_deref().unwrap_or_default();
         return format!(
-            "chart {} {} of repository {}",
+            "chart {}{} of repository {}",
             repo.helm_chart_name.as_deref().unwrap_or_default(),
-            repo.helm_chart_version.as_deref().unwrap_or_default(),
-            repo.helm_chart_repo_url.as_deref().unwrap_or_default()
+            if version.is_empty() {
+                String::new()
+            } else {
+                format!(" {version}")
+            },
+            redact_url(repo.helm_chart_repo_url.as_deref().unwrap_or_default())
         );
     }
     if let Some(url) = source
@@ -30,38 +334,77 @@ pub fn describe(source: &ChartSource) -> String {
         .and_then(|a| a.remote.as_ref())
         .and_then(|r| r.url.as_deref())
     {
-        return format!("chart archive {url}");
+        return format!("chart archive {}", redact_url(url));
     }
-    "inline chart archive".into()
+    if source.archive.is_some() {
+        return "inline chart archive".into();
+    }
+    "chart resource reference".into()
 }
 
-/// Loads the chart the configuration points at.
-pub fn resolve(source: &ChartSource, item: &str) -> Result<Chart, Error> {
-    let raw = source.archive.as_ref().and_then(|a| a.raw.as_deref());
-    let Some(raw) = raw else {
-        return Err(Error::config(
-            OPERATION,
-            "UnsupportedChartSource",
-            format!(
-                "DeployItem {item} spec.config.chart: {} cannot be fetched by this deployer yet; use chart.archive.raw",
-                describe(source)
-            ),
-        ));
-    };
-    // Upstream accepts base64 with line breaks (as `base64` wraps it).
-    let compact: String = raw.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    let bytes = STANDARD.decode(compact.as_bytes()).map_err(|e| {
-        Error::config(
-            OPERATION,
-            "InvalidChartArchive",
-            format!("DeployItem {item} spec.config.chart.archive.raw is not base64: {e}"),
-        )
-    })?;
-    chart::load_archive(&bytes).map_err(|e| {
-        Error::config(
-            OPERATION,
-            "InvalidChart",
-            format!("DeployItem {item} spec.config.chart.archive.raw: loading the chart: {e}"),
-        )
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use landscaper_api::deployer::{ArchiveAccess, HelmChartRepo, RemoteArchiveAccess};
+
+    #[test]
+    fn messages_never_show_url_credentials() {
+        assert_eq!(
+            redact_url("https://alice:s3cret@charts.example/x.tgz"),
+            "https://charts.example/x.tgz"
+        );
+        assert_eq!(redact_url("http://h/a@b"), "http://h/a@b");
+        assert_eq!(
+            redact_urls("failed to fetch https://a:b@h/i.yaml : 404"),
+            "failed to fetch https://h/i.yaml : 404"
+        );
+        let source = ChartSource {
+            archive: Some(ArchiveAccess {
+                remote: Some(RemoteArchiveAccess {
+                    url: Some("https://u:p@h/c.tgz".into()),
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert_eq!(describe(&source), "chart archive https://h/c.tgz");
+    }
+
+    #[test]
+    fn each_source_names_what_it_misses() {
+        let repo = ChartSource {
+            helm_chart_repo: Some(HelmChartRepo {
+                helm_chart_repo_url: Some("https://charts.example".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let Err(e) = classify(&repo, "ns/web") else {
+            panic!("a repository chart without a name is invalid");
+        };
+        assert_eq!(
+            e.message,
+            "DeployItem ns/web spec.config.chart.helmChartRepo.helmChartName: is required"
+        );
+        let archive = ChartSource {
+            archive: Some(ArchiveAccess::default()),
+            ..Default::default()
+        };
+        let Err(e) = classify(&archive, "ns/web") else {
+            panic!("an empty archive is invalid");
+        };
+        assert!(
+            e.message.contains("chart.archive: one of raw"),
+            "{}",
+            e.message
+        );
+        let resource = ChartSource {
+            resource_ref: Some("cd://resources/chart".into()),
+            ..Default::default()
+        };
+        let Err(e) = classify(&resource, "ns/web") else {
+            panic!("resource references are unsupported");
+        };
+        assert_eq!(e.reason, "UnsupportedChartSource");
+    }
 }

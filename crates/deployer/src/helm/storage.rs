@@ -44,7 +44,7 @@ impl Storage {
             .api
             .list(&params)
             .await
-            .map_err(|e| kube_error("list release records of", name, &e))?;
+            .map_err(|e| self.kube_error("list", name, &e))?;
         let mut out: Vec<Release> = list
             .items
             .iter()
@@ -70,7 +70,7 @@ impl Storage {
         self.api
             .create(&PostParams::default(), &secret)
             .await
-            .map_err(|e| kube_error("create release record of", &r.name, &e))?;
+            .map_err(|e| self.kube_error("create", &r.name, &e))?;
         Ok(())
     }
 
@@ -82,12 +82,12 @@ impl Storage {
             .api
             .get(&name)
             .await
-            .map_err(|e| kube_error("read release record of", &r.name, &e))?;
+            .map_err(|e| self.kube_error("get", &r.name, &e))?;
         secret.metadata.resource_version = current.metadata.resource_version;
         self.api
             .replace(&name, &PostParams::default(), &secret)
             .await
-            .map_err(|e| kube_error("update release record of", &r.name, &e))?;
+            .map_err(|e| self.kube_error("update", &r.name, &e))?;
         Ok(())
     }
 
@@ -100,7 +100,7 @@ impl Storage {
         {
             Ok(_) => Ok(()),
             Err(e) if is_not_found(&e) => Ok(()),
-            Err(e) => Err(kube_error("delete release record of", name, &e)),
+            Err(e) => Err(self.kube_error("delete", name, &e)),
         }
     }
 
@@ -153,10 +153,35 @@ impl Storage {
     }
 }
 
-fn kube_error(what: &str, name: &str, e: &kube::Error) -> Error {
-    Error::transient(
-        OPERATION,
-        "ReleaseStorage",
-        format!("{what} helm release {name}: {}", describe_kube_error(e)),
-    )
+impl Storage {
+    /// A failed `verb` on the records of release `name`. Refusals (401, 403) end the job at
+    /// once with the verb and resource the deploying identity lacks, and nothing of the
+    /// server's answer (which names the identity); other failures are retried.
+    fn kube_error(&self, verb: &str, name: &str, e: &kube::Error) -> Error {
+        let ns = &self.namespace;
+        match e {
+            kube::Error::Api(s) if s.code == 401 || s.code == 403 => {
+                let refused = Error::from_kube(OPERATION, "", e);
+                Error {
+                    message: format!(
+                        "the target cluster refuses to {verb} secrets in namespace {ns} (the release records of helm release {name}): {}; the deploying identity needs {verb} on secrets there",
+                        if s.code == 401 {
+                            "not authenticated (401)"
+                        } else {
+                            "forbidden (403)"
+                        }
+                    ),
+                    ..refused
+                }
+            }
+            _ => Error::transient(
+                OPERATION,
+                "ReleaseStorage",
+                format!(
+                    "{verb} the records of helm release {name} (secrets in namespace {ns}): {}",
+                    describe_kube_error(e)
+                ),
+            ),
+        }
+    }
 }
