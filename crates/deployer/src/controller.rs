@@ -262,6 +262,19 @@ fn sooner(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
     }
 }
 
+/// A timeout noticed before the next attempt, with the error the job was retrying (the
+/// status's `lastError` of this job, as pickup clears it), so the item says why it did not
+/// finish.
+fn with_retried_error(mut error: Error, item: &DeployItem) -> Error {
+    let retried = item.status.as_ref().and_then(|s| s.last_error.as_ref());
+    if error.reason == "ProgressingTimeout"
+        && let Some(last) = retried
+    {
+        error.message = format!("{}; last error: {}", error.message, last.message);
+    }
+    error
+}
+
 impl<D: Deployer> Context<D> {
     fn backoff(&self, key: &ObjectRef<DeployItem>) -> Duration {
         let mut f = self.failures.lock().unwrap_or_else(|e| e.into_inner());
@@ -562,7 +575,7 @@ impl<D: Deployer> Context<D> {
             )
             .into()),
             _ => match job.interrupt.check("Reconcile") {
-                Err(e) => Err(e.into()),
+                Err(e) => Err(with_retried_error(e, &current).into()),
                 Ok(()) => match work {
                     Work::Delete if decision::delete_without_uninstall(&current) => {
                         tracing::info!("deleting without uninstall");

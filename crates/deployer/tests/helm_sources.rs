@@ -1,0 +1,662 @@
+//! Chart sources of the helm deployer and bad input, on two testbed clusters with RBAC: the
+//! deployer reads the landscaper cluster and deploys to the target as restricted users.
+//! Charts come inline, from a Helm repository on loopback (HTTPS behind basic auth, the
+//! credentials from the item's Context), from an archive URL and from Debian's
+//! `docker-registry`; the objects equal what our `template` renders. Unreachable
+//! repositories, missing versions, template errors and schema violations end Failed naming
+//! the chart, and a fixed item succeeds; a target that forbids release records fails at once.
+
+mod common;
+
+use base64::Engine as _;
+use common::*;
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use kube::api::{Patch, PatchParams, PostParams};
+use landscaper_api::constants::deploy_item_types::HELM;
+use landscaper_api::core::{Context, DeployItem, DeployItemPhase, DeployItemStatus, Target};
+use landscaper_chart::data::Map;
+use landscaper_chart::render::{ReleaseOptions, TemplateOptions};
+use landscaper_deployer::helm::source::{SourceSettings, Sources};
+use landscaper_deployer::helm::{self, HelmDeployer};
+use serde_json::{Value, json};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
+use testbed::registry::Registry;
+
+const SCHEMA: &str = r#"{"type": "object", "properties": {"greeting": {"type": "string"}}}"#;
+
+/// The `demo` chart at `version`; `broken` adds a template calling an unknown function.
+fn demo_chart(version: &str, broken: bool) -> Vec<u8> {
+    let chart_yaml = format!("apiVersion: v2\nname: demo\nversion: {version}\n");
+    let mut files = vec![
+        ("demo/Chart.yaml", chart_yaml.as_str()),
+        ("demo/values.yaml", "greeting: hello\n"),
+        ("demo/values.schema.json", SCHEMA),
+        (
+            "demo/templates/configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\n  labels:\n    chart: {{ .Chart.Name }}-{{ .Chart.Version }}\ndata:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting | quote }}\n  namespace: {{ .Release.Namespace }}\n",
+        ),
+    ];
+    if broken {
+        files.push((
+            "demo/templates/broken.yaml",
+            "{{ .Values.greeting | nosuchfunc }}",
+        ));
+    }
+    chart_repository::package(&files)
+}
+
+fn repo_chart(version: &str, broken: bool) -> RepoChart {
+    RepoChart {
+        name: "demo".into(),
+        version: version.into(),
+        archive: demo_chart(version, broken),
+    }
+}
+
+/// A repository with demo 0.1.0, 0.2.0 and a broken 0.3.0.
+fn repository(options: RepoOptions) -> ChartRepository {
+    ChartRepository::serve(
+        vec![
+            repo_chart("0.1.0", false),
+            repo_chart("0.2.0", false),
+            repo_chart("0.3.0", true),
+        ],
+        options,
+    )
+    .expect("repository serves")
+}
+
+fn provider(release: &str, chart: Value, values: Value) -> Value {
+    json!({
+        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+        "kind": "ProviderConfiguration",
+        "name": release,
+        "namespace": "apps",
+        "createNamespace": true,
+        "chart": chart,
+        "values": values,
+    })
+}
+
+fn repo_source(url: &str, version: &str) -> Value {
+    json!({"helmChartRepo": {"helmChartRepoUrl": url, "helmChartName": "demo", "helmChartVersion": version}})
+}
+
+/// Adds `name` to `cluster` with a ClusterRole of `rules`; returns the user's token.
+async fn user(cluster: &testbed::Cluster, name: &str, rules: Value) -> String {
+    let token = cluster.add_user(name, &[]);
+    grant(cluster, name, name, rules).await;
+    token
+}
+
+/// Binds `user` to a new ClusterRole `role` of `rules`.
+async fn grant(cluster: &testbed::Cluster, role: &str, user: &str, rules: Value) {
+    let admin = cluster.client();
+    let role_object = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": role}, "rules": rules});
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": role},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]});
+    Api::<k8s_openapi::api::rbac::v1::ClusterRole>::all(admin.clone())
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(role_object).unwrap(),
+        )
+        .await
+        .unwrap();
+    Api::<k8s_openapi::api::rbac::v1::ClusterRoleBinding>::all(admin)
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(binding).unwrap(),
+        )
+        .await
+        .unwrap();
+}
+
+/// What a helm deployer may do in the landscaper cluster: items, targets, the Context and
+/// its Secrets, events.
+fn landscaper_rules() -> Value {
+    json!([
+        {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems", "targets"], "verbs": ["get", "list", "watch", "patch"]},
+        {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems/status"], "verbs": ["get", "patch"]},
+        {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["contexts"], "verbs": ["get"]},
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
+        {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}
+    ])
+}
+
+/// What the deploying identity may do in the target cluster; `secrets` adds release records.
+fn target_rules(secrets: bool) -> Value {
+    let mut rules =
+        vec![json!({"apiGroups": [""], "resources": ["configmaps", "namespaces"], "verbs": ["*"]})];
+    if secrets {
+        rules.push(json!({"apiGroups": [""], "resources": ["secrets"], "verbs": ["*"]}));
+    }
+    Value::Array(rules)
+}
+
+/// The clusters, a Target `cluster` for a restricted deploying identity, and a helm deployer
+/// running as a restricted landscaper user with its own chart cache.
+struct Bed {
+    env: Env,
+    deployer: Running,
+    target_token: String,
+    cache: std::path::PathBuf,
+}
+
+async fn bed(name: &str, target_secrets: bool, plain_http_registries: Vec<String>) -> Bed {
+    let env = env().await;
+    let target_token = user(
+        env.target_cluster(),
+        "deployer",
+        target_rules(target_secrets),
+    )
+    .await;
+    let target = Target::new(
+        "cluster",
+        landscaper_api::core::TargetSpec {
+            type_: landscaper_api::constants::target_types::KUBERNETES_CLUSTER.into(),
+            config: Some(
+                json!({"kubeconfig": env.target_cluster().kubeconfig_yaml_for(&target_token)}),
+            ),
+            secret_ref: None,
+        },
+    );
+    Api::<Target>::namespaced(env.ls.clone(), NS)
+        .create(&PostParams::default(), &target)
+        .await
+        .unwrap();
+    let ls_token = user(env.ls_cluster(), "helm-deployer", landscaper_rules()).await;
+    let ls = env.ls_cluster().client_as(&ls_token);
+    let cache = std::env::temp_dir().join(format!(
+        "landscaper-helm-sources-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&cache);
+    let mut setup = helm::setup(ls.clone(), ls, config(HELM));
+    setup.deployer = HelmDeployer {
+        sources: Arc::new(Sources::new(SourceSettings {
+            cache_dir: Some(cache.clone()),
+            plain_http_registries,
+            ..SourceSettings::default()
+        })),
+    };
+    Bed {
+        deployer: start(setup),
+        env,
+        target_token,
+        cache,
+    }
+}
+
+impl Bed {
+    /// Creates a helm item (with `timeout`, when given) and starts its first job.
+    async fn item(&self, name: &str, config: Value, timeout: Option<&str>) {
+        let mut spec =
+            json!({"type": HELM, "target": {"name": "cluster", "namespace": NS}, "config": config});
+        if let Some(t) = timeout {
+            spec["timeout"] = json!(t);
+        }
+        let di: DeployItem = serde_json::from_value(json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+            "metadata": {"name": name, "namespace": NS}, "spec": spec,
+        }))
+        .unwrap();
+        self.env
+            .items()
+            .create(&PostParams::default(), &di)
+            .await
+            .unwrap();
+        self.env.trigger(name, "job-1").await;
+    }
+
+    /// Changes the item's configuration (a new generation) and starts job `job`.
+    async fn fix(&self, name: &str, config: Value, job: &str) -> DeployItemStatus {
+        self.env
+            .items()
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"config": config, "timeout": null}})),
+            )
+            .await
+            .unwrap();
+        self.env.trigger(name, job).await;
+        self.status(name, job).await
+    }
+
+    async fn status(&self, name: &str, job: &str) -> DeployItemStatus {
+        self.env
+            .finished(name, job)
+            .await
+            .status
+            .unwrap_or_default()
+    }
+
+    /// The item failed with `reason`; returns the message.
+    async fn failed(&self, name: &str, job: &str, reason: &str) -> String {
+        let status = self.status(name, job).await;
+        assert_eq!(status.phase, Some(DeployItemPhase::Failed), "{status:?}");
+        let error = status.last_error.expect("a failed item reports its error");
+        assert_eq!(error.reason, reason, "{}", error.message);
+        error.message
+    }
+
+    async fn succeeded(&self, name: &str, job: &str) {
+        let status = self.status(name, job).await;
+        assert_eq!(
+            status.phase,
+            Some(DeployItemPhase::Succeeded),
+            "{:?}",
+            status.last_error
+        );
+    }
+
+    /// The ConfigMaps of the target equal what `template` renders for `archive` and `values`
+    /// as release `release` in `apps` (plus the deployer's ownership metadata).
+    async fn assert_deployed_as_template(&self, release: &str, archive: &[u8], values: Value) {
+        let chart = landscaper_chart::chart::load_archive(archive).unwrap();
+        let values: Map = landscaper_chart::json::parse_object(&values.to_string()).unwrap();
+        let options = TemplateOptions {
+            release: ReleaseOptions {
+                name: release.into(),
+                namespace: "apps".into(),
+                revision: 1,
+                is_upgrade: false,
+            },
+            ..Default::default()
+        };
+        let rendered = landscaper_chart::render::install(&chart, &values, &options).unwrap();
+        let objects = helm::render::parse_documents(&rendered.manifest, "demo", "test").unwrap();
+        assert!(!objects.is_empty());
+        for want in objects {
+            let name = want["metadata"]["name"].as_str().unwrap();
+            let got = self
+                .env
+                .configmap("apps", name)
+                .await
+                .unwrap_or_else(|| panic!("ConfigMap apps/{name} deployed"));
+            let got = serde_json::to_value(got).unwrap();
+            assert_eq!(got["data"], want["data"], "{name}");
+            for (k, v) in want["metadata"]["labels"].as_object().unwrap() {
+                assert_eq!(&got["metadata"]["labels"][k], v, "{name} label {k}");
+            }
+        }
+    }
+}
+
+impl Bed {
+    /// Stops the deployer and removes its cache.
+    async fn stop(self) {
+        self.deployer.stop().await;
+        let _ = std::fs::remove_dir_all(&self.cache);
+    }
+}
+
+/// A Context `default` in the items namespace with `configurations` and pull secrets.
+async fn context(env: &Env, configurations: Value, pull_secrets: &[&str]) {
+    let ctx: Context = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Context",
+        "metadata": {"name": "default", "namespace": NS},
+        "configurations": configurations,
+        "registryPullSecrets": pull_secrets.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
+    }))
+    .unwrap();
+    Api::<Context>::namespaced(env.ls.clone(), NS)
+        .create(&PostParams::default(), &ctx)
+        .await
+        .unwrap();
+}
+
+async fn secret(env: &Env, name: &str, type_: &str, data: Value) {
+    let s: Secret = serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": NS}, "type": type_, "stringData": data,
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(env.ls.clone(), NS)
+        .create(&PostParams::default(), &s)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn charts_from_every_source_deploy_as_template_renders_them() {
+    let registry = Registry::binary_or_skip().map(|b| Registry::start(&b).expect("registry"));
+    let plain = registry.iter().map(|r| r.address().to_string()).collect();
+    let bed = bed("sources", true, plain).await;
+    let repo = repository(RepoOptions {
+        basic_auth: Some(("alice".into(), "s3cret".into())),
+        tls: true,
+    });
+    // The Context authenticates by URL prefix with a header from a Secret and trusts the
+    // repository's CA; the registry login comes from a pull secret.
+    let header = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("alice:s3cret")
+    );
+    secret(&bed.env, "repo-auth", "Opaque", json!({"header": header})).await;
+    let registry_auth = base64::engine::general_purpose::STANDARD.encode("puller:pw");
+    let registry_host = registry.as_ref().map_or("none", |r| r.address());
+    secret(
+        &bed.env,
+        "pull",
+        "kubernetes.io/dockerconfigjson",
+        json!({".dockerconfigjson": json!({"auths": {registry_host: {"auth": registry_auth}}}).to_string()}),
+    )
+    .await;
+    context(
+        &bed.env,
+        json!({"helmChartRepoCredentials": {"auths": [{
+            "url": format!("{}/", repo.url()),
+            "customCAData": repo.ca_pem().unwrap(),
+            "secretRef": {"name": "repo-auth", "key": "header"},
+        }]}}),
+        &["pull"],
+    )
+    .await;
+
+    let inline = demo_chart("0.1.0", false);
+    let raw = base64::engine::general_purpose::STANDARD.encode(&inline);
+    bed.item(
+        "inline",
+        provider(
+            "inline",
+            json!({"archive": {"raw": raw}}),
+            json!({"greeting": "inline"}),
+        ),
+        None,
+    )
+    .await;
+    bed.item(
+        "repo",
+        provider("repo", repo_source(repo.url(), "~0.2"), json!({})),
+        None,
+    )
+    .await;
+    let url = format!("{}/charts/demo-0.1.0.tgz", repo.url());
+    bed.item(
+        "remote",
+        provider(
+            "remote",
+            json!({"archive": {"remote": {"url": url}}}),
+            json!({}),
+        ),
+        None,
+    )
+    .await;
+    bed.succeeded("inline", "job-1").await;
+    bed.assert_deployed_as_template("inline", &inline, json!({"greeting": "inline"}))
+        .await;
+    bed.succeeded("repo", "job-1").await;
+    bed.assert_deployed_as_template("repo", &demo_chart("0.2.0", false), json!({}))
+        .await;
+    bed.succeeded("remote", "job-1").await;
+    bed.assert_deployed_as_template("remote", &demo_chart("0.1.0", false), json!({}))
+        .await;
+
+    let Some(registry) = registry else {
+        return;
+    };
+    let reference = format!("{}/charts/demo", registry.address());
+    landscaper_chart::fetch::push(
+        &reference,
+        "0.2.0",
+        demo_chart("0.2.0", false),
+        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
+        &landscaper_chart::fetch::FetchOptions {
+            plain_http: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("chart pushed");
+    bed.item(
+        "oci",
+        provider(
+            "oci",
+            json!({"ref": format!("{reference}:0.2.0")}),
+            json!({"greeting": "oci"}),
+        ),
+        None,
+    )
+    .await;
+    bed.succeeded("oci", "job-1").await;
+    bed.assert_deployed_as_template(
+        "oci",
+        &demo_chart("0.2.0", false),
+        json!({"greeting": "oci"}),
+    )
+    .await;
+    bed.stop().await;
+}
+
+#[tokio::test]
+async fn without_the_contexts_credentials_the_repository_denies_access() {
+    let bed = bed("denied", true, Vec::new()).await;
+    let repo = repository(RepoOptions {
+        basic_auth: Some(("alice".into(), "s3cret".into())),
+        tls: false,
+    });
+    bed.item(
+        "web",
+        provider("web", repo_source(repo.url(), "0.1.0"), json!({})),
+        None,
+    )
+    .await;
+    let message = bed.failed("web", "job-1", "ChartAccessDenied").await;
+    assert!(
+        message.contains("chart demo 0.1.0 of repository http://127.0.0.1")
+            && message.contains("401 Unauthorized"),
+        "{message}"
+    );
+    context(
+        &bed.env,
+        json!({"helmChartRepoCredentials": {"auths": [{
+            "url": repo.url(),
+            "authHeader": format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("alice:s3cret")),
+        }]}}),
+        &[],
+    )
+    .await;
+    bed.env.trigger("web", "job-2").await;
+    bed.succeeded("web", "job-2").await;
+    bed.stop().await;
+}
+
+#[tokio::test]
+async fn an_unchanged_repository_chart_is_downloaded_once() {
+    let bed = bed("cache", true, Vec::new()).await;
+    let repo = repository(RepoOptions::default());
+    for name in ["one", "two"] {
+        bed.item(
+            name,
+            provider(name, repo_source(repo.url(), "0.1.0"), json!({})),
+            None,
+        )
+        .await;
+        bed.succeeded(name, "job-1").await;
+    }
+    // Two index reads, one archive download: the second item's archive came from the cache.
+    assert_eq!(repo.requests(), 3);
+    bed.stop().await;
+}
+
+#[tokio::test]
+async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixes_succeed() {
+    let bed = bed("bad", true, Vec::new()).await;
+    let repo = repository(RepoOptions::default());
+
+    bed.item(
+        "missing",
+        provider("missing", repo_source(repo.url(), "9.9.9"), json!({})),
+        None,
+    )
+    .await;
+    let message = bed.failed("missing", "job-1", "ChartNotFound").await;
+    assert!(
+        message.contains("spec.config.chart.helmChartRepo: chart demo 9.9.9 of repository")
+            && message.contains("version \"9.9.9\" not found"),
+        "{message}"
+    );
+    let status = bed
+        .fix(
+            "missing",
+            provider("missing", repo_source(repo.url(), "0.1.0"), json!({})),
+            "job-2",
+        )
+        .await;
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+
+    bed.item(
+        "broken",
+        provider("broken", repo_source(repo.url(), "0.3.0"), json!({})),
+        None,
+    )
+    .await;
+    let message = bed.failed("broken", "job-1", "RenderChart").await;
+    assert!(
+        message.contains("chart demo-0.3.0") && message.contains("nosuchfunc"),
+        "{message}"
+    );
+    let status = bed
+        .fix(
+            "broken",
+            provider("broken", repo_source(repo.url(), "0.2.0"), json!({})),
+            "job-2",
+        )
+        .await;
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+
+    bed.item(
+        "schema",
+        provider(
+            "schema",
+            repo_source(repo.url(), "0.1.0"),
+            json!({"greeting": 5}),
+        ),
+        None,
+    )
+    .await;
+    let message = bed.failed("schema", "job-1", "RenderChart").await;
+    assert!(
+        message.contains("chart demo-0.1.0") && message.contains("greeting"),
+        "{message}"
+    );
+    assert!(bed.env.configmap("apps", "schema-config").await.is_none());
+    let status = bed
+        .fix(
+            "schema",
+            provider(
+                "schema",
+                repo_source(repo.url(), "0.1.0"),
+                json!({"greeting": "five"}),
+            ),
+            "job-2",
+        )
+        .await;
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    bed.stop().await;
+}
+
+#[tokio::test]
+async fn an_unreachable_repository_is_retried_with_backoff_until_the_timeout_then_fails() {
+    let bed = bed("unreachable", true, Vec::new()).await;
+    // A port that accepts connections and closes them at once: every attempt is counted.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}", listener.local_addr().unwrap());
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let counted = attempts.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counted.fetch_add(1, Ordering::Relaxed);
+            drop(stream);
+        }
+    });
+    bed.item(
+        "web",
+        provider("web", repo_source(&dead, "0.1.0"), json!({})),
+        Some("3s"),
+    )
+    .await;
+    let message = bed.failed("web", "job-1", "ProgressingTimeout").await;
+    assert!(
+        message.contains(&format!("chart demo 0.1.0 of repository {dead}"))
+            && message.contains("cannot be reached"),
+        "{message}"
+    );
+    // Retries back off from 50 ms to 500 ms (the test configuration): about eight attempts in
+    // three seconds, where a hot loop would make hundreds.
+    let made = attempts.load(Ordering::Relaxed);
+    assert!((2..=20).contains(&made), "{made} attempts");
+
+    let repo = repository(RepoOptions::default());
+    let status = bed
+        .fix(
+            "web",
+            provider("web", repo_source(repo.url(), "0.1.0"), json!({})),
+            "job-2",
+        )
+        .await;
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    bed.stop().await;
+}
+
+#[tokio::test]
+async fn a_target_forbidding_release_records_fails_at_once_naming_verb_and_resource() {
+    let bed = bed("forbidden", false, Vec::new()).await;
+    let raw = base64::engine::general_purpose::STANDARD.encode(demo_chart("0.1.0", false));
+    bed.item(
+        "web",
+        provider("web", json!({"archive": {"raw": raw}}), json!({})),
+        None,
+    )
+    .await;
+    let message = bed.failed("web", "job-1", "Forbidden").await;
+    assert!(
+        message.contains("refuses to list secrets in namespace apps")
+            && message.contains("helm release web"),
+        "{message}"
+    );
+    assert!(!message.contains(&bed.target_token), "{message}");
+    assert!(
+        !message.contains("deployer\""),
+        "names no identity: {message}"
+    );
+
+    // Granting the verb and starting a new job succeeds.
+    grant(
+        bed.env.target_cluster(),
+        "deployer-records",
+        "deployer",
+        json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["*"]}]),
+    )
+    .await;
+    bed.env.trigger("web", "job-2").await;
+    bed.succeeded("web", "job-2").await;
+    bed.stop().await;
+}
