@@ -474,7 +474,8 @@ fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
             "repositories.yaml",
         )
     });
-    let repository = fetch::find_repository(&repository_config, repo_name).map_err(|e| e.0)?;
+    let repository =
+        fetch::find_repository(&repository_config, repo_name).map_err(|e| e.message)?;
     let index_cache = args
         .repository_cache
         .clone()
