@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -45,6 +45,22 @@ fn job_hook(name: &str, events: &str, weight: i64, annotations: &[&str]) -> Stri
     )
 }
 
+/// A post-install Pod hook; nothing runs Pods in the testbed, so the test decides its phase.
+const SMOKE_POD: &str = r#"---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smoke
+  annotations:
+    helm.sh/hook: post-install
+    helm.sh/hook-delete-policy: hook-succeeded
+spec:
+  restartPolicy: Never
+  containers:
+    - name: run
+      image: busybox
+"#;
+
 fn hooked_archive() -> String {
     let hooks = [
         configmap_hook("pre-b", "pre-install", 0, None),
@@ -59,6 +75,7 @@ fn hooked_archive() -> String {
             &["helm.sh/hook-delete-policy: hook-succeeded"],
         ),
         configmap_hook("post", "post-install", 0, None),
+        SMOKE_POD.to_string(),
         configmap_hook("upgraded", "pre-upgrade", 0, None),
         configmap_hook("post-upgraded", "post-upgrade", 0, None),
         configmap_hook("pre-deleted", "pre-delete", 0, None),
@@ -160,7 +177,21 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
         helm_config(&archive, json!({})),
     )
     .await;
+    // The post-install Pod is awaited until it succeeded.
+    let pods: Api<Pod> = Api::namespaced(env.target.clone(), "apps");
+    wait_until(|| async { pods.get_opt("smoke").await.unwrap().is_some() }).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let waiting = status(&env.items().get("web").await.unwrap());
+    assert_ne!(waiting.job_id_finished.as_deref(), Some("job-1"));
+    pods.patch_status(
+        "smoke",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Succeeded"}})),
+    )
+    .await
+    .unwrap();
     assert_succeeded(&env.finished("web", "job-1").await);
+    assert!(pods.get_opt("smoke").await.unwrap().is_none());
 
     // Pre-install hooks by weight, then name; the Job completed before the next hook; all
     // before the release's objects, the post-install hook after them.
@@ -192,7 +223,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     // The release records every hook with its last run, and the default delete policy.
     let records = release_records(&env).await;
     let first = &records[0];
-    assert_eq!(first.hooks.len(), 12);
+    assert_eq!(first.hooks.len(), 13);
     let pre_job = hook(first, "pre-job");
     assert_eq!(
         (pre_job.last_run.phase.as_str(), pre_job.weight),
