@@ -156,13 +156,13 @@ pub fn records(documents: &[Manifest], item: &str) -> Result<Vec<Hook>, Error> {
                 path: doc.path.clone(),
                 manifest: doc.content.clone(),
                 events: doc.events.clone(),
-                last_run: HookExecution::default(),
                 weight: annotation(WEIGHT_ANNOTATION)
                     .and_then(|w| w.trim().parse().ok())
                     .unwrap_or(0),
                 delete_policies: annotation(DELETE_POLICY_ANNOTATION)
                     .map(|p| p.split(',').map(|p| p.trim().to_lowercase()).collect())
                     .unwrap_or_default(),
+                ..Default::default()
             })
         })
         .collect()
