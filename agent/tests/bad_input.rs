@@ -328,3 +328,38 @@ fn malformed_repository_and_registry_configs_name_the_file() {
         "{err}"
     );
 }
+
+#[test]
+fn chart_loading_errors_read_as_helm_v4_1_4_prints_them() {
+    let chart = Scratch::new("loading");
+    let path = chart.path().to_str().unwrap_or("").to_string();
+    let err = failure(&template(&[&path]));
+    assert_eq!(
+        err,
+        format!(
+            "Error: unable to detect chart at {path}/Chart.yaml: open {path}/Chart.yaml: no such file or directory\n"
+        )
+    );
+
+    chart
+        .write("Chart.yaml", CHART_YAML)
+        .write("values.yaml", "items: [a, b\n");
+    let err = failure(&template(&[&path]));
+    assert_eq!(
+        err,
+        "Error: cannot load values.yaml: cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'\n"
+    );
+
+    chart
+        .write("values.yaml", "")
+        .write("Chart.yaml", "apiVersion: v9\nname: demo\nversion: 0.1.0\n");
+    assert_eq!(
+        failure(&template(&[&path])),
+        "Error: unsupported chart version\n"
+    );
+    chart.write("Chart.yaml", "apiVersion: v3\nname: demo\nversion: 0.1.0\n");
+    assert_eq!(
+        failure(&template(&[&path])),
+        "Error: an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: unsupported chart dependency type\n"
+    );
+}

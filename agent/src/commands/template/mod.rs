@@ -453,7 +453,9 @@ fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
         || reference.starts_with("https://");
     if remote {
         let archive = fetch_archive(reference, args)?;
-        return chart::load_archive(&archive).map_err(|e| e.to_string());
+        return chart::load_archive(&archive)
+            .and_then(chart::check_api_version)
+            .map_err(|e| e.to_string());
     }
     let path = Path::new(reference);
     if path.exists() {
@@ -488,7 +490,9 @@ fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
         &version_range(args),
         &options,
     ))?;
-    chart::load_archive(&archive).map_err(|e| e.to_string())
+    chart::load_archive(&archive)
+        .and_then(chart::check_api_version)
+        .map_err(|e| e.to_string())
 }
 
 /// Which of helm's base folders a default path is in.

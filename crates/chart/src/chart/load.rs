@@ -31,12 +31,13 @@ pub fn load(path: &Path) -> Result<Chart, LoadError> {
         fs::metadata(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
     if meta.is_dir() {
         if !path.join("Chart.yaml").is_file() {
+            let chart_yaml = absolute(path).join("Chart.yaml");
             return Err(err(format!(
-                "no Chart.yaml exists in directory {}",
-                crate::value::format::quote(&path.display().to_string())
+                "unable to detect chart at {0}: open {0}: no such file or directory",
+                chart_yaml.display()
             )));
         }
-        return load_dir(path);
+        return check_api_version(load_dir(path)?);
     }
     let raw = fs::read(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
     if !raw.starts_with(&[0x1f, 0x8b]) {
@@ -46,7 +47,37 @@ pub fn load(path: &Path) -> Result<Chart, LoadError> {
             sniff_content_type(&raw)
         )));
     }
-    load_archive(&raw)
+    check_api_version(load_archive(&raw)?)
+}
+
+/// Go's `filepath.Abs`: joined to the working folder and cleaned lexically (`.` and `..`
+/// resolved without following links).
+fn absolute(path: &Path) -> std::path::PathBuf {
+    let joined = std::env::current_dir().unwrap_or_default().join(path);
+    let mut clean = std::path::PathBuf::new();
+    for part in joined.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    clean
+}
+
+/// Helm 4 picks a loader by the root chart's `apiVersion`: `v1` and `v2` (or none) are
+/// charts it renders, `v3` is its experimental format whose dependencies `template` cannot
+/// check, anything else is refused.
+pub fn check_api_version(chart: Chart) -> Result<Chart, LoadError> {
+    match chart.metadata.api_version.as_str() {
+        "v1" | "v2" => Ok(chart),
+        "v3" => Err(err(
+            "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: unsupported chart dependency type",
+        )),
+        _ => Err(err("unsupported chart version")),
+    }
 }
 
 /// Go's error text for common I/O failures (`stat x: no such file or directory`).
@@ -285,7 +316,13 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
             }
             "Chart.lock" => {}
             "values.yaml" => {
-                chart.values = parse_yaml_file(&file, "values.yaml")?;
+                let text = String::from_utf8_lossy(&file.data);
+                chart.values = yaml::parse_values(&text).map_err(|e| {
+                    err(format!(
+                        "cannot load values.yaml: cannot unmarshal yaml document: {}",
+                        e.helm_message()
+                    ))
+                })?;
             }
             "values.schema.json" => chart.schema = Some(file.data),
             "requirements.yaml" => {
