@@ -77,6 +77,7 @@ fn hooked_archive() -> String {
         configmap_hook("post", "post-install", 0, None),
         SMOKE_POD.to_string(),
         configmap_hook("upgraded", "pre-upgrade", 0, None),
+        configmap_hook("every", "pre-install,pre-upgrade", 0, None),
         configmap_hook("post-upgraded", "post-upgrade", 0, None),
         configmap_hook("pre-deleted", "pre-delete", 0, None),
         configmap_hook("post-deleted", "post-delete", 0, None),
@@ -223,7 +224,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     // The release records every hook with its last run, and the default delete policy.
     let records = release_records(&env).await;
     let first = &records[0];
-    assert_eq!(first.hooks.len(), 13);
+    assert_eq!(first.hooks.len(), 14);
     let pre_job = hook(first, "pre-job");
     assert_eq!(
         (pre_job.last_run.phase.as_str(), pre_job.weight),
@@ -240,6 +241,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
 
     // An upgrade runs the upgrade hooks, not the install hooks again.
     let install_hooks = (rv(&env, "pre-a").await, rv(&env, "post").await);
+    let every = env.configmap("apps", "every").await.unwrap().metadata.uid;
     set_config(
         &env,
         "web",
@@ -259,6 +261,10 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
         .data
         .unwrap();
     assert_eq!(upgraded["revision"], "2");
+    // before-hook-creation (the default) replaced the hook object of revision 1.
+    let again = env.configmap("apps", "every").await.unwrap();
+    assert_ne!(again.metadata.uid, every);
+    assert_eq!(again.data.unwrap()["revision"], "2");
     assert!(rv(&env, "upgraded").await < rv(&env, "web-config").await);
     assert!(rv(&env, "web-config").await < rv(&env, "post-upgraded").await);
     assert!(jobs(&env).get_opt("cleanup").await.unwrap().is_none());
