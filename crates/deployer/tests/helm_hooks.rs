@@ -508,3 +508,40 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
     );
     deployer.stop().await;
 }
+
+#[tokio::test]
+async fn abort_during_a_hook_wait_ends_the_job_as_aborted_naming_the_hook() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&failing_archive(), json!({})),
+    )
+    .await;
+    wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_some() }).await;
+    env.items()
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {
+                landscaper_api::constants::annotations::OPERATION: "abort"}}})),
+        )
+        .await
+        .unwrap();
+    let s = status(&env.finished("web", "job-1").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "Aborted");
+    assert!(
+        error
+            .message
+            .contains("pre-install hooked/templates/migrate.yaml"),
+        "{}",
+        error.message
+    );
+    deployer.stop().await;
+}

@@ -10,7 +10,7 @@
 use super::FIELD_MANAGER;
 use super::release::{Hook, HookExecution};
 use crate::contract::interrupt::{Backoff, Interrupt};
-use crate::error::{Error, Retry, describe_kube_error, is_not_found};
+use crate::error::{Error, Retry, is_not_found};
 use crate::target_access::TargetCluster;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
@@ -217,10 +217,14 @@ impl Runner<'_> {
             if hook.delete_policies.is_empty() {
                 hook.delete_policies.push(BEFORE_HOOK_CREATION.into());
             }
-            let fail = |why: String| self.failure(event, hook, why);
-            let obj = self.object(hook).await.map_err(|e| fail(e.message))?;
-            if has_policy(hook, BEFORE_HOOK_CREATION) {
-                self.delete(&obj, true).await.map_err(fail)?;
+            let obj = match self.object(hook).await {
+                Ok(obj) => obj,
+                Err(e) => return Err(self.failure(event, hook, Stop::Error(e))),
+            };
+            if has_policy(hook, BEFORE_HOOK_CREATION)
+                && let Err(stop) = self.delete(&obj, true).await
+            {
+                return Err(self.failure(event, hook, stop));
             }
             tracing::info!(event = event.as_str(), hook = %obj.label, weight = hook.weight, "running helm hook");
             hook.last_run = HookExecution {
@@ -233,11 +237,12 @@ impl Runner<'_> {
                 Err(e) => Err(e),
             };
             hook.last_run.completed_at = now();
-            if let Err(why) = outcome {
+            if let Err(stop) = outcome {
                 hook.last_run.phase = "Failed".into();
-                let error = self.failure(event, hook, why);
+                let error = self.failure(event, hook, stop);
                 if has_policy(hook, HOOK_FAILED)
-                    && let Err(e) = self.delete(&obj, false).await
+                    && let Err(Stop::Failed(e) | Stop::Error(Error { message: e, .. })) =
+                        self.delete(&obj, false).await
                 {
                     tracing::warn!(hook = %obj.label, error = %e, "deleting a failed helm hook");
                 }
@@ -250,39 +255,48 @@ impl Runner<'_> {
             if has_policy(&hooks[*i], HOOK_SUCCEEDED) {
                 self.delete(obj, false)
                     .await
-                    .map_err(|why| self.failure(event, &hooks[*i], why))?;
+                    .map_err(|stop| self.failure(event, &hooks[*i], stop))?;
             }
         }
         Ok(())
     }
 
-    /// A hook failure: final, so the item ends Failed naming the hook.
-    fn failure(&self, event: Event, hook: &Hook, why: String) -> Error {
-        let timed_out = why.starts_with("timed out");
-        Error {
-            operation: OPERATION.into(),
-            reason: if timed_out {
-                "HookTimeout"
-            } else {
-                "HookFailed"
-            }
-            .into(),
-            message: format!(
-                "DeployItem {}: helm hook {} {} ({} {}) failed: {why}",
-                self.item,
-                event.as_str(),
-                hook.path,
-                hook.kind,
-                hook.name
-            ),
-            codes: Vec::new(),
-            retry: Retry::Never,
+    /// The error naming the hook. A hook that failed or timed out is final, so the item
+    /// ends Failed; other errors keep their classification (an abort, the item's own
+    /// timeout, an API problem worth retrying).
+    fn failure(&self, event: Event, hook: &Hook, stop: Stop) -> Error {
+        let which = format!(
+            "DeployItem {}: helm hook {} {} ({} {})",
+            self.item,
+            event.as_str(),
+            hook.path,
+            hook.kind,
+            hook.name
+        );
+        match stop {
+            Stop::Failed(why) => Error {
+                operation: OPERATION.into(),
+                reason: if why.starts_with("timed out") {
+                    "HookTimeout"
+                } else {
+                    "HookFailed"
+                }
+                .into(),
+                message: format!("{which} failed: {why}"),
+                codes: Vec::new(),
+                retry: Retry::Never,
+            },
+            Stop::Error(e) => Error {
+                message: format!("{which}: {}", e.message),
+                ..e
+            },
         }
     }
 
     async fn object(&self, hook: &Hook) -> Result<HookObject, Error> {
+        let invalid = |why: String| Error::config(OPERATION, "InvalidHook", why);
         let mut value: Value = serde_yaml_ng::from_str(&hook.manifest)
-            .map_err(|e| invalid_hook(self.item, &hook.path, &format!("invalid YAML: {e}")))?;
+            .map_err(|e| invalid(format!("invalid YAML: {e}")))?;
         let api_version = value
             .get("apiVersion")
             .and_then(Value::as_str)
@@ -306,8 +320,8 @@ impl Runner<'_> {
             }
             namespace = Some(ns);
         }
-        let body: DynamicObject = serde_json::from_value(value)
-            .map_err(|e| invalid_hook(self.item, &hook.path, &e.to_string()))?;
+        let body: DynamicObject =
+            serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
         let api = match &namespace {
             Some(ns) => Api::namespaced_with(self.cluster.client.clone(), ns, &resolved.resource),
             None => Api::all_with(self.cluster.client.clone(), &resolved.resource),
@@ -330,28 +344,24 @@ impl Runner<'_> {
         })
     }
 
-    async fn create(&self, obj: &HookObject) -> Result<(), String> {
+    async fn create(&self, obj: &HookObject) -> Result<(), Stop> {
         let params = PostParams {
             field_manager: Some(FIELD_MANAGER.into()),
             ..Default::default()
         };
         match obj.api.create(&params, &obj.body).await {
             Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 409 => Err(format!(
+            Err(kube::Error::Api(s)) if s.code == 409 => Err(Stop::Failed(format!(
                 "{} already exists; hook objects are created anew, so it must be deleted first (helm.sh/hook-delete-policy {BEFORE_HOOK_CREATION})",
                 obj.label
-            )),
-            Err(e) => Err(format!(
-                "creating {}: {}",
-                obj.label,
-                describe_kube_error(&e)
-            )),
+            ))),
+            Err(e) => Err(Stop::api("creating", obj, &e)),
         }
     }
 
     /// Waits until a Job completed or a Pod succeeded, as Helm does; other kinds are done
     /// once created.
-    async fn await_completion(&self, obj: &HookObject) -> Result<(), String> {
+    async fn await_completion(&self, obj: &HookObject) -> Result<(), Stop> {
         let Some(kind) = obj.workload else {
             return Ok(());
         };
@@ -362,12 +372,16 @@ impl Runner<'_> {
                 .api
                 .get_opt(&obj.name)
                 .await
-                .map_err(|e| format!("reading {}: {}", obj.label, describe_kube_error(&e)))?
-                .ok_or_else(|| format!("{} was deleted before it completed", obj.label))?;
+                .map_err(|e| Stop::api("reading", obj, &e))?
+                .ok_or_else(|| {
+                    Stop::Failed(format!("{} was deleted before it completed", obj.label))
+                })?;
             let status = live.data.get("status").cloned().unwrap_or(Value::Null);
             match completion(kind, &status) {
                 Completion::Done => return Ok(()),
-                Completion::Failed(why) => return Err(format!("{} {why}", obj.label)),
+                Completion::Failed(why) => {
+                    return Err(Stop::Failed(format!("{} {why}", obj.label)));
+                }
                 Completion::Running => {}
             }
             self.pause(end, &mut backoff, &obj.label, "to complete")
@@ -376,17 +390,11 @@ impl Runner<'_> {
     }
 
     /// Deletes a hook object (gone already is fine); with `wait`, until it is gone.
-    async fn delete(&self, obj: &HookObject, wait: bool) -> Result<(), String> {
+    async fn delete(&self, obj: &HookObject, wait: bool) -> Result<(), Stop> {
         match obj.api.delete(&obj.name, &DeleteParams::background()).await {
             Ok(_) => {}
             Err(e) if is_not_found(&e) => return Ok(()),
-            Err(e) => {
-                return Err(format!(
-                    "deleting {}: {}",
-                    obj.label,
-                    describe_kube_error(&e)
-                ));
-            }
+            Err(e) => return Err(Stop::api("deleting", obj, &e)),
         }
         if !wait {
             return Ok(());
@@ -397,13 +405,7 @@ impl Runner<'_> {
             match obj.api.get_opt(&obj.name).await {
                 Ok(None) => return Ok(()),
                 Ok(Some(_)) => {}
-                Err(e) => {
-                    return Err(format!(
-                        "reading {}: {}",
-                        obj.label,
-                        describe_kube_error(&e)
-                    ));
-                }
+                Err(e) => return Err(Stop::api("reading", obj, &e)),
             }
             self.pause(end, &mut backoff, &obj.label, "to be deleted")
                 .await?;
@@ -416,18 +418,37 @@ impl Runner<'_> {
         backoff: &mut Backoff,
         label: &str,
         what: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), Stop> {
         let left = end.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(format!(
+            return Err(Stop::Failed(format!(
                 "timed out after {} waiting for {label} {what}",
                 landscaper_api::format_go_duration(self.timeout)
-            ));
+            )));
         }
         self.interrupt
             .sleep(backoff.next_delay().min(left), OPERATION)
             .await
-            .map_err(|e| e.message)
+            .map_err(Stop::Error)
+    }
+}
+
+/// Why a hook stopped.
+enum Stop {
+    /// The hook failed or timed out.
+    Failed(String),
+    /// An error that keeps its own classification.
+    Error(Error),
+}
+
+impl Stop {
+    /// An API error while `verb`ing the hook object, classified by its status code.
+    fn api(verb: &str, obj: &HookObject, e: &kube::Error) -> Stop {
+        Stop::Error(Error::from_kube(
+            OPERATION,
+            &format!("{verb} {}", obj.label),
+            e,
+        ))
     }
 }
 
