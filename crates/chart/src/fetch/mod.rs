@@ -187,10 +187,14 @@ pub async fn fetch_from_named_repository(
         .cache_dir
         .clone()
         .map(|dir| Cache::new(dir).with_max_bytes(options.cache_max_bytes));
+    let index = repo::Index {
+        text: &index,
+        named: Some(&repository.name),
+    };
     repo::download_from_index(
         &client,
         &repository.url,
-        &index,
+        index,
         name,
         version,
         &options,

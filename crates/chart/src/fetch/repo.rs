@@ -141,8 +141,12 @@ fn join_url(base: &str, reference: &str) -> String {
     )
 }
 
-/// Reads the versions of `name` from an `index.yaml`.
-fn index_entries(index: &str, name: &str, repo_url: &str) -> Result<Vec<IndexEntry>, FetchError> {
+/// Reads the versions of `name` from an `index.yaml` (`None` when it has no such chart).
+fn index_entries(
+    index: &str,
+    name: &str,
+    repo_url: &str,
+) -> Result<Option<Vec<IndexEntry>>, FetchError> {
     let parsed = yaml::parse_values(index)
         .map_err(|e| FetchError::invalid(format!("{repo_url}/index.yaml: {}", e.helm_message())))?;
     let Some(Data::List(versions)) = parsed
@@ -150,31 +154,30 @@ fn index_entries(index: &str, name: &str, repo_url: &str) -> Result<Vec<IndexEnt
         .and_then(Data::as_map)
         .and_then(|e| e.get(name))
     else {
-        return Err(FetchError::new(
-            FetchErrorKind::NotFound,
-            format!("chart \"{name}\" not found in {repo_url} repository"),
-        ));
+        return Ok(None);
     };
-    Ok(versions
-        .iter()
-        .filter_map(Data::as_map)
-        .map(|v| IndexEntry {
-            version: v
-                .get("version")
-                .and_then(Data::as_str)
-                .unwrap_or("")
-                .to_string(),
-            urls: match v.get("urls") {
-                Some(Data::List(urls)) => urls
-                    .iter()
-                    .filter_map(Data::as_str)
-                    .map(str::to_string)
-                    .collect(),
-                _ => Vec::new(),
-            },
-            digest: v.get("digest").and_then(Data::as_str).map(str::to_string),
-        })
-        .collect())
+    Ok(Some(
+        versions
+            .iter()
+            .filter_map(Data::as_map)
+            .map(|v| IndexEntry {
+                version: v
+                    .get("version")
+                    .and_then(Data::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                urls: match v.get("urls") {
+                    Some(Data::List(urls)) => urls
+                        .iter()
+                        .filter_map(Data::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                digest: v.get("digest").and_then(Data::as_str).map(str::to_string),
+            })
+            .collect(),
+    ))
 }
 
 /// Helm's `IndexFile.Get`: an exact version match first, otherwise the highest version
@@ -220,14 +223,46 @@ pub(super) async fn fetch_from_repository(
         ))
     })?;
     let index = String::from_utf8_lossy(&index);
-    download_from_index(client, repo_url, &index, name, range, options, cache).await
+    let index = Index {
+        text: &index,
+        named: None,
+    };
+    download_from_index(client, repo_url, index, name, range, options, cache).await
+}
+
+/// A repository index and how Helm names it in errors.
+pub(super) struct Index<'a> {
+    /// The `index.yaml` text.
+    pub text: &'a str,
+    /// The repository's name when the index is the one `helm repo update` cached for a
+    /// `repo/chart` reference (Helm words "not found" differently then).
+    pub named: Option<&'a str>,
+}
+
+impl Index<'_> {
+    /// Helm's error for a chart name or version the index lacks.
+    fn not_found(&self, repo_url: &str, name: &str, range: &str, name_found: bool) -> FetchError {
+        let message = match (self.named, name_found) {
+            (Some(repo), false) => format!(
+                "chart \"{name}\" matching {range} not found in {repo} index. (try 'helm repo update'): no chart name found"
+            ),
+            (Some(repo), true) => format!(
+                "chart \"{name}\" matching {range} not found in {repo} index. (try 'helm repo update'): no chart version found for {name}-{range}"
+            ),
+            (None, false) => format!("chart \"{name}\" not found in {repo_url} repository"),
+            (None, true) => {
+                format!("chart \"{name}\" version \"{range}\" not found in {repo_url} repository")
+            }
+        };
+        FetchError::new(FetchErrorKind::NotFound, message)
+    }
 }
 
 /// Resolves `name` at `range` in the repository's `index` and downloads that archive.
 pub(super) async fn download_from_index(
     client: &reqwest::Client,
     repo_url: &str,
-    index: &str,
+    index: Index<'_>,
     name: &str,
     range: &str,
     options: &FetchOptions,
@@ -235,12 +270,11 @@ pub(super) async fn download_from_index(
 ) -> Result<Vec<u8>, FetchError> {
     let repo_url = repo_url.trim_end_matches('/');
     let repo_host = host_of(repo_url);
-    let entries = index_entries(index, name, repo_url)?;
+    let Some(entries) = index_entries(index.text, name, repo_url)? else {
+        return Err(index.not_found(repo_url, name, range, false));
+    };
     let Some(entry) = resolve_version(&entries, range) else {
-        return Err(FetchError::new(
-            FetchErrorKind::NotFound,
-            format!("chart \"{name}\" version \"{range}\" not found in {repo_url} repository"),
-        ));
+        return Err(index.not_found(repo_url, name, range, true));
     };
     let Some(url) = entry.urls.first() else {
         return Err(FetchError::invalid(format!(
@@ -297,7 +331,9 @@ mod tests {
 
     #[test]
     fn versions_resolve_like_helm() {
-        let entries = index_entries(INDEX, "demo", "http://repo").unwrap();
+        let entries = index_entries(INDEX, "demo", "http://repo")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             resolve_version(&entries, "").map(|e| e.version.as_str()),
             Some("1.10.1")
@@ -311,11 +347,36 @@ mod tests {
             Some("2.0.0-rc.1")
         );
         assert!(resolve_version(&entries, ">=3").is_none());
+        assert_eq!(index_entries(INDEX, "other", "http://repo").unwrap(), None);
+    }
+
+    #[test]
+    fn missing_charts_are_worded_as_helm_words_them() {
+        let by_url = Index {
+            text: INDEX,
+            named: None,
+        };
+        let named = Index {
+            text: INDEX,
+            named: Some("myrepo"),
+        };
+        let message =
+            |index: &Index, found| index.not_found("http://repo", "demo", "9", found).message;
         assert_eq!(
-            index_entries(INDEX, "other", "http://repo")
-                .unwrap_err()
-                .message,
-            "chart \"other\" not found in http://repo repository"
+            message(&by_url, false),
+            "chart \"demo\" not found in http://repo repository"
+        );
+        assert_eq!(
+            message(&by_url, true),
+            "chart \"demo\" version \"9\" not found in http://repo repository"
+        );
+        assert_eq!(
+            message(&named, false),
+            "chart \"demo\" matching 9 not found in myrepo index. (try 'helm repo update'): no chart name found"
+        );
+        assert_eq!(
+            message(&named, true),
+            "chart \"demo\" matching 9 not found in myrepo index. (try 'helm repo update'): no chart version found for demo-9"
         );
     }
 
