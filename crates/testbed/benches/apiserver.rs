@@ -1,6 +1,10 @@
 //! Benchmark of the goals: 10,000 objects of one kind with 100 open watches — time to
 //! list all, create and update throughput from an in-process client, and store memory per
 //! object beyond its JSON size. Run with `cargo bench -p testbed --bench apiserver`.
+//!
+//! Besides wall time, each phase reports the process's CPU time (server, client and watchers
+//! together), which stays meaningful on a machine loaded by other work. `BENCH_OBJECTS=N`
+//! shrinks the run, e.g. for `valgrind --tool=callgrind`.
 
 use futures::{StreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -10,7 +14,8 @@ use std::time::{Duration, Instant};
 use testbed::Testbed;
 use testbed::store::{DEFAULT_HISTORY, Store};
 
-const OBJECTS: usize = 10_000;
+/// Objects unless `BENCH_OBJECTS` says otherwise.
+const DEFAULT_OBJECTS: usize = 10_000;
 const WATCHES: usize = 100;
 const IN_FLIGHT: usize = 64;
 
@@ -20,6 +25,29 @@ fn config_map(i: usize, version: &str) -> ConfigMap {
         "data": {"version": version, "payload": "x".repeat(200)}
     }))
     .expect("a valid ConfigMap")
+}
+
+fn objects() -> usize {
+    std::env::var("BENCH_OBJECTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(DEFAULT_OBJECTS)
+}
+
+/// CPU time (user + system) this process has used so far, from `/proc/self/stat` (Linux);
+/// zero where unknown.
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse::<u64>().ok())
+        .sum();
+    // The kernel reports clock ticks, 100 per second on Linux.
+    Duration::from_millis(ticks * 10)
 }
 
 /// Resident memory of this process in bytes (Linux), 0 where unknown.
@@ -33,11 +61,11 @@ fn rss_bytes() -> usize {
 }
 
 /// Fills a bare store (no server, no client) and measures how much resident memory grows.
-fn memory_per_object() -> (f64, f64) {
+fn memory_per_object(objects: usize) -> (f64, f64) {
     let store = Store::new(DEFAULT_HISTORY);
     let before = rss_bytes();
     let mut json_bytes = 0usize;
-    for i in 0..OBJECTS {
+    for i in 0..objects {
         let obj = json!({
             "apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": format!("cm-{i:05}"), "namespace": "default", "uid": testbed::ids::new_uid(),
@@ -49,14 +77,15 @@ fn memory_per_object() -> (f64, f64) {
     }
     let used = rss_bytes().saturating_sub(before);
     (
-        json_bytes as f64 / OBJECTS as f64,
-        used.saturating_sub(json_bytes) as f64 / OBJECTS as f64,
+        json_bytes as f64 / objects as f64,
+        used.saturating_sub(json_bytes) as f64 / objects as f64,
     )
 }
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let (json_size, overhead) = memory_per_object();
+    let objects = objects();
+    let (json_size, overhead) = memory_per_object(objects);
     println!(
         "memory: {json_size:.0} B of JSON per object, {overhead:.0} B resident overhead per object (store + history, RSS growth)"
     );
@@ -65,8 +94,10 @@ async fn main() {
     let client = bed.cluster().client();
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
 
-    // The watches are load on the server; they count event lines rather than decode them,
-    // so the figures measure the server's fan-out, not the client's JSON decoding.
+    // The watches are load on the server; they count newlines in the raw stream rather than
+    // decode events, so the figures measure the server's fan-out, not the client's JSON
+    // decoding. Each watcher hands its stream back once it has seen every change, so the
+    // watches stay open (idle) while the lists are measured.
     let mut watchers = Vec::new();
     for _ in 0..WATCHES {
         let rv = bed.cluster().resource_version();
@@ -74,23 +105,28 @@ async fn main() {
             "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=600"
         );
         let req = http::Request::get(uri).body(Vec::new()).expect("request");
-        let reader = client.request_stream(req).await.expect("watch");
+        let mut reader = client.request_stream(req).await.expect("watch");
         watchers.push(tokio::spawn(async move {
             use futures::AsyncBufReadExt;
-            let mut lines = reader.lines();
             let mut n = 0usize;
-            while let Some(Ok(_)) = lines.next().await {
-                n += 1;
-                if n == 2 * OBJECTS {
+            while n < 2 * objects {
+                let Ok(chunk) = reader.fill_buf().await else {
+                    break;
+                };
+                if chunk.is_empty() {
                     break;
                 }
+                n += chunk.iter().filter(|b| **b == b'\n').count();
+                let len = chunk.len();
+                reader.consume_unpin(len);
             }
-            n
+            (n, reader)
         }));
     }
 
-    let start = Instant::now();
-    stream::iter(0..OBJECTS)
+    let (writes_start, writes_cpu) = (Instant::now(), cpu_time());
+    let (start, cpu) = (Instant::now(), cpu_time());
+    stream::iter(0..objects)
         .map(|i| {
             let api = api.clone();
             async move {
@@ -102,14 +138,10 @@ async fn main() {
         .buffer_unordered(IN_FLIGHT)
         .for_each(|_| async {})
         .await;
-    let created = start.elapsed();
-    println!(
-        "create: {OBJECTS} objects in {created:?} = {:.0} writes/s ({WATCHES} watches open)",
-        OBJECTS as f64 / created.as_secs_f64()
-    );
+    report("create", objects, start.elapsed(), cpu_time() - cpu);
 
-    let start = Instant::now();
-    stream::iter(0..OBJECTS)
+    let (start, cpu) = (Instant::now(), cpu_time());
+    stream::iter(0..objects)
         .map(|i| {
             let api = api.clone();
             async move {
@@ -125,48 +157,71 @@ async fn main() {
         .buffer_unordered(IN_FLIGHT)
         .for_each(|_| async {})
         .await;
-    let updated = start.elapsed();
+    report("update", objects, start.elapsed(), cpu_time() - cpu);
+
+    // Every watcher must have every event before the lists, which would otherwise compete
+    // with the watchers catching up.
+    let start = Instant::now();
+    let mut open_watches = Vec::new();
+    for w in watchers {
+        let (seen, reader) = tokio::time::timeout(Duration::from_secs(120), w)
+            .await
+            .expect("watchers catch up")
+            .expect("watcher");
+        assert_eq!(seen, 2 * objects, "every watcher saw every change");
+        open_watches.push(reader);
+    }
     println!(
-        "update: {OBJECTS} objects in {updated:?} = {:.0} writes/s ({WATCHES} watches open)",
-        OBJECTS as f64 / updated.as_secs_f64()
+        "watches: all {WATCHES} watchers received all {} events ({:?} after the last write)",
+        2 * objects,
+        start.elapsed()
+    );
+    // The watchers may still be catching up when a phase's last write is answered, so the
+    // fair CPU figure covers both phases until every event was read.
+    report(
+        "create+update until watchers caught up",
+        2 * objects,
+        writes_start.elapsed(),
+        cpu_time() - writes_cpu,
     );
 
     let mut raw = Vec::new();
     let mut typed = Vec::new();
+    let mut raw_cpu = Duration::ZERO;
     for _ in 0..10 {
         let req = http::Request::get("/api/v1/namespaces/default/configmaps")
             .body(Vec::new())
             .expect("request");
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), cpu_time());
         let body = client.request_text(req).await.expect("list");
         raw.push(start.elapsed());
-        assert!(body.len() > OBJECTS * 200);
+        raw_cpu += cpu_time() - cpu;
+        assert!(body.len() > objects * 200);
         let start = Instant::now();
         let list = api.list(&ListParams::default()).await.expect("list");
         typed.push(start.elapsed());
-        assert!(list.items.len() > OBJECTS);
+        assert!(list.items.len() > objects);
     }
     let median = |v: &mut Vec<Duration>| {
         v.sort();
         v[v.len() / 2]
     };
     println!(
-        "list all {OBJECTS}: median {:?} over HTTPS (body read), {:?} including kube's typed decoding",
+        "list all {objects}: median {:?} over HTTPS (body read; mean CPU {:?}), {:?} including kube's typed decoding",
         median(&mut raw),
+        raw_cpu / 10,
         median(&mut typed)
     );
 
-    let start = Instant::now();
-    for w in watchers {
-        let seen = tokio::time::timeout(Duration::from_secs(120), w)
-            .await
-            .expect("watchers catch up")
-            .expect("watcher");
-        assert_eq!(seen, 2 * OBJECTS, "every watcher saw every change");
-    }
+    drop(open_watches);
+}
+
+/// Prints a write phase: wall-clock rate, and the rate per CPU-second of the whole process
+/// (server, client and the watchers reading their streams).
+fn report(phase: &str, writes: usize, wall: Duration, cpu: Duration) {
     println!(
-        "watches: all {WATCHES} watchers received all {} events ({:?} after the last write)",
-        2 * OBJECTS,
-        start.elapsed()
+        "{phase}: {writes} objects in {wall:?} = {:.0} writes/s; {cpu:?} CPU = {:.0} writes per CPU-second ({WATCHES} watches open)",
+        writes as f64 / wall.as_secs_f64(),
+        writes as f64 / cpu.as_secs_f64().max(f64::EPSILON),
     );
 }

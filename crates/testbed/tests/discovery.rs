@@ -44,3 +44,67 @@ async fn clusters_are_independent() {
     assert!(other.get_opt("only-in-a").await.unwrap().is_none());
     assert!(a.kubeconfig_path().exists() && b.kubeconfig_path().exists());
 }
+
+#[tokio::test]
+async fn aggregated_discovery_lists_every_group_version_in_one_document() {
+    let bed = Testbed::start().await.unwrap();
+    let client = bed.cluster().client();
+    let accept =
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let get = |path: &str| {
+        http::Request::get(path)
+            .header("accept", accept)
+            .body(Vec::new())
+            .unwrap()
+    };
+    let apis: serde_json::Value = client.request(get("/apis")).await.unwrap();
+    assert_eq!(apis["kind"], "APIGroupDiscoveryList");
+    assert_eq!(apis["apiVersion"], "apidiscovery.k8s.io/v2");
+    let apps = apis["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["metadata"]["name"] == "apps")
+        .expect("apps is listed");
+    let v1 = &apps["versions"][0];
+    assert_eq!(
+        (v1["version"].as_str(), v1["freshness"].as_str()),
+        (Some("v1"), Some("Current"))
+    );
+    let deployments = v1["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "deployments")
+        .expect("deployments are listed");
+    assert_eq!(
+        deployments["responseKind"],
+        serde_json::json!({"group": "apps", "version": "v1", "kind": "Deployment"})
+    );
+    assert_eq!(deployments["scope"], "Namespaced");
+    let scale = deployments["subresources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["subresource"] == "scale")
+        .expect("the scale subresource");
+    assert_eq!(scale["responseKind"]["kind"], "Scale");
+
+    let core: serde_json::Value = client.request(get("/api")).await.unwrap();
+    let core_v1 = &core["items"][0]["versions"][0];
+    assert_eq!(core_v1["version"], "v1");
+    assert!(
+        core_v1["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["resource"] == "namespaces" && r["scope"] == "Cluster")
+    );
+
+    // Without the media type in Accept, the unaggregated documents stay.
+    let plain: serde_json::Value = client
+        .request(http::Request::get("/apis").body(Vec::new()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(plain["kind"], "APIGroupList");
+}

@@ -323,3 +323,115 @@ async fn kubectl_get_watch_streams_changes() {
         "{seen:?}"
     );
 }
+
+const WIDGET_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {replicas: {type: integer}}}
+          status: {type: object, properties: {replicas: {type: integer}}}
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+"#;
+
+/// Whether a logged non-resource path is a group version's resource list (`/api/v1`,
+/// `/apis/<group>/<version>`), the documents legacy discovery fetches one by one.
+fn is_group_version_list(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    matches!(parts.as_slice(), ["api", _] | ["apis", _, _])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_discovers_in_one_request_and_scales_custom_resources() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let cluster = bed.cluster();
+    let kc = cluster.kubeconfig_path();
+    // A fresh discovery cache, so kubectl has to ask the server.
+    let cache = bed.kubeconfig_dir().join("kubectl-cache");
+    let cache = cache.to_str().expect("a UTF-8 path");
+    ok(
+        kc,
+        &["--cache-dir", cache, "apply", "-f", "-"],
+        Some(WIDGET_CRD),
+    )
+    .await;
+    ok(
+        kc,
+        &[
+            "--cache-dir",
+            cache,
+            "wait",
+            "--for=condition=Established",
+            "crd/widgets.example.com",
+        ],
+        None,
+    )
+    .await;
+    ok(
+        kc,
+        &["--cache-dir", cache, "apply", "-f", "-"],
+        Some(
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {replicas: 1}\n",
+        ),
+    )
+    .await;
+    ok(
+        kc,
+        &["--cache-dir", cache, "scale", "widget/w", "--replicas=3"],
+        None,
+    )
+    .await;
+    let replicas = ok(
+        kc,
+        &[
+            "--cache-dir",
+            cache,
+            "get",
+            "widget",
+            "w",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(replicas, "3");
+
+    let requests = cluster.requests();
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.resource == "/apis" && r.code == 200),
+        "kubectl asked for /apis"
+    );
+    let legacy: Vec<&str> = requests
+        .iter()
+        .filter(|r| r.group.is_empty() && r.version.is_empty())
+        .map(|r| r.resource.as_str())
+        .filter(|p| is_group_version_list(p))
+        .collect();
+    assert!(legacy.is_empty(), "per-group-version discovery: {legacy:?}");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.resource == "widgets" && r.subresource == "scale" && r.is_write()),
+        "kubectl wrote the scale subresource"
+    );
+}

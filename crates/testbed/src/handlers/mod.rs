@@ -2,6 +2,7 @@
 //! delete, and the discovery documents.
 
 mod admission;
+mod aggregated;
 mod delete;
 mod discovery;
 mod fields;
@@ -82,6 +83,8 @@ pub async fn dispatch(
     match route {
         Route::Version => discovery::version(),
         Route::Health => Reply::Text(200, "ok"),
+        Route::Api if aggregated::wanted(req) => aggregated::document(cluster, true),
+        Route::Apis if aggregated::wanted(req) => aggregated::document(cluster, false),
         Route::Api => discovery::api(cluster),
         Route::Apis => discovery::apis(cluster),
         Route::Group(g) => discovery::group(cluster, &g),

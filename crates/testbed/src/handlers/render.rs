@@ -5,10 +5,18 @@ use crate::store::Stored;
 use bytes::Bytes;
 use serde_json::Value;
 
-/// Whether objects of `res` are stored in another version than served.
-pub fn converts(res: &ResourceDef) -> bool {
+/// Whether `obj`, as stored, differs from what `res` serves: core Events served as
+/// events.k8s.io, or a custom resource stored in another version than requested (the
+/// storage version, or an older one it was written in before the storage version moved).
+pub fn converts(res: &ResourceDef, obj: &Stored) -> bool {
     match &res.crd {
-        Some(crd) => crd.storage_version != res.version,
+        Some(_) => {
+            let served = obj
+                .api_version()
+                .and_then(|v| v.strip_prefix(res.group.as_str()))
+                .and_then(|v| v.strip_prefix('/'));
+            served != Some(res.version.as_str())
+        }
         None => res.group == "events.k8s.io",
     }
 }
@@ -16,7 +24,7 @@ pub fn converts(res: &ResourceDef) -> bool {
 /// The object as served by `res`, as a value.
 pub fn value_for(res: &ResourceDef, obj: &Stored) -> Value {
     let mut v = obj.value();
-    if converts(res) {
+    if converts(res, obj) {
         crate::objects::convert::to_served(res, &mut v);
     }
     v
@@ -24,16 +32,18 @@ pub fn value_for(res: &ResourceDef, obj: &Stored) -> Value {
 
 /// The object as served by `res`, serialized.
 pub fn object_json(res: &ResourceDef, obj: &Stored) -> Bytes {
-    if converts(res) {
+    if converts(res, obj) {
         Bytes::from(serde_json::to_vec(&value_for(res, obj)).unwrap_or_default())
     } else {
         obj.json.clone()
     }
 }
 
-/// An item of a list: built-in lists leave out each item's kind and apiVersion.
-fn item_json(res: &ResourceDef, obj: &Stored) -> Bytes {
-    if converts(res) {
+/// Appends an item of a list to `out`: built-in lists leave out each item's kind and
+/// apiVersion. Unconverted items are copied straight from the store: lists are the biggest
+/// responses.
+fn write_item(res: &ResourceDef, obj: &Stored, out: &mut Vec<u8>) {
+    if converts(res, obj) {
         let mut v = value_for(res, obj);
         if res.crd.is_none()
             && let Some(m) = v.as_object_mut()
@@ -41,11 +51,12 @@ fn item_json(res: &ResourceDef, obj: &Stored) -> Bytes {
             m.remove("kind");
             m.remove("apiVersion");
         }
-        Bytes::from(serde_json::to_vec(&v).unwrap_or_default())
+        // Serializing a Value cannot fail: all its map keys are strings.
+        let _ = serde_json::to_writer(&mut *out, &v);
     } else if res.crd.is_some() {
-        obj.json.clone()
+        out.extend_from_slice(&obj.json);
     } else {
-        obj.json_without_type()
+        obj.write_without_type(out);
     }
 }
 
@@ -91,7 +102,7 @@ pub fn list_json(res: &ResourceDef, items: &[std::sync::Arc<Stored>], meta: &Lis
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(&item_json(res, item));
+        write_item(res, item, &mut out);
     }
     out.extend_from_slice(b"]}");
     Bytes::from(out)

@@ -189,7 +189,7 @@ impl Watcher {
 
     /// Sends the change with its own type, sharing the encoded line when no conversion is due.
     async fn send_as_is(&self, ev: &Event) -> bool {
-        if super::render::converts(&self.res) {
+        if super::render::converts(&self.res, &ev.object) {
             return self.send(ev.kind.as_str(), &ev.object).await;
         }
         self.tx.send(ev.watch_line().clone()).await.is_ok()

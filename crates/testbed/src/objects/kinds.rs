@@ -280,9 +280,17 @@ fn default_crd(obj: &mut Value) {
         return;
     };
     let status = map.entry("status").or_insert_with(|| json!({}));
-    if let Some(st) = status.as_object_mut() {
-        st.entry("storedVersions")
-            .or_insert_with(|| Value::Array(storage));
+    // A new storage version joins the stored ones: objects written before keep the old one.
+    if let Some(stored) = status
+        .as_object_mut()
+        .map(|st| st.entry("storedVersions").or_insert_with(|| json!([])))
+        .and_then(Value::as_array_mut)
+    {
+        for version in storage {
+            if !stored.contains(&version) {
+                stored.push(version);
+            }
+        }
     }
 }
 

@@ -426,24 +426,28 @@ fn field(name: &str) -> PathElement {
 
 /// Paths nobody owns: type and object identity, and bookkeeping fields.
 fn strip_meta(set: &FieldSet) -> FieldSet {
-    let mut strip = FieldSet::new();
-    strip.insert(&[field("apiVersion")]);
-    strip.insert(&[field("kind")]);
-    strip.insert(&[field("metadata")]);
-    for f in [
-        "name",
-        "namespace",
-        "creationTimestamp",
-        "selfLink",
-        "uid",
-        "clusterName",
-        "generation",
-        "managedFields",
-        "resourceVersion",
-    ] {
-        strip.insert(&[field("metadata"), field(f)]);
-    }
-    set.difference(&strip)
+    // Built once: every write strips the same paths.
+    static UNOWNED: std::sync::LazyLock<FieldSet> = std::sync::LazyLock::new(|| {
+        let mut strip = FieldSet::new();
+        strip.insert(&[field("apiVersion")]);
+        strip.insert(&[field("kind")]);
+        strip.insert(&[field("metadata")]);
+        for f in [
+            "name",
+            "namespace",
+            "creationTimestamp",
+            "selfLink",
+            "uid",
+            "clusterName",
+            "generation",
+            "managedFields",
+            "resourceVersion",
+        ] {
+            strip.insert(&[field("metadata"), field(f)]);
+        }
+        strip
+    });
+    set.difference(&UNOWNED)
 }
 
 fn scoped(set: &FieldSet, scope: Scope<'_>) -> FieldSet {
@@ -478,11 +482,19 @@ pub fn update_managed_fields(
         }
     };
     let mut entries = entries.unwrap_or_default();
-    let cmp = compare(
-        &without_managed_fields(old),
-        &without_managed_fields(new),
-        shape,
-    );
+    // A managedFields list is an atomic leaf to the comparison, and strip_meta drops it
+    // from every set below, so the objects compare as they are, without copies; anything
+    // else there could yield nested paths, so it is left out first.
+    let listed = |v: &Value| managed_fields_of(v).is_none_or(Value::is_array);
+    let cmp = if listed(old) && listed(new) {
+        compare(old, new, shape)
+    } else {
+        compare(
+            &without_managed_fields(old),
+            &without_managed_fields(new),
+            shape,
+        )
+    };
     let changed = scoped(&cmp.added.union(&cmp.modified), scope);
     let removed = scoped(&cmp.removed, scope);
     for entry in &mut entries {

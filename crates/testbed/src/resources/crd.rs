@@ -15,12 +15,54 @@ pub struct CrdInfo {
     pub schemas: Vec<(String, Value)>,
     /// `additionalPrinterColumns` of each served version.
     pub printer_columns: Vec<(String, Value)>,
+    /// The `scale` subresource of each version that declares one.
+    pub scales: Vec<(String, ScalePaths)>,
+}
+
+/// Where a custom resource keeps what its `scale` subresource shows, as JSON pointers
+/// (`/spec/replicas`) made from the CRD's JSON paths (`.spec.replicas`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    /// `specReplicasPath`: the desired count, which scaling writes.
+    pub spec_replicas: String,
+    /// `statusReplicasPath`: the observed count.
+    pub status_replicas: String,
+    /// `labelSelectorPath`: the selector string, when declared.
+    pub label_selector: Option<String>,
+}
+
+impl ScalePaths {
+    /// Reads `subresources.scale` of a CRD version; `None` when it declares none or lacks a
+    /// replica path.
+    fn of(version: &Value) -> Option<Self> {
+        let scale = version.pointer("/subresources/scale")?;
+        let pointer = |key: &str| {
+            scale
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|p| p.starts_with('.') && p.len() > 1)
+                .map(|p| p.replace('.', "/"))
+        };
+        Some(Self {
+            spec_replicas: pointer("specReplicasPath")?,
+            status_replicas: pointer("statusReplicasPath")?,
+            label_selector: pointer("labelSelectorPath"),
+        })
+    }
 }
 
 impl CrdInfo {
     /// The schema of a version, if one was given.
     pub fn schema(&self, version: &str) -> Option<&Value> {
         self.schemas
+            .iter()
+            .find(|(v, _)| v == version)
+            .map(|(_, s)| s)
+    }
+
+    /// The scale paths of a version.
+    pub fn scale(&self, version: &str) -> Option<&ScalePaths> {
+        self.scales
             .iter()
             .find(|(v, _)| v == version)
             .map(|(_, s)| s)
@@ -112,6 +154,10 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, CrdError> {
                 ))
             })
             .collect(),
+        scales: versions
+            .iter()
+            .filter_map(|v| Some((str_at(v, &["name"])?.to_string(), ScalePaths::of(v)?)))
+            .collect(),
     });
     let served = versions
         .iter()
@@ -127,7 +173,7 @@ pub fn crd_resources(crd: &Value) -> Result<Vec<ResourceDef>, CrdError> {
                     gvk: None,
                 });
             }
-            if v.pointer("/subresources/scale").is_some() {
+            if ScalePaths::of(v).is_some() {
                 subresources.push(Subresource {
                     name: "scale".into(),
                     verbs: vec!["get".into(), "patch".into(), "update".into()],
@@ -174,6 +220,23 @@ mod tests {
         assert_eq!(defs[0].singular, "widget");
         assert!(defs[0].has_status());
         assert_eq!(defs[0].short_names, vec!["wd"]);
+    }
+
+    #[test]
+    fn scale_paths_become_pointers() {
+        let crd = json!({
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "names": {"plural": "widgets", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": true, "storage": true,
+                        "subresources": {"scale": {"specReplicasPath": ".spec.size",
+                            "statusReplicasPath": ".status.ready.count"}}}]}
+        });
+        let defs = crd_resources(&crd).unwrap();
+        let paths = defs[0].crd.as_ref().unwrap().scale("v1").unwrap();
+        assert_eq!(paths.spec_replicas, "/spec/size");
+        assert_eq!(paths.status_replicas, "/status/ready/count");
+        assert_eq!(paths.label_selector, None);
+        assert!(defs[0].has_subresource("scale"));
     }
 
     #[test]

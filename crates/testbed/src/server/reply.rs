@@ -26,6 +26,16 @@ pub enum Reply {
     },
     /// Plain text.
     Text(u16, &'static str),
+    /// A JSON document of a negotiated media type (aggregated discovery), which varies with
+    /// `Accept`.
+    Document {
+        /// HTTP status.
+        status: u16,
+        /// `Content-Type`.
+        content_type: &'static str,
+        /// The serialized document.
+        body: Bytes,
+    },
     /// A Status error.
     Error(ApiError),
     /// A stream of newline-separated JSON watch events.
@@ -46,6 +56,15 @@ impl Reply {
     pub fn status_value(status: &Value) -> Self {
         let code = status.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
         Self::json(code, status)
+    }
+
+    /// A JSON value served as `content_type`.
+    pub fn document(status: u16, content_type: &'static str, value: &Value) -> Self {
+        Self::Document {
+            status,
+            content_type,
+            body: Bytes::from(serde_json::to_vec(value).unwrap_or_default()),
+        }
     }
 
     /// Already serialized JSON.
@@ -79,7 +98,9 @@ impl Reply {
     /// The HTTP status this reply will have.
     pub fn status(&self) -> u16 {
         match self {
-            Self::Json { status, .. } | Self::Text(status, _) => *status,
+            Self::Json { status, .. } | Self::Text(status, _) | Self::Document { status, .. } => {
+                *status
+            }
             Self::Error(e) => e.code,
             Self::Stream(_) => 200,
         }
@@ -102,6 +123,16 @@ impl Reply {
                 }
                 r
             }
+            Self::Document {
+                status,
+                content_type,
+                body,
+            } => {
+                let mut r = response(status, content_type, full(body));
+                r.headers_mut()
+                    .insert(header::VARY, HeaderValue::from_static("Accept"));
+                r
+            }
             Self::Text(status, text) => response(
                 status,
                 "text/plain; charset=utf-8",
@@ -118,7 +149,8 @@ impl Reply {
             }
             Self::Stream(rx) => {
                 let stream = futures::stream::unfold(rx, |mut rx| async move {
-                    let chunk = rx.recv().await?;
+                    let first = rx.recv().await?;
+                    let chunk = with_waiting(first, &mut rx);
                     Some((Ok::<_, Infallible>(Frame::data(chunk)), rx))
                 });
                 let mut r = response(
@@ -134,6 +166,25 @@ impl Reply {
             }
         }
     }
+}
+
+/// The most bytes of waiting watch lines joined into one frame.
+const MAX_FRAME: usize = 64 * 1024;
+
+/// `first` followed by the chunks already waiting behind it (up to [`MAX_FRAME`] bytes), so a
+/// stream that fell behind catches up in few frames, TLS records and writes instead of one
+/// of each per event.
+fn with_waiting(first: Bytes, rx: &mut mpsc::Receiver<Bytes>) -> Bytes {
+    let mut joined: Option<bytes::BytesMut> = None;
+    while joined.as_ref().map_or(first.len(), |j| j.len()) < MAX_FRAME {
+        let Ok(next) = rx.try_recv() else {
+            break;
+        };
+        joined
+            .get_or_insert_with(|| bytes::BytesMut::from(&first[..]))
+            .extend_from_slice(&next);
+    }
+    joined.map_or(first, bytes::BytesMut::freeze)
 }
 
 impl From<ApiError> for Reply {
@@ -152,4 +203,28 @@ fn response(status: u16, content_type: &'static str, body: Body) -> Response<Bod
     r.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_chunks_join_up_to_the_frame_limit() {
+        let (tx, mut rx) = mpsc::channel(8);
+        assert_eq!(
+            with_waiting(Bytes::from_static(b"a\n"), &mut rx),
+            &b"a\n"[..]
+        );
+        tx.try_send(Bytes::from_static(b"b\n")).unwrap();
+        tx.try_send(Bytes::from_static(b"c\n")).unwrap();
+        assert_eq!(
+            with_waiting(Bytes::from_static(b"a\n"), &mut rx),
+            &b"a\nb\nc\n"[..]
+        );
+        let big = Bytes::from(vec![b'x'; MAX_FRAME]);
+        tx.try_send(Bytes::from_static(b"later\n")).unwrap();
+        assert_eq!(with_waiting(big.clone(), &mut rx), big);
+        assert_eq!(rx.try_recv().unwrap(), &b"later\n"[..]);
+    }
 }

@@ -76,15 +76,22 @@ impl Stored {
         }
     }
 
-    /// The object's JSON without `kind` and `apiVersion`, as items of built-in lists are.
-    pub fn json_without_type(&self) -> Bytes {
+    /// The stored `apiVersion`, read from the front of the JSON where serialization put it.
+    pub fn api_version(&self) -> Option<&str> {
+        let head = std::str::from_utf8(&self.json[..self.body_start]).ok()?;
+        let rest = head.split_once("\"apiVersion\":\"")?.1;
+        rest.split_once('"').map(|(v, _)| v)
+    }
+
+    /// Appends the object's JSON without `kind` and `apiVersion` to `out`, as items of
+    /// built-in lists are.
+    pub fn write_without_type(&self, out: &mut Vec<u8>) {
         if self.body_start == 0 {
-            return self.json.clone();
+            out.extend_from_slice(&self.json);
+        } else {
+            out.push(b'{');
+            out.extend_from_slice(&self.json[self.body_start..]);
         }
-        let mut out = Vec::with_capacity(self.json.len() + 1 - self.body_start);
-        out.push(b'{');
-        out.extend_from_slice(&self.json[self.body_start..]);
-        Bytes::from(out)
     }
 
     /// The object as a JSON value.
@@ -161,7 +168,10 @@ mod tests {
             s.json
                 .starts_with(br#"{"kind":"ConfigMap","apiVersion":"v1","metadata""#)
         );
-        let v: Value = serde_json::from_slice(&s.json_without_type()).unwrap();
+        assert_eq!(s.api_version(), Some("v1"));
+        let mut written = Vec::new();
+        s.write_without_type(&mut written);
+        let v: Value = serde_json::from_slice(&written).unwrap();
         assert_eq!(
             v,
             json!({"metadata": {"name": "a", "resourceVersion": "3"}, "data": {}})

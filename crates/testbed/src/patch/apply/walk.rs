@@ -175,6 +175,65 @@ fn compare_value(
     }
 }
 
+/// The fields (without nulls) or granular list items below a position, borrowed.
+fn children<'v>(v: Option<&'v Value>, shape: &Shape<'_>) -> Vec<(PathElement, &'v Value)> {
+    match v {
+        Some(Value::Object(map)) if !shape.is_atomic_map() => map
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (PathElement::Field(k.clone()), v))
+            .collect(),
+        Some(Value::Array(items)) => match granular_list(shape) {
+            Some(list) => {
+                let item_shape = shape.item();
+                items
+                    .iter()
+                    .filter_map(|i| item_element(i, &list, &item_shape).ok().map(|pe| (pe, i)))
+                    .collect()
+            }
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// The fields a typed object always has that `theirs` holds and `mine` lacks, as empty
+/// values: they are there, empty, in the typed form of `mine`.
+fn always_present_missing<'v>(
+    mine: &[(PathElement, &'v Value)],
+    theirs: &[(PathElement, &'v Value)],
+    shape: &Shape<'_>,
+    empty_map: &'v Value,
+    empty_list: &'v Value,
+) -> Vec<(PathElement, &'v Value)> {
+    theirs
+        .iter()
+        .filter(|(pe, _)| match pe {
+            PathElement::Field(name) => {
+                shape.field_always_present(name) && !mine.iter().any(|(p, _)| p == pe)
+            }
+            _ => false,
+        })
+        .map(|(pe, value)| {
+            let empty = match value {
+                Value::Array(_) => empty_list,
+                _ => empty_map,
+            };
+            (pe.clone(), empty)
+        })
+        .collect()
+}
+
+/// Children by element, so long maps and lists compare in linear time; a duplicate item
+/// counts once, as its first occurrence.
+fn index<'a, 'v>(list: &'a [(PathElement, &'v Value)]) -> HashMap<&'a PathElement, &'v Value> {
+    let mut map = HashMap::with_capacity(list.len());
+    for (pe, v) in list {
+        map.entry(pe).or_insert(*v);
+    }
+    map
+}
+
 /// Compares the fields or items below a position, and records items that appear or vanish.
 fn compare_children(
     old: Option<&Value>,
@@ -183,80 +242,35 @@ fn compare_children(
     path: &mut Path,
     cmp: &mut Comparison,
 ) {
-    let children = |v: Option<&Value>| -> Vec<(PathElement, Value)> {
-        match v {
-            Some(Value::Object(map)) if !shape.is_atomic_map() => map
-                .iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (PathElement::Field(k.clone()), v.clone()))
-                .collect(),
-            Some(Value::Array(items)) => match granular_list(shape) {
-                Some(list) => items
-                    .iter()
-                    .filter_map(|i| {
-                        item_element(i, &list, &shape.item())
-                            .ok()
-                            .map(|pe| (pe, i.clone()))
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-            _ => Vec::new(),
-        }
-    };
-    let mut old_children = children(old);
-    let mut new_children = children(new);
-    // A field a typed object always has is there, empty, when one side of a map lacks it.
+    let (empty_map, empty_list) = (Value::Object(Map::new()), Value::Array(Vec::new()));
+    let mut old_children = children(old, shape);
+    let mut new_children = children(new, shape);
     if let (Some(Value::Object(_)), Some(Value::Object(_))) = (old, new) {
-        let fill = |mine: &mut Vec<(PathElement, Value)>, theirs: &[(PathElement, Value)]| {
-            for (pe, value) in theirs {
-                let PathElement::Field(name) = pe else {
-                    continue;
-                };
-                if shape.field_always_present(name) && !mine.iter().any(|(p, _)| p == pe) {
-                    let empty = match value {
-                        Value::Array(_) => Value::Array(Vec::new()),
-                        _ => Value::Object(Map::new()),
-                    };
-                    mine.push((pe.clone(), empty));
-                }
-            }
-        };
-        let snapshot = new_children.clone();
-        fill(&mut old_children, &snapshot);
-        let snapshot = old_children.clone();
-        fill(&mut new_children, &snapshot);
+        let old_extra =
+            always_present_missing(&old_children, &new_children, shape, &empty_map, &empty_list);
+        let new_extra =
+            always_present_missing(&new_children, &old_children, shape, &empty_map, &empty_list);
+        old_children.extend(old_extra);
+        new_children.extend(new_extra);
     }
-    // Index both sides so long maps and lists compare in linear time; a duplicate item
-    // counts once, as its first occurrence.
-    let index = |list: &[(PathElement, Value)]| {
-        let mut map: HashMap<PathElement, Value> = HashMap::new();
-        for (pe, v) in list {
-            map.entry(pe.clone()).or_insert_with(|| v.clone());
-        }
-        map
-    };
     let (old_index, new_index) = (index(&old_children), index(&new_children));
-    let mut seen = HashSet::new();
-    let elements = old_children
-        .iter()
-        .chain(&new_children)
-        .map(|(pe, _)| pe.clone())
-        .filter(|pe| seen.insert(pe.clone()))
-        .collect::<Vec<_>>();
+    let mut seen = HashSet::with_capacity(old_children.len() + new_children.len());
     let is_list = matches!(old.or(new), Some(Value::Array(_)));
-    for element in elements {
+    for (element, _) in old_children.iter().chain(&new_children) {
+        if !seen.insert(element) {
+            continue;
+        }
         let (o, n) = (
-            old_index.get(&element).cloned(),
-            new_index.get(&element).cloned(),
+            old_index.get(element).copied(),
+            new_index.get(element).copied(),
         );
-        let child_shape = match (&element, is_list) {
+        let child_shape = match (element, is_list) {
             (PathElement::Field(name), false) => shape.field(name),
             _ => shape.item(),
         };
-        path.push(element);
-        compare_value(o.as_ref(), n.as_ref(), &child_shape, path, cmp);
-        match (&o, &n) {
+        path.push(element.clone());
+        compare_value(o, n, &child_shape, path, cmp);
+        match (o, n) {
             (None, Some(_)) => cmp.added.insert(path),
             (Some(_), None) => cmp.removed.insert(path),
             _ => {}
