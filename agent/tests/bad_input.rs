@@ -363,3 +363,31 @@ fn chart_loading_errors_read_as_helm_v4_1_4_prints_them() {
         "Error: an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: unsupported chart dependency type\n"
     );
 }
+
+#[test]
+fn unreachable_registry_is_a_one_line_error_with_the_cause() {
+    // Port 9 (discard) on loopback: nothing listens there.
+    for (args, reference) in [
+        (
+            &[
+                "oci://127.0.0.1:9/charts/demo",
+                "--version",
+                "1.0.0",
+                "--plain-http",
+            ][..],
+            "oci://127.0.0.1:9/charts/demo:1.0.0",
+        ),
+        (
+            &["oci://127.0.0.1:9/charts/demo", "--plain-http"][..],
+            "oci://127.0.0.1:9/charts/demo",
+        ),
+    ] {
+        let err = failure(&template(args));
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("Error: failed to fetch {reference}: ")),
+            "{err}"
+        );
+        assert!(err.contains("Connection refused"), "{err}");
+    }
+}

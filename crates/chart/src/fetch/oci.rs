@@ -6,6 +6,7 @@ use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
+use super::repo::error_chain;
 use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file, registry_credentials};
 use crate::semver::{Constraints, Version};
 
@@ -52,7 +53,7 @@ fn auth(options: &FetchOptions, registry: &str) -> Result<RegistryAuth, FetchErr
 fn failed(reference: &str, e: &OciDistributionError) -> FetchError {
     FetchError::new(
         kind_of(e),
-        format!("failed to fetch oci://{reference}: {e}"),
+        format!("failed to fetch oci://{reference}: {}", error_chain(e)),
     )
 }
 

@@ -119,7 +119,7 @@ fn status_kind(status: reqwest::StatusCode) -> FetchErrorKind {
 }
 
 /// The error and its causes on one line (reqwest hides the useful part in its sources).
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(super) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
