@@ -589,3 +589,94 @@ fn oci_credentials_come_from_the_registry_config() {
     drop(registry);
     let _ = std::fs::remove_dir_all(home);
 }
+
+/// A one-thread HTTP server without authentication that serves `(path, body)` pairs (404
+/// elsewhere).
+fn serve_files(files: &'static [(&'static str, &'static str)]) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+            let mut request_line = String::new();
+            let _ = reader.read_line(&mut request_line);
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).is_err() || header.trim().is_empty() {
+                    break;
+                }
+            }
+            let path = request_line.split_whitespace().nth(1).unwrap_or("/");
+            let (status, body) = match files.iter().find(|(p, _)| *p == path) {
+                Some((_, body)) => ("200 OK", *body),
+                None => ("404 Not Found", ""),
+            };
+            let _ = stream.write_all(
+                format!(
+                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    base
+}
+
+#[test]
+fn values_files_and_set_files_can_be_urls() {
+    let home = scratch("values-url");
+    let base = serve_files(&[
+        ("/values.yaml", "greeting: from-a-url\n"),
+        ("/greeting.txt", "from-a-file-url"),
+    ]);
+    let archive = archive_path("0.1.0");
+    let chart = archive.to_str().unwrap_or("");
+    let url = format!("{base}/values.yaml");
+
+    let out = template(&["rel", chart, "-f", &url], &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("greeting: from-a-url\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let set_file = format!("greeting={base}/greeting.txt");
+    let out = template(&["rel", chart, "--set-file", &set_file], &home);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("greeting: from-a-file-url\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let missing = format!("{base}/missing.yaml");
+    let out = template(&["rel", chart, "-f", &missing], &home);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("Error: failed to fetch {missing} : 404 Not Found\n")
+    );
+    if let Some(helm) = std::env::var_os("HELM") {
+        // helm reads the same URL the same way.
+        let helm_out = Command::new(helm)
+            .args(["template", "rel", chart, "-f", &url])
+            .env("HOME", &home)
+            .output()
+            .expect("run helm");
+        let ours = template(&["rel", chart, "-f", &url], &home);
+        assert_eq!(
+            String::from_utf8_lossy(&helm_out.stdout),
+            String::from_utf8_lossy(&ours.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(home);
+}

@@ -37,7 +37,7 @@ pub struct Args {
     pub args: Vec<String>,
 
     /// Values file (YAML) to merge over the chart's defaults; repeatable and comma-separated,
-    /// later files win; `-` reads standard input.
+    /// later files win; `-` reads standard input, an `http(s)://` URL is downloaded.
     #[arg(
         short = 'f',
         long = "values",
@@ -58,7 +58,7 @@ pub struct Args {
     #[arg(long = "set-json", value_name = "KEY=JSON")]
     pub set_json: Vec<String>,
 
-    /// Like --set, each value read from the named file.
+    /// Like --set, each value read from the named file (or `http(s)://` URL).
     #[arg(long = "set-file", value_name = "KEY=PATH")]
     pub set_file: Vec<String>,
 
@@ -429,7 +429,13 @@ fn gather_values(args: &Args) -> Result<Map, String> {
     Ok(base)
 }
 
+/// A values source as helm reads it: `-` is standard input, an `http(s)://` URL is
+/// downloaded, anything else is a local file.
 fn read_values_source(path: &str) -> Result<String, String> {
+    if path.starts_with("http://") || path.starts_with("https://") {
+        let bytes = block_on(fetch::fetch_url(path))?;
+        return Ok(String::from_utf8_lossy(&bytes).into_owned());
+    }
     if path == "-" {
         let mut text = String::new();
         std::io::stdin()

@@ -164,6 +164,14 @@ pub async fn fetch_chart(
     )))
 }
 
+/// Downloads a file given by URL where Helm takes a file (`-f https://…/values.yaml`,
+/// `--set-file`): Helm's HTTP getter, without repository credentials.
+pub async fn fetch_url(url: &str) -> Result<Vec<u8>, FetchError> {
+    let options = FetchOptions::default();
+    let client = repo::http_client(&options)?;
+    repo::download(&client, url, None, &options, None).await
+}
+
 /// Fetches chart `name` of the named repository `repository` (a `repo/chart` reference) as
 /// Helm does: the index is the one `helm repo update` cached in `index_cache`, the download
 /// uses the repository's credentials and TLS settings (the command line's win).
