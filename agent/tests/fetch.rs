@@ -58,6 +58,15 @@ fn template(args: &[&str], home: &Path) -> Output {
         .expect("run landscaper-agent")
 }
 
+/// Fails the test with the command's stderr unless it succeeded.
+fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("landscaper-fetch-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -69,11 +78,7 @@ fn scratch(name: &str) -> PathBuf {
 fn local_render(version: &str, home: &Path) -> String {
     let path = archive_path(version);
     let out = template(&["rel", path.to_str().unwrap_or("")], home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -162,11 +167,7 @@ fn repository_charts_resolve_ranges_with_basic_auth() {
     let mut args = vec!["rel", "demo", "--repo", repo.as_str(), "--version", "~0.1"];
     args.extend(auth);
     let out = template(&args, &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         local_render("0.1.0", &home)
@@ -175,11 +176,7 @@ fn repository_charts_resolve_ranges_with_basic_auth() {
     let mut latest = vec!["rel", "demo", "--repo", repo.as_str()];
     latest.extend(auth);
     let out = template(&latest, &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         local_render("0.2.0", &home)
@@ -249,11 +246,7 @@ fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
     add_named_repository(&home, &repo);
 
     let out = template(&["rel", "myrepo/demo"], &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         local_render("0.2.0", &home)
@@ -288,11 +281,7 @@ fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
         cache.to_str().unwrap_or(""),
     ];
     let out = template(&args, &elsewhere);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         local_render("0.1.0", &home)
@@ -344,11 +333,7 @@ fn credentials_reach_other_hosts_only_with_pass_credentials() {
     let mut passing = args.to_vec();
     passing.push("--pass-credentials");
     let out = template(&passing, &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         local_render("0.1.0", &home)
@@ -565,11 +550,7 @@ fn oci_credentials_come_from_the_registry_config() {
     );
     std::fs::write(config_dir.join("config.json"), &config).expect("config.json");
     let out = template(&pull, &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         local_render("0.1.0", &home)
@@ -581,11 +562,7 @@ fn oci_credentials_come_from_the_registry_config() {
     let mut explicit = pull.to_vec();
     explicit.extend(["--registry-config", moved.to_str().unwrap_or("")]);
     let out = template(&explicit, &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     drop(registry);
     let _ = std::fs::remove_dir_all(home);
 }
@@ -635,11 +612,7 @@ fn values_files_and_set_files_can_be_urls() {
     let url = format!("{base}/values.yaml");
 
     let out = template(&["rel", chart, "-f", &url], &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("greeting: from-a-url\n"),
         "{}",
@@ -647,11 +620,7 @@ fn values_files_and_set_files_can_be_urls() {
     );
     let set_file = format!("greeting={base}/greeting.txt");
     let out = template(&["rel", chart, "--set-file", &set_file], &home);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("greeting: from-a-file-url\n"),
         "{}",
