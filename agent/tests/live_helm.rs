@@ -33,6 +33,12 @@ fn find_helm() -> Option<PathBuf> {
 /// (id, folder (see [`folder`]), arguments after `template`).
 const VARIATIONS: &[(&str, &str, &[&str])] = &[
     ("capabilities", "agent", &["rel", "capabilities"]),
+    ("to-yaml-pretty", "agent", &["rel", "to-yaml-pretty"]),
+    (
+        "to-yaml-pretty-set",
+        "agent",
+        &["rel", "to-yaml-pretty", "--set", "a.b[0]=7,extra=1.50"],
+    ),
     (
         "capabilities-gke-version",
         "agent",
