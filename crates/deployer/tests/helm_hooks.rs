@@ -284,12 +284,12 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     deployer.stop().await;
 }
 
-/// A chart whose pre-install Job `migrate` never completes by itself (the test decides),
-/// rendered only while `run` is true.
+/// A chart whose Job hook `migrate` (pre-install unless `event` says otherwise) never
+/// completes by itself (the test decides), rendered only while `run` is true.
 fn failing_archive() -> String {
     let job = job_hook(
         "migrate",
-        "pre-install",
+        "{{ .Values.event }}",
         0,
         &[
             &format!("{}: \"true\"", testbed::NEVER_READY),
@@ -300,7 +300,7 @@ fn failing_archive() -> String {
         ("hooked/Chart.yaml", HOOKED_CHART),
         (
             "hooked/values.yaml",
-            "message: one\nrun: true\npolicy: hook-failed\n",
+            "message: one\nrun: true\npolicy: hook-failed\nevent: pre-install\n",
         ),
         ("hooked/templates/config.yaml", CONFIG),
         (
@@ -542,6 +542,104 @@ async fn abort_during_a_hook_wait_ends_the_job_as_aborted_naming_the_hook() {
             .contains("pre-install hooked/templates/migrate.yaml"),
         "{}",
         error.message
+    );
+    deployer.stop().await;
+}
+
+/// Waits for the Job hook `migrate` and marks it failed.
+async fn fail_migration(env: &Env) {
+    wait_until(|| async { jobs(env).get_opt("migrate").await.unwrap().is_some() }).await;
+    jobs(env)
+        .patch_status(
+            "migrate",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"failed": 1, "conditions": [{
+                "type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}]}})),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = failing_archive();
+    let atomic = |values: Value| {
+        let mut c = helm_config(&archive, values);
+        c["helmDeploymentConfig"] =
+            json!({"install": {"atomic": true}, "upgrade": {"atomic": true}});
+        c
+    };
+
+    // The post-install hook fails after the objects were written: all of it is uninstalled.
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        atomic(json!({"event": "post-install"})),
+    )
+    .await;
+    wait_until(|| async { env.configmap("apps", "web-config").await.is_some() }).await;
+    fail_migration(&env).await;
+    let s = status(&env.finished("web", "job-1").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let message = s.last_error.unwrap().message;
+    assert!(
+        message.contains("has been uninstalled due to atomic being set")
+            && message.contains("post-install hooked/templates/migrate.yaml"),
+        "{message}"
+    );
+    assert!(env.configmap("apps", "web-config").await.is_none());
+    assert!(release_records(&env).await.is_empty());
+
+    // A good install, then an upgrade whose post-upgrade hook fails: rolled back.
+    set_config(&env, "web", atomic(json!({"run": false}))).await;
+    env.trigger("web", "job-2").await;
+    assert_succeeded(&env.finished("web", "job-2").await);
+    set_config(
+        &env,
+        "web",
+        atomic(json!({"run": true, "event": "post-upgrade", "message": "two"})),
+    )
+    .await;
+    env.trigger("web", "job-3").await;
+    wait_until(|| async {
+        env.configmap("apps", "web-config")
+            .await
+            .and_then(|c| c.data)
+            .unwrap_or_default()
+            .get("message")
+            .is_some_and(|m| m == "two")
+    })
+    .await;
+    fail_migration(&env).await;
+    let s = status(&env.finished("web", "job-3").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let message = s.last_error.unwrap().message;
+    assert!(
+        message.contains("has been rolled back due to atomic being set"),
+        "{message}"
+    );
+    let data = env
+        .configmap("apps", "web-config")
+        .await
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(data["message"], "one");
+    let history: Vec<_> = release_records(&env)
+        .await
+        .into_iter()
+        .map(|r| (r.version, r.info.status, r.info.description))
+        .collect();
+    assert_eq!(history[0].1, release::Status::Superseded);
+    assert_eq!(history[1].1, release::Status::Failed);
+    assert_eq!(
+        (history[2].1, history[2].2.as_str()),
+        (release::Status::Deployed, "Rollback to 1")
     );
     deployer.stop().await;
 }

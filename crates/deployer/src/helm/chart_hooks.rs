@@ -15,7 +15,6 @@ use crate::target_access::TargetCluster;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::{DeleteParams, DynamicObject, PostParams};
-use landscaper_api::deployer::HelmProviderConfiguration;
 use landscaper_chart::render::Manifest;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -31,8 +30,6 @@ pub const BEFORE_HOOK_CREATION: &str = "before-hook-creation";
 pub const HOOK_SUCCEEDED: &str = "hook-succeeded";
 /// Delete the hook object when it failed.
 pub const HOOK_FAILED: &str = "hook-failed";
-/// Helm's default `--timeout` for an operation's hooks.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The hook events of the operations the deployer performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +46,10 @@ pub enum Event {
     PreDelete,
     /// After they are deleted.
     PostDelete,
+    /// Before a failed upgrade is rolled back (`atomic`).
+    PreRollback,
+    /// After it was rolled back.
+    PostRollback,
 }
 
 impl Event {
@@ -61,73 +62,9 @@ impl Event {
             Event::PostUpgrade => "post-upgrade",
             Event::PreDelete => "pre-delete",
             Event::PostDelete => "post-delete",
+            Event::PreRollback => "pre-rollback",
+            Event::PostRollback => "post-rollback",
         }
-    }
-}
-
-/// The operation whose `helmDeploymentConfig` options apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operation {
-    /// `helmDeploymentConfig.install`.
-    Install,
-    /// `helmDeploymentConfig.upgrade`.
-    Upgrade,
-    /// `helmDeploymentConfig.uninstall`.
-    Uninstall,
-}
-
-impl Operation {
-    fn field(self) -> &'static str {
-        match self {
-            Operation::Install => "install",
-            Operation::Upgrade => "upgrade",
-            Operation::Uninstall => "uninstall",
-        }
-    }
-}
-
-/// The hook timeout of `operation`: `helmDeploymentConfig.<operation>.timeout` (a Go
-/// duration), Helm's five minutes when unset.
-pub fn timeout(
-    config: &HelmProviderConfiguration,
-    operation: Operation,
-    item: &str,
-) -> Result<Duration, Error> {
-    let options = config
-        .helm_deployment_config
-        .as_ref()
-        .and_then(|c| match operation {
-            Operation::Install => c.install.as_ref(),
-            Operation::Upgrade => c.upgrade.as_ref(),
-            Operation::Uninstall => c.uninstall.as_ref(),
-        });
-    let Some(value) = options.and_then(|o| o.get("timeout")) else {
-        return Ok(DEFAULT_TIMEOUT);
-    };
-    let field = format!(
-        "DeployItem {item} spec.config.helmDeploymentConfig.{}.timeout",
-        operation.field()
-    );
-    let invalid = |why: String| {
-        Error::config(
-            "Reconcile",
-            "InvalidProviderConfiguration",
-            format!("{field}: {why}"),
-        )
-    };
-    match value {
-        Value::String(s) => landscaper_api::parse_go_duration(s)
-            .map_err(|e| invalid(e.to_string()))
-            .and_then(|d| {
-                if d.is_zero() {
-                    Err(invalid("must be longer than zero".into()))
-                } else {
-                    Ok(d)
-                }
-            }),
-        other => Err(invalid(format!(
-            "expected a duration string such as \"5m\", got {other}"
-        ))),
     }
 }
 
@@ -580,29 +517,5 @@ mod tests {
             Completion::Done
         );
         assert_eq!(completion("ConfigMap", &Value::Null), Completion::Done);
-    }
-
-    #[test]
-    fn timeouts_come_from_the_operation_and_default_to_helms() {
-        let config: HelmProviderConfiguration = serde_json::from_value(json!({
-            "name": "r", "namespace": "n", "chart": {"ref": "x"},
-            "helmDeploymentConfig": {"install": {"timeout": "30s"}, "upgrade": {"timeout": 5}}
-        }))
-        .unwrap();
-        assert_eq!(
-            timeout(&config, Operation::Install, "ns/i").unwrap(),
-            Duration::from_secs(30)
-        );
-        assert_eq!(
-            timeout(&config, Operation::Uninstall, "ns/i").unwrap(),
-            DEFAULT_TIMEOUT
-        );
-        let e = timeout(&config, Operation::Upgrade, "ns/i").unwrap_err();
-        assert!(
-            e.message
-                .contains("spec.config.helmDeploymentConfig.upgrade.timeout"),
-            "{}",
-            e.message
-        );
     }
 }

@@ -7,9 +7,11 @@
 //! install, upgrade and delete as Helm runs them ([`chart_hooks`]), and templates see the
 //! target's `.Capabilities` and `lookup` ([`render_target`]).
 
+mod atomic;
 pub mod chart_hooks;
 pub mod config;
 pub mod credentials;
+pub mod options;
 pub mod release;
 pub mod render;
 pub mod render_target;
@@ -26,7 +28,7 @@ use crate::exports;
 use crate::hooks::Hooks;
 use crate::readiness;
 use crate::target_access::TargetCluster;
-use chart_hooks::{Event, Operation};
+use chart_hooks::Event;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
@@ -38,6 +40,7 @@ use landscaper_api::deployer::{
 use landscaper_chart::chart::Chart;
 use landscaper_chart::data::Map;
 use landscaper_chart::render::ReleaseOptions;
+use options::Operation;
 use release::{Hook, Info, Release, Status};
 use render_target::RenderTarget;
 use serde_json::Value;
@@ -201,7 +204,7 @@ impl Run<'_> {
             Some(_) => (Operation::Upgrade, Event::PreUpgrade, Event::PostUpgrade),
             None => (Operation::Install, Event::PreInstall, Event::PostInstall),
         };
-        let hook_timeout = chart_hooks::timeout(config, operation, &item)?;
+        let hook_timeout = options::timeout(config, operation, &item)?;
         let target = RenderTarget::of(&self.cluster).await?;
         let input = Input {
             chart: &chart,
@@ -297,6 +300,16 @@ impl Run<'_> {
                 r.info.status = Status::Failed;
                 r.info.description = f.error.message.clone();
                 storage.update(r).await?;
+                if options::atomic(config, operation, &item)? {
+                    let failed = f.clone();
+                    return Err(match &deployed {
+                        Some(d) => {
+                            self.roll_back(failed, d, &rendered.crds, revision + 1, &storage)
+                                .await
+                        }
+                        None => self.uninstall_failed(failed).await,
+                    });
+                }
             }
         }
         result
@@ -349,8 +362,18 @@ impl Run<'_> {
     }
 
     async fn apply(&self, rendered: &render::Rendered) -> Result<Outcome, Failure> {
-        let config = &self.config;
         let previous: HelmProviderStatus = self.job.previous_provider_status();
+        self.apply_over(rendered, &previous.managed_resources).await
+    }
+
+    /// Applies `rendered` where `previous` objects are managed now, pruning those no longer
+    /// wanted.
+    async fn apply_over(
+        &self,
+        rendered: &render::Rendered,
+        previous: &[ManagedResourceStatus],
+    ) -> Result<Outcome, Failure> {
+        let config = &self.config;
         let manifests: Vec<Manifest> = rendered
             .crds
             .iter()
@@ -371,7 +394,7 @@ impl Run<'_> {
         let applier = Applier::new(self.cluster.clone(), FIELD_MANAGER);
         let spec = ApplySpec {
             manifests: &manifests,
-            previous: &previous.managed_resources,
+            previous,
             default_namespace: Some(&config.namespace),
             owner_label: (
                 DEPLOY_ITEM_LABEL.to_string(),
@@ -435,29 +458,14 @@ impl Deployer for HelmDeployer {
         // known from the provider status, only the records need the release's name.
         let config = config::read(job).ok();
         let cluster = job.target_cluster().await?;
-        let mut uninstall = match config
-            .as_ref()
-            .filter(|c| c.helm_deployment.unwrap_or(true))
-        {
-            Some(c) => Some(uninstall::Uninstall::begin(&cluster, c, &job.item_name()).await?),
-            None => None,
-        };
-        if let Some(u) = uninstall.as_mut() {
-            u.hooks(&cluster, &job.interrupt, Event::PreDelete).await?;
-        }
-        if !previous.managed_resources.is_empty() {
-            let groups = config
-                .as_ref()
-                .map(|c| c.deletion_groups.clone())
-                .unwrap_or_default();
-            Applier::new(cluster.clone(), FIELD_MANAGER)
-                .delete(&previous.managed_resources, &groups, &job.interrupt)
-                .await?;
-        }
-        if let Some(mut u) = uninstall {
-            u.hooks(&cluster, &job.interrupt, Event::PostDelete).await?;
-            u.finish().await?;
-        }
+        uninstall::run(
+            &cluster,
+            config.as_ref(),
+            &previous.managed_resources,
+            &job.interrupt,
+            &job.item_name(),
+        )
+        .await?;
         Ok(())
     }
 

@@ -3,15 +3,50 @@
 //! rendered again, so a broken or unreachable chart cannot block a deletion), and the
 //! records go last.
 
-use super::chart_hooks::{self, Event, Operation, Runner};
+use super::FIELD_MANAGER;
+use super::chart_hooks::{Event, Runner};
+use super::options::{self, Operation};
 use super::release::{Release, Status};
 use super::storage::Storage;
+use crate::applier::Applier;
 use crate::contract::interrupt::Interrupt;
 use crate::error::Error;
 use crate::target_access::TargetCluster;
 use k8s_openapi::jiff::Timestamp;
-use landscaper_api::deployer::HelmProviderConfiguration;
+use landscaper_api::deployer::{HelmProviderConfiguration, ManagedResourceStatus};
 use std::time::Duration;
+
+/// Deletes `managed` objects; with release records (`config` given), Helm's uninstall
+/// around it: delete hooks and the records.
+pub async fn run(
+    cluster: &TargetCluster,
+    config: Option<&HelmProviderConfiguration>,
+    managed: &[ManagedResourceStatus],
+    interrupt: &Interrupt,
+    item: &str,
+) -> Result<(), Error> {
+    let recorded = config.filter(|c| c.helm_deployment.unwrap_or(true));
+    let mut uninstall = match recorded {
+        Some(c) => Some(Uninstall::begin(cluster, c, item).await?),
+        None => None,
+    };
+    if let Some(u) = uninstall.as_mut() {
+        u.hooks(cluster, interrupt, Event::PreDelete).await?;
+    }
+    if !managed.is_empty() {
+        let groups = config
+            .map(|c| c.deletion_groups.clone())
+            .unwrap_or_default();
+        Applier::new(cluster.clone(), FIELD_MANAGER)
+            .delete(managed, &groups, interrupt)
+            .await?;
+    }
+    if let Some(mut u) = uninstall {
+        u.hooks(cluster, interrupt, Event::PostDelete).await?;
+        u.finish().await?;
+    }
+    Ok(())
+}
 
 /// An uninstall under way.
 pub struct Uninstall {
@@ -31,7 +66,7 @@ impl Uninstall {
         config: &HelmProviderConfiguration,
         item: &str,
     ) -> Result<Uninstall, Error> {
-        let timeout = chart_hooks::timeout(config, Operation::Uninstall, item)?;
+        let timeout = options::timeout(config, Operation::Uninstall, item)?;
         let storage = Storage::new(cluster.client.clone(), &config.namespace);
         let mut latest = storage
             .history(&config.name)
