@@ -238,6 +238,15 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
         vec!["hook-succeeded"]
     );
     assert_eq!(hook(first, "upgraded").last_run.phase, "");
+    // The real helm reads the recorded hooks.
+    if let Some(helm) = helm(&env) {
+        let hooks = run_helm(helm, &["get", "hooks", "web", "-n", "apps"]).await;
+        assert!(
+            hooks.contains("# Source: hooked/templates/hooks.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: pre-job"),
+            "{hooks}"
+        );
+        assert_eq!(hooks.matches("# Source: ").count(), 14, "{hooks}");
+    }
 
     // An upgrade runs the upgrade hooks, not the install hooks again.
     let install_hooks = (rv(&env, "pre-a").await, rv(&env, "post").await);

@@ -250,6 +250,54 @@ pub fn chart_archive(files: &[(&str, &str)]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+/// The real helm (`$HELM`, else `helm` on `PATH`) pointed at the target cluster, with its
+/// config, cache and data homes in the testbed's directory; `None` with the reason printed
+/// when there is none, except under `CI=true`, where a missing helm fails the test.
+pub fn helm(env: &Env) -> Option<std::process::Command> {
+    let bin = std::env::var_os("HELM")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join("helm"))
+                    .find(|p| p.is_file())
+            })
+        });
+    let Some(bin) = bin else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but no helm found: set HELM or put helm on PATH (.ci/install-tools)"
+        );
+        eprintln!(
+            "skipping the helm CLI checks: no helm found (set HELM or run .ci/install-tools)"
+        );
+        return None;
+    };
+    let home = env.bed.kubeconfig_dir().join("helm-home");
+    let mut cmd = std::process::Command::new(bin);
+    cmd.arg("--kubeconfig")
+        .arg(env.target_cluster().kubeconfig_path())
+        .env("HELM_CONFIG_HOME", home.join("config"))
+        .env("HELM_CACHE_HOME", home.join("cache"))
+        .env("HELM_DATA_HOME", home.join("data"));
+    Some(cmd)
+}
+
+/// Runs a helm command off the runtime and returns its stdout, failing the test on failure.
+pub async fn run_helm(mut cmd: std::process::Command, args: &[&str]) -> String {
+    cmd.args(args);
+    let shown = format!("{args:?}");
+    let out = tokio::task::spawn_blocking(move || cmd.output().expect("helm starts"))
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "helm {shown} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A v1alpha2 manifest configuration.
 pub fn manifests(entries: Vec<Value>) -> Value {
     json!({
