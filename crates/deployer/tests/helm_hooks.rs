@@ -652,3 +652,21 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
     );
     deployer.stop().await;
 }
+
+#[tokio::test]
+async fn concurrent_renders_for_one_target_ask_its_discovery_once() {
+    let env = env().await;
+    let discovery = landscaper_deployer::applier::Discovery::new(env.target.clone());
+    env.target_cluster().reset_requests();
+    let answers = futures::future::join_all((0..20).map(|_| discovery.served())).await;
+    let first = answers[0].as_ref().unwrap();
+    assert!(answers.iter().all(|a| a.as_ref().unwrap() == first));
+    assert!(first.api_versions.iter().any(|v| v == "apps/v1/Deployment"));
+    let asked = env
+        .target_cluster()
+        .requests()
+        .iter()
+        .filter(|r| r.resource == "/version")
+        .count();
+    assert_eq!(asked, 1);
+}

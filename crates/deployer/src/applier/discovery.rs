@@ -35,7 +35,8 @@ pub struct Resolved {
 pub struct Discovery {
     client: kube::Client,
     cache: Mutex<HashMap<(String, String), Resolved>>,
-    served: Mutex<Option<(Instant, Arc<Served>)>>,
+    /// Held across a fetch, so concurrent callers wait for one fetch instead of each asking.
+    served: tokio::sync::Mutex<Option<(Instant, Arc<Served>)>>,
 }
 
 impl Discovery {
@@ -44,20 +45,21 @@ impl Discovery {
         Self {
             client,
             cache: Mutex::new(HashMap::new()),
-            served: Mutex::new(None),
+            served: tokio::sync::Mutex::new(None),
         }
     }
 
     /// What the cluster serves, at most [`SERVED_TTL`] old. A group whose resources cannot
     /// be listed (an aggregated API that is down) is left out, as Helm does.
     pub async fn served(&self) -> Result<Arc<Served>, Error> {
-        if let Some((at, s)) = self.served_lock().as_ref()
+        let mut slot = self.served.lock().await;
+        if let Some((at, s)) = slot.as_ref()
             && at.elapsed() < SERVED_TTL
         {
             return Ok(s.clone());
         }
         let fresh = Arc::new(self.fetch_served().await?);
-        *self.served_lock() = Some((Instant::now(), fresh.clone()));
+        *slot = Some((Instant::now(), fresh.clone()));
         Ok(fresh)
     }
 
@@ -112,10 +114,6 @@ impl Discovery {
             git_version: version.git_version,
             api_versions: api_versions.into_iter().collect(),
         })
-    }
-
-    fn served_lock(&self) -> std::sync::MutexGuard<'_, Option<(Instant, Arc<Served>)>> {
-        self.served.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Resolves a kind; an unknown kind is a transient error (its CRD may still be coming).
