@@ -140,14 +140,7 @@ pub async fn for_repository(
     };
     let parsed: RepoCredentials = serde_json::from_value(raw.clone())
         .map_err(|e| Error::config(OPERATION, "InvalidContext", format!("{field}: {e}")))?;
-    let url = normalize_url(url);
-    let best = parsed
-        .auths
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| !a.url.trim().is_empty() && url.starts_with(&normalize_url(&a.url)))
-        .max_by_key(|(_, a)| normalize_url(&a.url).len());
-    let Some((index, auth)) = best else {
+    let Some((index, auth)) = best_auth(&parsed.auths, url) else {
         return Ok(RepositoryAuth::default());
     };
     let field = format!("{field}.auths[{index}]");
@@ -170,6 +163,16 @@ pub async fn for_repository(
         .map(|c| ca_bytes(c, &field))
         .transpose()?;
     Ok(RepositoryAuth { header, ca_pem })
+}
+
+/// The entry (and its index) whose `url` is the longest prefix of `url`, as upstream picks it.
+fn best_auth<'a>(auths: &'a [AuthSpec], url: &str) -> Option<(usize, &'a AuthSpec)> {
+    let url = normalize_url(url);
+    auths
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.url.trim().is_empty() && url.starts_with(&normalize_url(&a.url)))
+        .max_by_key(|(_, a)| normalize_url(&a.url).len())
 }
 
 /// `customCAData` is PEM; upstream documents it base64-encoded too, so both are accepted.
@@ -360,6 +363,21 @@ mod tests {
             "https://charts.example/stable"
         );
         assert_eq!(normalize_url("http://127.0.0.1:80/"), "http://127.0.0.1:80");
+    }
+
+    #[test]
+    fn the_longest_matching_url_prefix_wins() {
+        let auths: RepoCredentials = serde_json::from_value(serde_json::json!({"auths": [
+            {"url": "charts.example", "authHeader": "Basic host"},
+            {"url": "https://charts.example/team/", "authHeader": "Basic team"},
+            {"url": "http://127.0.0.1:8080", "authHeader": "Basic local"},
+        ]}))
+        .unwrap();
+        let pick = |url: &str| best_auth(&auths.auths, url).map(|(i, _)| i);
+        assert_eq!(pick("https://charts.example/team/demo-1.0.0.tgz"), Some(1));
+        assert_eq!(pick("https://charts.example/other"), Some(0));
+        assert_eq!(pick("http://127.0.0.1:8080/"), Some(2));
+        assert_eq!(pick("http://charts.example"), None);
     }
 
     #[test]
