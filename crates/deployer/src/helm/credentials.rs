@@ -9,7 +9,7 @@
 //! Only what the fetched source needs is read. Values never reach logs, events or messages.
 
 use crate::deployer::Job;
-use crate::error::Error;
+use crate::error::{Error, is_not_found};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use k8s_openapi::api::core::v1::Secret;
@@ -94,10 +94,16 @@ pub async fn context(job: &Job) -> Result<Option<Context>, Error> {
     let name = named.unwrap_or(DEFAULT_CONTEXT);
     let api: Api<Context> = Api::namespaced(job.ls_client.clone(), &namespace);
     let what = format!("Context {namespace}/{name}");
-    match api.get_opt(name).await {
-        Ok(Some(c)) => Ok(Some(c)),
-        Ok(None) if named.is_none() => Ok(None),
-        Ok(None) => Err(Error::transient(
+    // A cluster without the Context resource answers 404 for the type: no Context either.
+    let found = match api.get_opt(name).await {
+        Ok(found) => found,
+        Err(e) if is_not_found(&e) => None,
+        Err(e) => return Err(Error::from_kube(OPERATION, &what, &e)),
+    };
+    match found {
+        Some(c) => Ok(Some(c)),
+        None if named.is_none() => Ok(None),
+        None => Err(Error::transient(
             OPERATION,
             "ContextNotFound",
             format!(
@@ -105,7 +111,6 @@ pub async fn context(job: &Job) -> Result<Option<Context>, Error> {
                 job.item_name()
             ),
         )),
-        Err(e) => Err(Error::from_kube(OPERATION, &what, &e)),
     }
 }
 
