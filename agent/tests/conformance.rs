@@ -99,10 +99,8 @@ fn helm_template_golden_cases() {
     assert_eq!(failing, expected, "failing template cases changed");
 }
 
-/// Real-chart cases still failing, and why.
-/// `.Files.Get | b64enc` of the binary `crds.bz2`: template strings are UTF-8 here, so the
-/// invalid bytes turn into U+FFFD before encoding, where Go keeps the raw bytes.
-const CHART_CASES_FAILING: &[&str] = &["kube-prometheus-stack/values-ci-06-upgrade-crds"];
+/// Real-chart cases still failing (none today).
+const CHART_CASES_FAILING: &[&str] = &[];
 
 #[test]
 fn real_chart_cases() {

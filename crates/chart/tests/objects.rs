@@ -98,3 +98,54 @@ fn templates_reach_files_and_capabilities() {
         assert_eq!(rendered, want, "template {template:?}");
     }
 }
+
+/// Go strings are bytes: a binary file read with `.Files.Get` reaches `b64enc`, the checksums,
+/// `len` and `%x` unchanged (kube-prometheus-stack ships its CRDs as `crds.bz2` this way).
+#[test]
+fn binary_files_keep_their_bytes_through_string_functions() {
+    let files = Files::new([(
+        "crds.bz2".to_string(),
+        b"BZh91AY&SY\xff\x00\x80\xfe\xc3".to_vec(),
+    )]);
+    let top = Map::new();
+    top.insert("Files", Value::object(files));
+    let dot = Value::Map(top);
+    let base64 = "QlpoOTFBWSZTWf8AgP7D";
+    let rows = [
+        (r#"{{ .Files.Get "crds.bz2" | b64enc }}"#, base64),
+        (
+            r#"{{ .Files.Get "crds.bz2" | sha256sum }}"#,
+            "e7a0896f213d7c1d0b08d34ee262590adf7cce245cd269446ba1c199e8018c0c",
+        ),
+        (r#"{{ len (.Files.Get "crds.bz2") }}"#, "15"),
+        (
+            r#"{{ printf "%x" (.Files.Get "crds.bz2") }}"#,
+            "425a6839314159265359ff0080fec3",
+        ),
+        (r#"{{ .Files.Get "crds.bz2" | toString | b64enc }}"#, base64),
+        (
+            r#"{{ .Files.GetBytes "crds.bz2" | toString | b64enc }}"#,
+            base64,
+        ),
+        (
+            r#"{{ .Files.Get "crds.bz2" | b64enc | b64dec | b64enc }}"#,
+            base64,
+        ),
+        (
+            r#"{{ $f := .Files.Get "crds.bz2" }}{{ typeOf $f }} {{ eq $f (b64dec (b64enc $f)) }}"#,
+            "string true",
+        ),
+        // A decoded byte that is not UTF-8 survives the round trip.
+        (r#"{{ "ww==" | b64dec | b64enc }}"#, "ww=="),
+        // Functions that read text see U+FFFD for a bad byte, as Go's rune decoding does.
+        (r#"{{ "ww==" | b64dec | upper | b64enc }}"#, "77+9"),
+    ];
+    for (template, want) in rows {
+        let mut engine = Engine::new();
+        let rendered = engine
+            .add_template("t", template)
+            .and_then(|()| engine.render("t", &dot))
+            .unwrap_or_else(|e| format!("ERROR: {e}"));
+        assert_eq!(rendered, want, "template {template:?}");
+    }
+}

@@ -42,6 +42,14 @@ pub fn string(args: &[Value], index: usize) -> Result<&str, FuncError> {
     }
 }
 
+/// Argument `index` as a Go `string` parameter read as bytes, so a string that is not valid
+/// UTF-8 keeps its bytes (functions that hash or encode the raw bytes, as Go does).
+pub fn string_bytes(args: &[Value], index: usize) -> Result<&[u8], FuncError> {
+    args.get(index)
+        .and_then(Value::as_string_bytes)
+        .ok_or_else(|| wrong_type(index, "string"))
+}
+
 /// Argument `index` as a Go `int` parameter (Go accepts no `int64` or `float64` there).
 pub fn int(args: &[Value], index: usize) -> Result<i64, FuncError> {
     match args.get(index) {

@@ -138,10 +138,10 @@ fn index(a: &[Value]) -> FuncResult {
                     .ok_or_else(|| FuncError::failed("reflect: slice index out of range"))?;
                 Value::Int(i64::from(*byte))
             }
-            Value::String(s) => {
-                let i = index_arg(key, s.len())?;
-                let byte = s
-                    .as_bytes()
+            Value::String(_) | Value::RawString(_) => {
+                let bytes = item.as_string_bytes().unwrap_or_default();
+                let i = index_arg(key, bytes.len())?;
+                let byte = bytes
                     .get(i)
                     .ok_or_else(|| FuncError::failed("reflect: string index out of range"))?;
                 Value::Int(i64::from(*byte))
@@ -182,21 +182,23 @@ fn slice(a: &[Value]) -> FuncResult {
             indexes.len()
         )));
     }
-    let len = match item {
-        Value::String(s) => {
+    let len = match item.as_string_bytes() {
+        Some(bytes) => {
             if indexes.len() == 3 {
                 return Err(FuncError::failed("cannot 3-index slice a string"));
             }
-            s.len()
+            bytes.len()
         }
-        Value::List(items) => items.len(),
-        Value::Bytes(bytes) => bytes.len(),
-        other => {
-            return Err(FuncError::failed(format!(
-                "can't slice item of type {}",
-                other.type_name()
-            )));
-        }
+        None => match item {
+            Value::List(items) => items.len(),
+            Value::Bytes(bytes) => bytes.len(),
+            other => {
+                return Err(FuncError::failed(format!(
+                    "can't slice item of type {}",
+                    other.type_name()
+                )));
+            }
+        },
     };
     let mut idx = [0, len, len];
     for (i, index) in indexes.iter().enumerate() {
@@ -216,8 +218,9 @@ fn slice(a: &[Value]) -> FuncResult {
     }
     let (from, to) = (idx[0], idx[1]);
     Ok(match item {
-        Value::String(s) => {
-            Value::from(String::from_utf8_lossy(&s.as_bytes()[from..to]).into_owned())
+        // Cutting a string inside a rune gives Go's byte string, which later slices can join.
+        Value::String(_) | Value::RawString(_) => {
+            Value::string_from_bytes(item.as_string_bytes().unwrap_or_default()[from..to].to_vec())
         }
         Value::List(items) => Value::list(items[from..to].to_vec()),
         Value::Bytes(bytes) => Value::Bytes(bytes[from..to].into()),

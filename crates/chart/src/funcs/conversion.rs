@@ -10,7 +10,12 @@ use crate::value::format::sprint;
 pub fn install(funcs: &mut FuncMap) {
     funcs.add("toString", |a: &[Value]| {
         args::count(a, 1)?;
-        Ok(Value::from(strval(&a[0])))
+        // A string or byte slice converts byte for byte, as Go's `string(b)` does.
+        match &a[0] {
+            Value::String(_) | Value::RawString(_) => Ok(a[0].clone()),
+            Value::Bytes(b) => Ok(Value::string_from_bytes(b.to_vec())),
+            other => Ok(Value::from(strval(other))),
+        }
     });
     funcs.add("toStrings", |a: &[Value]| {
         args::count(a, 1)?;
@@ -46,7 +51,7 @@ pub fn install(funcs: &mut FuncMap) {
 pub fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::RawString(b) | Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         Value::Object(o) => o.format(),
         other => other.to_go_string(),
     }

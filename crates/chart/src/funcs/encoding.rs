@@ -7,34 +7,43 @@ use sha2::{Digest, Sha256, Sha512};
 use super::{FuncMap, args};
 use crate::value::Value;
 
-/// A function from one string to another.
-type StringFn = fn(&str) -> String;
+/// A function from a string's bytes to a string.
+type BytesFn = fn(&[u8]) -> String;
+
+/// A decoder from a string to a Go string of any bytes.
+type DecodeFn = fn(&str) -> Result<Vec<u8>, String>;
 
 /// Registers the encoding and checksum functions.
 pub fn install(funcs: &mut FuncMap) {
-    let unary: [(&str, StringFn); 8] = [
-        ("b64enc", |s| data_encoding::BASE64.encode(s.as_bytes())),
-        ("b64dec", |s| decoded(base64_decode(s))),
-        ("b32enc", |s| data_encoding::BASE32.encode(s.as_bytes())),
-        ("b32dec", |s| decoded(base32_decode(s))),
-        ("sha1sum", |s| hex(&Sha1::digest(s.as_bytes()))),
-        ("sha256sum", |s| hex(&Sha256::digest(s.as_bytes()))),
-        ("sha512sum", |s| hex(&Sha512::digest(s.as_bytes()))),
-        ("adler32sum", |s| adler32(s.as_bytes()).to_string()),
+    let encoders: [(&str, BytesFn); 6] = [
+        ("b64enc", |s| data_encoding::BASE64.encode(s)),
+        ("b32enc", |s| data_encoding::BASE32.encode(s)),
+        ("sha1sum", |s| hex(&Sha1::digest(s))),
+        ("sha256sum", |s| hex(&Sha256::digest(s))),
+        ("sha512sum", |s| hex(&Sha512::digest(s))),
+        ("adler32sum", |s| adler32(s).to_string()),
     ];
-    for (name, f) in unary {
+    for (name, f) in encoders {
         funcs.add(name, move |a: &[Value]| {
             args::count(a, 1)?;
-            Ok(Value::from(f(args::string(a, 0)?)))
+            Ok(Value::from(f(args::string_bytes(a, 0)?)))
+        });
+    }
+    let decoders: [(&str, DecodeFn); 2] = [("b64dec", base64_decode), ("b32dec", base32_decode)];
+    for (name, f) in decoders {
+        funcs.add(name, move |a: &[Value]| {
+            args::count(a, 1)?;
+            Ok(decoded(f(args::string(a, 0)?)))
         });
     }
 }
 
-/// Sprig returns a decoding error's message as the result.
-fn decoded(result: Result<Vec<u8>, String>) -> String {
+/// Sprig returns the decoded bytes as a Go string (any bytes, not only UTF-8), and a decoding
+/// error's message as the result.
+fn decoded(result: Result<Vec<u8>, String>) -> Value {
     match result {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(message) => message,
+        Ok(bytes) => Value::string_from_bytes(bytes),
+        Err(message) => Value::from(message),
     }
 }
 

@@ -72,6 +72,7 @@ impl DeepEqual {
             (Value::Int(x), Value::Int(y)) | (Value::Int64(x), Value::Int64(y)) => x == y,
             (Value::Float(x), Value::Float(y)) => x == y,
             (Value::String(x), Value::String(y)) => x == y,
+            (Value::RawString(x), Value::RawString(y)) => x == y,
             (Value::Bytes(x), Value::Bytes(y)) => x == y,
             (Value::List(x), Value::List(y)) => {
                 x.len() == y.len()

@@ -117,9 +117,7 @@ impl Object for Files {
         match name {
             "Get" => {
                 let path = one_string(args)?;
-                Ok(Value::from(
-                    String::from_utf8_lossy(&self.bytes(&path)).into_owned(),
-                ))
+                Ok(Value::string_from_bytes(self.bytes(&path).to_vec()))
             }
             "GetBytes" => Ok(Value::Bytes(self.bytes(&one_string(args)?))),
             "Glob" => Ok(Value::object(self.glob(&one_string(args)?))),

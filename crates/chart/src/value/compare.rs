@@ -51,7 +51,7 @@ fn basic_kind(v: &Value) -> BasicKind {
         Value::Bool(_) => BasicKind::Bool,
         Value::Int(_) | Value::Int64(_) => BasicKind::Int,
         Value::Float(_) => BasicKind::Float,
-        Value::String(_) => BasicKind::String,
+        Value::String(_) | Value::RawString(_) => BasicKind::String,
         _ => BasicKind::Other,
     }
 }
@@ -73,7 +73,7 @@ pub fn equal(arg1: &Value, others: &[Value]) -> Result<bool, CompareError> {
             match (arg1, arg) {
                 (Value::Bool(a), Value::Bool(b)) => a == b,
                 (Value::Float(a), Value::Float(b)) => a == b,
-                (Value::String(a), Value::String(b)) => a == b,
+                _ if k1 == BasicKind::String => arg1.as_string_bytes() == arg.as_string_bytes(),
                 _ if k1 == BasicKind::Int => arg1.as_int() == arg.as_int(),
                 _ => equal_other(arg1, arg)?,
             }
@@ -128,8 +128,8 @@ pub fn less(arg1: &Value, arg2: &Value) -> Result<bool, CompareError> {
     }
     match (arg1, arg2) {
         (Value::Float(a), Value::Float(b)) => Ok(a < b),
-        (Value::String(a), Value::String(b)) => Ok(a < b),
         (Value::Bool(_), _) => Err(CompareError::BadType),
+        _ if k1 == BasicKind::String => Ok(arg1.as_string_bytes() < arg2.as_string_bytes()),
         _ => Ok(arg1.as_int() < arg2.as_int()),
     }
 }

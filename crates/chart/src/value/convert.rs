@@ -51,6 +51,8 @@ fn to_data_at(value: &Value, depth: usize) -> Result<Data, String> {
         Value::Int(i) | Value::Int64(i) => Data::Int(*i),
         Value::Float(f) => Data::Float(*f),
         Value::String(s) => Data::String(s.to_string()),
+        // Go's json.Marshal writes each invalid byte as U+FFFD.
+        Value::RawString(b) => Data::String(String::from_utf8_lossy(b).into_owned()),
         Value::Bytes(bytes) => {
             Data::String(base64::engine::general_purpose::STANDARD.encode(bytes))
         }

@@ -20,7 +20,7 @@ pub fn sprint(args: &[Value]) -> String {
     let mut p = Printer::default();
     let mut prev_string = false;
     for (i, arg) in args.iter().enumerate() {
-        let is_string = matches!(arg, Value::String(_));
+        let is_string = matches!(arg, Value::String(_) | Value::RawString(_));
         if i > 0 && !is_string && !prev_string {
             p.buf.push(' ');
         }
@@ -297,6 +297,7 @@ impl Printer {
             Value::Int(n) | Value::Int64(n) => self.fmt_integer(value, *n, verb),
             Value::Float(f) => self.fmt_float(value, *f, verb),
             Value::String(s) => self.fmt_string(value, s, verb),
+            Value::RawString(b) => self.fmt_raw_string(value, b, verb),
             Value::Bytes(b) => self.fmt_bytes(value, b, verb, depth),
             Value::List(items) => {
                 if self.spec.sharp_v {
@@ -415,6 +416,17 @@ impl Printer {
             'X' => self.fmt_hex_bytes(s.as_bytes(), true),
             'q' => self.fmt_q(s),
             _ => self.bad_verb(value, verb),
+        }
+    }
+
+    /// A string that is not valid UTF-8: hex verbs see its bytes; the text verbs print it
+    /// with U+FFFD for each bad byte, because printed output is text here (Helm could not
+    /// parse such bytes in a manifest either).
+    fn fmt_raw_string(&mut self, value: &Value, bytes: &[u8], verb: char) {
+        match verb {
+            'x' => self.fmt_hex_bytes(bytes, false),
+            'X' => self.fmt_hex_bytes(bytes, true),
+            _ => self.fmt_string(value, &String::from_utf8_lossy(bytes), verb),
         }
     }
 

@@ -34,8 +34,14 @@ pub enum Value {
     Int64(i64),
     /// Go `float64`: every number that came from YAML or JSON values.
     Float(f64),
-    /// Go `string`.
+    /// Go `string` holding valid UTF-8 (almost every string).
     String(Rc<str>),
+    /// Go `string` whose bytes are not valid UTF-8, e.g. `.Files.Get` of a binary file.
+    ///
+    /// Go strings are byte strings; this keeps the bytes so `b64enc`, the checksums and `len`
+    /// see what Go sees. Built only through [`Value::string_from_bytes`], so it never holds
+    /// valid UTF-8 and `String` stays the one form of every text string.
+    RawString(Rc<[u8]>),
     /// Go `[]byte`, e.g. from `.Files.GetBytes`.
     Bytes(Rc<[u8]>),
     /// Go `[]interface{}`.
@@ -92,6 +98,14 @@ impl Value {
         Value::String(s.into())
     }
 
+    /// A Go string made of these bytes: `String` when they are valid UTF-8, `RawString` otherwise.
+    pub fn string_from_bytes(bytes: Vec<u8>) -> Value {
+        match String::from_utf8(bytes) {
+            Ok(text) => Value::String(text.into()),
+            Err(error) => Value::RawString(error.into_bytes().into()),
+        }
+    }
+
     /// A list value from its elements.
     pub fn list(items: Vec<Value>) -> Value {
         Value::List(Rc::new(items))
@@ -115,7 +129,7 @@ impl Value {
             Value::Int(_) => "int".to_string(),
             Value::Int64(_) => "int64".to_string(),
             Value::Float(_) => "float64".to_string(),
-            Value::String(_) => "string".to_string(),
+            Value::String(_) | Value::RawString(_) => "string".to_string(),
             Value::Bytes(_) => "[]uint8".to_string(),
             Value::List(_) => "[]interface {}".to_string(),
             Value::Map(_) => "map[string]interface {}".to_string(),
@@ -131,7 +145,7 @@ impl Value {
             Value::Int(_) => Kind::Int,
             Value::Int64(_) => Kind::Int64,
             Value::Float(_) => Kind::Float64,
-            Value::String(_) => Kind::String,
+            Value::String(_) | Value::RawString(_) => Kind::String,
             Value::Bytes(_) | Value::List(_) => Kind::Slice,
             Value::Map(_) => Kind::Map,
             Value::Object(_) => Kind::Struct,
@@ -147,7 +161,7 @@ impl Value {
             Value::Int(i) | Value::Int64(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
-            Value::Bytes(b) => !b.is_empty(),
+            Value::RawString(b) | Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
             Value::Object(_) => true,
@@ -163,6 +177,15 @@ impl Value {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a Go string, valid UTF-8 or not.
+    pub fn as_string_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::String(s) => Some(s.as_bytes()),
+            Value::RawString(b) => Some(b),
             _ => None,
         }
     }
@@ -195,7 +218,7 @@ impl Value {
     pub fn length(&self) -> Option<usize> {
         match self {
             Value::String(s) => Some(s.len()),
-            Value::Bytes(b) => Some(b.len()),
+            Value::RawString(b) | Value::Bytes(b) => Some(b.len()),
             Value::List(l) => Some(l.len()),
             Value::Map(m) => Some(m.len()),
             _ => None,
@@ -217,6 +240,7 @@ impl fmt::Debug for Value {
             Value::Int64(i) => write!(f, "Int64({i})"),
             Value::Float(x) => write!(f, "Float({x:?})"),
             Value::String(s) => write!(f, "String({s:?})"),
+            Value::RawString(b) => write!(f, "RawString({:?})", String::from_utf8_lossy(b)),
             Value::Bytes(b) => write!(f, "Bytes({b:?})"),
             Value::List(l) => f.debug_list().entries(l.iter()).finish(),
             Value::Map(m) => m.fmt(f),

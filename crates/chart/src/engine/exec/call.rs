@@ -83,6 +83,7 @@ impl<'t> State<'t, '_, '_> {
             let converted = match &error {
                 FuncError::ArgType { index, expected } => {
                     convert_constant(explicit.get(*index), values.get(*index), expected)
+                        .or_else(|| text_of_raw_string(values.get(*index), expected))
                         .map(|value| (*index, value))
                 }
                 _ => None,
@@ -90,7 +91,8 @@ impl<'t> State<'t, '_, '_> {
             let Some((index, value)) = converted else {
                 return Err(self.call_error(name, node, call_node, explicit, &evaluated, error));
             };
-            // Go converts a number constant to the parameter's numeric type; call again.
+            // Go converts a number constant to the parameter's numeric type; a function that
+            // reads a string as text gets a non-UTF-8 one as text; call again.
             evaluated[index] = Ev::Val(value.clone());
             values[index] = value;
         }
@@ -262,4 +264,17 @@ fn convert_constant(arg: Option<&Arg>, current: Option<&Value>, expected: &str) 
         _ => false,
     };
     (!unchanged).then_some(converted)
+}
+
+/// A string that is not valid UTF-8, for a function that reads its `string` parameter as text
+/// (most do; the few that need the bytes read them and never fail here): the text with U+FFFD
+/// for each bad byte, which is what Go's string functions make of such bytes when they decode
+/// runes. `None` for anything else, so a retry cannot loop.
+fn text_of_raw_string(current: Option<&Value>, expected: &str) -> Option<Value> {
+    match current {
+        Some(Value::RawString(bytes)) if expected == "string" => {
+            Some(Value::from(String::from_utf8_lossy(bytes).into_owned()))
+        }
+        _ => None,
+    }
 }
