@@ -9,7 +9,8 @@ pub const HELMIGNORE: &str = ".helmignore";
 
 #[derive(Debug, Clone)]
 struct Rule {
-    glob: String,
+    /// The pattern as characters, split once: every file of a chart is matched against it.
+    glob: Vec<char>,
     negate: bool,
     must_dir: bool,
     kind: RuleKind,
@@ -72,7 +73,7 @@ impl Rules {
             (RuleKind::BaseName, rule)
         };
         self.rules.push(Rule {
-            glob: glob.to_string(),
+            glob: glob.chars().collect(),
             negate,
             must_dir,
             kind,
@@ -85,8 +86,11 @@ impl Rules {
         if path.is_empty() || path == "." || path == "./" {
             return false;
         }
+        let path: Vec<char> = path.chars().collect();
+        let base_start = path.iter().rposition(|&c| c == '/').map_or(0, |i| i + 1);
+        let base = &path[base_start..];
         for rule in &self.rules {
-            let hit = rule.matches(path);
+            let hit = rule.matches(&path, base);
             if rule.negate {
                 // Helm's negation: a file that fails a negated rule is ignored outright.
                 if (rule.must_dir && !is_dir) || !hit {
@@ -106,12 +110,12 @@ impl Rules {
 }
 
 impl Rule {
-    fn matches(&self, path: &str) -> bool {
+    fn matches(&self, path: &[char], base: &[char]) -> bool {
         let subject = match self.kind {
             RuleKind::Anchored | RuleKind::Path => path,
-            RuleKind::BaseName => path.rsplit('/').next().unwrap_or(path),
+            RuleKind::BaseName => base,
         };
-        pattern::matches(&self.glob, subject).unwrap_or(false)
+        pattern::matches_chars(&self.glob, subject).unwrap_or(false)
     }
 }
 

@@ -23,6 +23,11 @@ pub fn matches(pattern: &str, name: &str) -> Result<bool, BadPattern> {
     match_from(&p, &n)
 }
 
+/// [`matches`] on a pattern and name already split into characters.
+pub fn matches_chars(pattern: &[char], name: &[char]) -> Result<bool, BadPattern> {
+    match_from(pattern, name)
+}
+
 /// Checks that every part of `pattern` is well formed (Go validates while matching; Helm
 /// matches a probe name to surface errors, which this replaces).
 pub fn validate(pattern: &str) -> Result<(), BadPattern> {

@@ -1,6 +1,8 @@
 //! Splits template text into tokens the way Go's `text/template/parse` lexer does: text between
 //! `{{ }}` actions, trim markers `{{- ` and ` -}}`, comments, and the words inside actions.
 
+use std::borrow::Cow;
+
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenKind {
@@ -94,17 +96,20 @@ impl TokenKind {
 }
 
 /// One token: its kind, text and byte offset in the template.
+///
+/// The text borrows from the template (only an error's message is owned), so lexing and the
+/// parser's look-ahead copy no text.
 #[derive(Clone, Debug)]
-pub struct Token {
+pub struct Token<'a> {
     /// The kind.
     pub kind: TokenKind,
     /// The source text (or the message, for errors).
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Byte offset of the token's start.
     pub pos: usize,
 }
 
-impl std::fmt::Display for Token {
+impl std::fmt::Display for Token<'_> {
     /// Go's `item.String`, used in "unexpected X in Y" messages.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
@@ -148,7 +153,7 @@ fn has_right_trim(s: &str) -> bool {
 }
 
 /// Tokenizes a whole template. The last token is `Eof` or `Error`.
-pub fn lex(input: &str) -> Vec<Token> {
+pub fn lex(input: &str) -> Vec<Token<'_>> {
     let mut lexer = Lexer {
         input,
         pos: 0,
@@ -165,7 +170,7 @@ struct Lexer<'a> {
     pos: usize,
     start: usize,
     paren_depth: usize,
-    tokens: Vec<Token>,
+    tokens: Vec<Token<'a>>,
 }
 
 /// What to lex next.
@@ -175,7 +180,7 @@ enum State {
     Done,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
     fn run(&mut self) {
         let mut state = State::Text;
         loop {
@@ -190,7 +195,7 @@ impl Lexer<'_> {
     fn emit(&mut self, kind: TokenKind) {
         self.tokens.push(Token {
             kind,
-            text: self.input[self.start..self.pos].to_string(),
+            text: Cow::Borrowed(&self.input[self.start..self.pos]),
             pos: self.start,
         });
         self.start = self.pos;
@@ -199,7 +204,7 @@ impl Lexer<'_> {
     fn error(&mut self, message: String) -> State {
         self.tokens.push(Token {
             kind: TokenKind::Error,
-            text: message,
+            text: Cow::Owned(message),
             pos: self.start,
         });
         State::Done
@@ -241,7 +246,7 @@ impl Lexer<'_> {
             }
             self.tokens.push(Token {
                 kind: TokenKind::Eof,
-                text: String::new(),
+                text: Cow::Borrowed(""),
                 pos: self.pos,
             });
             return State::Done;
@@ -581,7 +586,10 @@ mod tests {
     use super::*;
 
     fn kinds(input: &str) -> Vec<(TokenKind, String)> {
-        lex(input).into_iter().map(|t| (t.kind, t.text)).collect()
+        lex(input)
+            .into_iter()
+            .map(|t| (t.kind, t.text.into_owned()))
+            .collect()
     }
 
     #[test]
@@ -613,7 +621,7 @@ mod tests {
         );
         let bad = lex("{{/* c */ }}");
         assert_eq!(
-            bad.last().map(|t| t.text.as_str()),
+            bad.last().map(|t| t.text.as_ref()),
             Some("comment ends before closing delimiter")
         );
     }

@@ -60,7 +60,7 @@ enum ListEnd {
 }
 
 struct Parser<'a> {
-    tokens: Vec<Token>,
+    tokens: Vec<Token<'a>>,
     index: usize,
     text: &'a str,
     parse_name: &'a str,
@@ -75,7 +75,7 @@ struct Parser<'a> {
 
 type Parsed<T> = Result<T, Error>;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn line_of(&self, pos: usize) -> usize {
         1 + self.text[..pos.min(self.text.len())]
             .bytes()
@@ -87,12 +87,12 @@ impl Parser<'_> {
         Error::parse(self.parse_name, self.line_of(self.last_pos), message.into())
     }
 
-    fn token(&self, index: usize) -> &Token {
+    fn token(&self, index: usize) -> &Token<'a> {
         let last = self.tokens.len() - 1;
         &self.tokens[index.min(last)]
     }
 
-    fn next(&mut self) -> Token {
+    fn next(&mut self) -> Token<'a> {
         let token = self.token(self.index).clone();
         self.index += 1;
         self.last_pos = token.pos;
@@ -103,11 +103,11 @@ impl Parser<'_> {
         self.index -= 1;
     }
 
-    fn peek(&self) -> &Token {
+    fn peek(&self) -> &Token<'a> {
         self.token(self.index)
     }
 
-    fn next_non_space(&mut self) -> Token {
+    fn next_non_space(&mut self) -> Token<'a> {
         loop {
             let token = self.next();
             if token.kind != TokenKind::Space {
@@ -116,7 +116,7 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Token {
+    fn peek_non_space(&mut self) -> Token<'a> {
         let token = self.next_non_space();
         self.backup();
         token
@@ -127,7 +127,7 @@ impl Parser<'_> {
         if token.kind != TokenKind::Error {
             return self.error(format!("unexpected {token} in {context}"));
         }
-        let mut message = token.text.clone();
+        let mut message = token.text.clone().into_owned();
         if let Some(action) = self.action_pos {
             let action_line = self.line_of(action);
             if action_line != self.line_of(token.pos) {
@@ -141,7 +141,7 @@ impl Parser<'_> {
         self.error(message)
     }
 
-    fn expect(&mut self, kind: TokenKind, context: &str) -> Parsed<Token> {
+    fn expect(&mut self, kind: TokenKind, context: &str) -> Parsed<Token<'a>> {
         let token = self.next_non_space();
         if token.kind != kind {
             return Err(self.unexpected(&token, context));
@@ -214,7 +214,7 @@ impl Parser<'_> {
     fn text_or_action(&mut self) -> Parsed<Item> {
         let token = self.next_non_space();
         match token.kind {
-            TokenKind::Text => Ok(Item::Node(Node::Text(token.text))),
+            TokenKind::Text => Ok(Item::Node(Node::Text(token.text.into_owned()))),
             TokenKind::LeftDelim => {
                 let saved = self.action_pos.replace(token.pos);
                 let item = self.action();
@@ -330,7 +330,7 @@ impl Parser<'_> {
         }
     }
 
-    fn template_name(&mut self, context: &str) -> Parsed<Token> {
+    fn template_name(&mut self, context: &str) -> Parsed<Token<'a>> {
         let token = self.next_non_space();
         if !matches!(token.kind, TokenKind::String | TokenKind::RawString) {
             return Err(self.unexpected(&token, context));
@@ -434,14 +434,14 @@ impl Parser<'_> {
                 TokenKind::Assign | TokenKind::Declare => {
                     pipe.is_assign = next.kind == TokenKind::Assign;
                     self.next_non_space();
-                    pipe.decl.push((v.text.clone(), v.pos));
-                    self.vars.push(v.text);
+                    pipe.decl.push((v.text.to_string(), v.pos));
+                    self.vars.push(v.text.into_owned());
                     return Ok(());
                 }
                 TokenKind::Char if next.text == "," => {
                     self.next_non_space();
-                    pipe.decl.push((v.text.clone(), v.pos));
-                    self.vars.push(v.text);
+                    pipe.decl.push((v.text.to_string(), v.pos));
+                    self.vars.push(v.text.into_owned());
                     if context == "range" && pipe.decl.len() < 2 {
                         let following = self.peek_non_space().kind;
                         if matches!(
@@ -555,19 +555,19 @@ impl Parser<'_> {
                 }
                 Arg::Identifier {
                     pos,
-                    name: token.text,
+                    name: token.text.into_owned(),
                 }
             }
             TokenKind::Dot => Arg::Dot(pos),
             TokenKind::Nil => Arg::Nil(pos),
             TokenKind::Variable => {
-                if !self.vars.contains(&token.text) {
+                if !self.vars.iter().any(|v| *v == *token.text) {
                     let name = crate::value::format::quote(&token.text);
                     return Err(self.error(format!("undefined variable {name}")));
                 }
                 Arg::Variable {
                     pos,
-                    names: vec![token.text],
+                    names: vec![token.text.into_owned()],
                 }
             }
             TokenKind::Field => Arg::Field {
@@ -577,7 +577,7 @@ impl Parser<'_> {
             TokenKind::Bool => Arg::Constant {
                 pos,
                 value: Value::Bool(token.text == "true"),
-                source: token.text,
+                source: token.text.into_owned(),
             },
             TokenKind::CharConstant => {
                 let code = unquote_char(&token.text).ok_or_else(|| {
@@ -586,7 +586,7 @@ impl Parser<'_> {
                 Arg::Constant {
                     pos,
                     value: Value::Int(code),
-                    source: token.text,
+                    source: token.text.into_owned(),
                 }
             }
             TokenKind::Complex => {
@@ -597,7 +597,7 @@ impl Parser<'_> {
                 Arg::Constant {
                     pos,
                     value,
-                    source: token.text,
+                    source: token.text.into_owned(),
                 }
             }
             TokenKind::LeftParen => {
@@ -614,7 +614,7 @@ impl Parser<'_> {
                 Arg::Constant {
                     pos,
                     value: Value::str(value),
-                    source: token.text,
+                    source: token.text.into_owned(),
                 }
             }
             _ => {

@@ -404,9 +404,7 @@ impl PrivateKey {
 }
 
 fn new_rsa_key(bits: usize) -> Result<PrivateKey, String> {
-    rsa::RsaPrivateKey::new(&mut OsRng, bits)
-        .map(|k| PrivateKey::Rsa(Box::new(k)))
-        .map_err(|e| format!("error generating rsa key: {e}"))
+    super::primes::rsa_key(bits).map(|k| PrivateKey::Rsa(Box::new(k)))
 }
 
 /// A DSA key with Go's `dsa.L2048N256` parameters, encoded as OpenSSL's `DSA PRIVATE KEY`.

@@ -41,6 +41,7 @@ mod helm;
 mod lists;
 mod math;
 mod paths;
+mod primes;
 mod reflect;
 mod regex;
 mod semver;

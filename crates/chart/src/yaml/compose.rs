@@ -139,19 +139,23 @@ pub fn compose_first(src: &str) -> Result<Option<Node>, YamlError> {
 
 /// Where the first character libyaml's reader refuses is.
 fn first_unreadable(text: &str) -> Option<Mark> {
-    let mut mark = Mark { line: 1, column: 1 };
-    for c in text.chars() {
-        if !is_readable(c) {
-            return Some(mark);
-        }
-        if c == '\n' {
-            mark.line += 1;
-            mark.column = 1;
-        } else {
-            mark.column += 1;
-        }
-    }
-    None
+    // Printable ASCII and line breaks are the common case: skip them a byte at a time and
+    // count lines and columns only for the rare refused character.
+    let bad = text
+        .bytes()
+        .position(|b| !(b.is_ascii_graphic() || matches!(b, b' ' | b'\t' | b'\n' | b'\r')))
+        .and_then(|from| {
+            text[from..]
+                .char_indices()
+                .find(|(_, c)| !is_readable(*c))
+                .map(|(i, _)| from + i)
+        })?;
+    let before = &text[..bad];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Some(Mark {
+        line: 1 + before.bytes().filter(|b| *b == b'\n').count(),
+        column: 1 + before[line_start..].chars().count(),
+    })
 }
 
 /// libyaml's reader refuses C0 and C1 controls (but tab, LF, CR and NEL), DEL, U+FFFE/FFFF.

@@ -162,7 +162,9 @@ impl<'e> Exec<'e> {
                 quote(&self.engine.root_name)
             )));
         };
-        self.run(&template, Ev::from_result(dot).concrete())
+        let mut out = String::new();
+        self.run(&template, Ev::from_result(dot).concrete(), &mut out)?;
+        Ok(out)
     }
 
     /// Parses `text` as a template named like the root template and renders it with `dot`.
@@ -192,13 +194,15 @@ impl<'e> Exec<'e> {
             return Ok(String::new());
         };
         self.overlays.push(layer);
-        let result = self.run(&top, Ev::from_result(dot).concrete());
+        let mut out = String::new();
+        let result = self.run(&top, Ev::from_result(dot).concrete(), &mut out);
         self.overlays.pop();
-        result
+        result.map(|()| out)
     }
 
-    /// Runs a template in a fresh variable scope, on a fresh stack segment when needed.
-    fn run(&mut self, template: &Rc<Template>, dot: Ev) -> Exe<String> {
+    /// Runs a template in a fresh variable scope, on a fresh stack segment when needed,
+    /// appending what it prints to `out` (the caller's buffer: no copy per nested call).
+    fn run(&mut self, template: &Rc<Template>, dot: Ev, out: &mut String) -> Exe<()> {
         if self.depth >= MAX_TEMPLATE_DEPTH {
             return Err(Error::other(format!(
                 "template: {}: exceeded maximum template depth ({MAX_TEMPLATE_DEPTH})",
@@ -206,13 +210,12 @@ impl<'e> Exec<'e> {
             )));
         }
         self.depth += 1;
-        let mut out = String::new();
         let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
             let mut state = State::new(self, template, dot.clone());
-            state.walk_list(&dot, &template.root, &mut out)
+            state.walk_list(&dot, &template.root, out)
         });
         self.depth -= 1;
-        result.map(|_| out)
+        result.map(|_| ())
     }
 }
 

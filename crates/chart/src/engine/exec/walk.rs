@@ -196,9 +196,7 @@ impl<'t> State<'t, '_, '_> {
             Some(pipe) => self.eval_pipeline(dot, pipe)?,
             None => Ev::Missing,
         };
-        let rendered = self.exec.run(&template, new_dot)?;
-        out.push_str(&rendered);
-        Ok(())
+        self.exec.run(&template, new_dot, out)
     }
 
     pub(super) fn set_top_var(&mut self, n: usize, value: Ev) {
