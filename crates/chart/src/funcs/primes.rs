@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn keys_have_the_requested_modulus_size_and_validate() {
-        use rsa::traits::PublicKeyParts as _;
+        use rsa::traits::{PrivateKeyParts as _, PublicKeyParts as _};
         let key = rsa_key(1024).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(key.n().bits(), 1024);
         assert_eq!(key.e(), &rsa::BigUint::from(PUBLIC_EXPONENT));
