@@ -20,6 +20,9 @@ use std::sync::{Arc, Mutex};
 const OPERATION: &str = "ResolveChart";
 /// The environment variable naming the archive cache directory.
 pub const CACHE_DIR_ENV: &str = "LANDSCAPER_CHART_CACHE_DIR";
+/// The environment variable listing registries (`host:port`, comma-separated) spoken to over
+/// plain HTTP.
+pub const PLAIN_HTTP_REGISTRIES_ENV: &str = "LANDSCAPER_PLAIN_HTTP_REGISTRIES";
 /// Default bound of the archive cache on disk.
 pub const DEFAULT_CACHE_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// Default number of loaded charts kept in memory.
@@ -40,7 +43,8 @@ pub struct SourceSettings {
 
 impl Default for SourceSettings {
     /// The cache in `$LANDSCAPER_CHART_CACHE_DIR`, else `landscaper-charts` in the temporary
-    /// directory; 256 MiB on disk, 16 charts in memory; every registry over HTTPS.
+    /// directory; 256 MiB on disk, 16 charts in memory; registries over HTTPS except those in
+    /// `$LANDSCAPER_PLAIN_HTTP_REGISTRIES`.
     fn default() -> Self {
         let dir = std::env::var_os(CACHE_DIR_ENV)
             .map(PathBuf::from)
@@ -49,9 +53,20 @@ impl Default for SourceSettings {
             cache_dir: Some(dir),
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
             loaded_charts: DEFAULT_LOADED_CHARTS,
-            plain_http_registries: Vec::new(),
+            plain_http_registries: registry_list(
+                &std::env::var(PLAIN_HTTP_REGISTRIES_ENV).unwrap_or_default(),
+            ),
         }
     }
+}
+
+/// `a:5000, b` → `["a:5000", "b"]`.
+fn registry_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Resolves chart sources; one per deployer, shared by all its workers.
@@ -368,6 +383,15 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(describe(&source), "chart archive https://h/c.tgz");
+    }
+
+    #[test]
+    fn plain_http_registries_are_a_comma_separated_list() {
+        assert_eq!(
+            registry_list(" 127.0.0.1:5000,,registry.local "),
+            vec!["127.0.0.1:5000", "registry.local"]
+        );
+        assert!(registry_list("").is_empty());
     }
 
     #[test]
