@@ -300,9 +300,14 @@ impl Bed {
 
 /// A Context `default` in the items namespace with `configurations` and pull secrets.
 async fn context(env: &Env, configurations: Value, pull_secrets: &[&str]) {
+    named_context(env, "default", configurations, pull_secrets).await;
+}
+
+/// A Context `name` in the items namespace with `configurations` and pull secrets.
+async fn named_context(env: &Env, name: &str, configurations: Value, pull_secrets: &[&str]) {
     let ctx: Context = serde_json::from_value(json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Context",
-        "metadata": {"name": "default", "namespace": NS},
+        "metadata": {"name": name, "namespace": NS},
         "configurations": configurations,
         "registryPullSecrets": pull_secrets.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
     }))
@@ -436,7 +441,7 @@ async fn charts_from_every_source_deploy_as_template_renders_them() {
 }
 
 #[tokio::test]
-async fn without_the_contexts_credentials_the_repository_denies_access() {
+async fn without_credentials_the_repository_denies_access_and_the_items_named_context_grants_it() {
     let bed = bed("denied", true, Vec::new()).await;
     let repo = repository(RepoOptions {
         basic_auth: Some(("alice".into(), "s3cret".into())),
@@ -454,8 +459,10 @@ async fn without_the_contexts_credentials_the_repository_denies_access() {
             && message.contains("401 Unauthorized"),
         "{message}"
     );
-    context(
+    // The item names a Context of its own (`spec.context`); its credentials are used.
+    named_context(
         &bed.env,
+        "team",
         json!({"helmChartRepoCredentials": {"auths": [{
             "url": repo.url(),
             "authHeader": format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("alice:s3cret")),
@@ -463,6 +470,15 @@ async fn without_the_contexts_credentials_the_repository_denies_access() {
         &[],
     )
     .await;
+    bed.env
+        .items()
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"context": "team"}})),
+        )
+        .await
+        .unwrap();
     bed.env.trigger("web", "job-2").await;
     bed.succeeded("web", "job-2").await;
     bed.stop().await;
