@@ -283,3 +283,50 @@ async fn strategic_merge_patch_merges_containers_by_name() {
         .collect();
     assert_eq!(names, vec!["b", "a"], "new list entries come first");
 }
+
+/// A protobuf message field of wire type 2 (length-delimited, short payloads).
+fn proto_field(num: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = vec![(num << 3) | 2, payload.len() as u8];
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A DELETE whose body is a protobuf DeleteOptions with a resourceVersion precondition, as
+/// client-go's typed clients (e.g. helm's release storage) send it.
+fn protobuf_delete(name: &str, resource_version: &str) -> http::Request<Vec<u8>> {
+    let options = proto_field(2, &proto_field(2, resource_version.as_bytes()));
+    let type_meta = [proto_field(1, b"v1"), proto_field(2, b"DeleteOptions")].concat();
+    let body = [
+        b"k8s\0".to_vec(),
+        proto_field(1, &type_meta),
+        proto_field(2, &options),
+    ]
+    .concat();
+    http::Request::builder()
+        .method("DELETE")
+        .uri(format!("/api/v1/namespaces/default/configmaps/{name}"))
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .body(body)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn protobuf_delete_options_are_read_and_their_preconditions_hold() {
+    let bed = Testbed::start().await.unwrap();
+    let client = bed.cluster().client();
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let created = api
+        .create(&PostParams::default(), &cm("p", json!({})))
+        .await
+        .unwrap();
+    match client.request_text(protobuf_delete("p", "999999")).await {
+        Err(kube::Error::Api(s)) => assert_eq!(s.code, 409, "{s:?}"),
+        other => panic!("a stale precondition must conflict: {other:?}"),
+    }
+    let rv = created.metadata.resource_version.unwrap();
+    client
+        .request_text(protobuf_delete("p", &rv))
+        .await
+        .expect("deleted with a matching precondition");
+    assert!(api.get_opt("p").await.unwrap().is_none());
+}

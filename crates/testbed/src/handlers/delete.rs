@@ -3,6 +3,7 @@
 use super::render::{ListMeta, list_json, object_json};
 use super::{Ctx, Filter};
 use crate::clock;
+use crate::objects::decode::parse_body;
 use crate::objects::{finalizers, is_deleting, meta_mut};
 use crate::resources::ResourceDef;
 use crate::server::Request;
@@ -54,7 +55,7 @@ impl DeleteOptions {
         let body: Value = if req.body.iter().all(u8::is_ascii_whitespace) {
             json!({})
         } else {
-            serde_json::from_slice(&req.body)
+            parse_body(req)
                 .map_err(|e| ApiError::bad_request(format!("couldn't decode DeleteOptions: {e}")))?
         };
         let text = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_string);

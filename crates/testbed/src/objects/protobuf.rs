@@ -1,6 +1,7 @@
 //! Decoding the Kubernetes protobuf encoding of request bodies into JSON, for the kinds
 //! kubectl sends that way (its typed commands: `create token`, `auth can-i`,
-//! `create configmap|secret|namespace|serviceaccount|role|rolebinding|...`). Responses are always JSON, which
+//! `create configmap|secret|namespace|serviceaccount|role|rolebinding|...`) and client-go's
+//! typed deletes (DeleteOptions, e.g. helm's release records). Responses are always JSON, which
 //! clients accept alongside protobuf.
 
 use base64::Engine as _;
@@ -165,6 +166,19 @@ const ROLE_BINDING: &[Field] = &[
     ),
 ];
 
+/// The body of a DELETE from client-go's typed clients (helm's release storage among them).
+const DELETE_OPTIONS: &[Field] = &[
+    f(1, "gracePeriodSeconds", Ty::Int),
+    f(
+        2,
+        "preconditions",
+        Ty::Msg(&[f(1, "uid", Ty::Str), f(2, "resourceVersion", Ty::Str)]),
+    ),
+    f(3, "orphanDependents", Ty::Bool),
+    f(4, "propagationPolicy", Ty::Str),
+    f(5, "dryRun", Ty::RepStr),
+];
+
 fn fields_of(kind: &str) -> Option<&'static [Field]> {
     Some(match kind {
         "TokenRequest" => TOKEN_REQUEST,
@@ -172,6 +186,7 @@ fn fields_of(kind: &str) -> Option<&'static [Field]> {
         "SelfSubjectRulesReview" => SELF_SUBJECT_RULES_REVIEW,
         "ConfigMap" => CONFIG_MAP,
         "Secret" => SECRET,
+        "DeleteOptions" => DELETE_OPTIONS,
         "Namespace" => NAMESPACE,
         "ServiceAccount" => SERVICE_ACCOUNT,
         "Role" | "ClusterRole" => ROLE,
@@ -389,6 +404,24 @@ mod tests {
         .concat();
         let body = [b"k8s\0".to_vec(), field(1, &type_meta), field(2, &raw)].concat();
         assert_eq!(decode(&body).unwrap()["spec"]["expirationSeconds"], 3600);
+    }
+
+    #[test]
+    fn decodes_delete_options() {
+        let preconditions = field(2, b"42");
+        let raw = [
+            field(2, &preconditions),
+            field(4, b"Foreground"),
+            field(5, b"All"),
+        ]
+        .concat();
+        let type_meta = [field(1, b"v1"), field(2, b"DeleteOptions")].concat();
+        let body = [b"k8s\0".to_vec(), field(1, &type_meta), field(2, &raw)].concat();
+        assert_eq!(
+            decode(&body).unwrap(),
+            json!({"preconditions": {"resourceVersion": "42"}, "propagationPolicy": "Foreground",
+                "dryRun": ["All"], "apiVersion": "v1", "kind": "DeleteOptions"})
+        );
     }
 
     #[test]
