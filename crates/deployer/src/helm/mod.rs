@@ -17,6 +17,7 @@ pub mod render;
 pub mod render_target;
 pub mod source;
 pub mod storage;
+pub mod takeover;
 pub mod uninstall;
 
 use crate::applier::{Applier, ApplySpec};
@@ -35,7 +36,7 @@ use kube::Api;
 use kube::api::PostParams;
 use landscaper_api::constants::{HELM_API_VERSION, deploy_item_types};
 use landscaper_api::deployer::{
-    HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest, ManifestPolicy,
+    HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest, UpdateStrategy,
 };
 use landscaper_chart::chart::Chart;
 use landscaper_chart::data::Map;
@@ -53,6 +54,10 @@ use tracing::Instrument;
 pub const DEPLOY_ITEM_LABEL: &str = "helm.deployer.landscaper.gardener.cloud/deployitem";
 /// The field manager of the helm deployer's writes.
 pub const FIELD_MANAGER: &str = "landscaper-helm-deployer";
+/// The field manager of writes to releases recorded for helm: Helm's own, so a later
+/// `helm upgrade` (server-side apply without forcing) owns the same fields and meets no
+/// conflicts, and our upgrade of a release helm wrote drops the fields its chart dropped.
+const HELM_FIELD_MANAGER: &str = "helm";
 /// Helm's ownership label and annotations, which `helm upgrade` requires on existing objects.
 const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 const RELEASE_NAME_ANNOTATION: &str = "meta.helm.sh/release-name";
@@ -142,6 +147,15 @@ fn with_helm_ownership(mut obj: Value, release: &str, namespace: &str) -> Value 
         a.insert(RELEASE_NAMESPACE_ANNOTATION.into(), namespace.into());
     }
     obj
+}
+
+/// Helm 4's name for how objects were written, which `helm upgrade` repeats: server-side
+/// apply for the `update` strategy, client-side writes otherwise.
+fn apply_method(strategy: UpdateStrategy) -> &'static str {
+    match strategy {
+        UpdateStrategy::Update => "ssa",
+        UpdateStrategy::Patch | UpdateStrategy::Merge | UpdateStrategy::MergeOverwrite => "csa",
+    }
 }
 
 /// Marks revisions left pending by an interrupted operation as failed, so they never block
@@ -241,15 +255,16 @@ impl Run<'_> {
         } else {
             Vec::new()
         };
+        let deployed_at = now();
         let mut record = (self.records() && !unchanged_flag).then(|| Release {
             name: config.name.clone(),
             info: Info {
-                first_deployed: history
-                    .first()
+                first_deployed: deployed
+                    .as_ref()
                     .map(|r| r.info.first_deployed.clone())
-                    .unwrap_or_else(now),
-                last_deployed: now(),
-                deleted: String::new(),
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| deployed_at.clone()),
+                last_deployed: deployed_at,
                 description: if deployed.is_some() {
                     "Preparing upgrade"
                 } else {
@@ -262,6 +277,7 @@ impl Run<'_> {
                     Status::PendingInstall
                 },
                 notes: rendered.notes.clone(),
+                ..Default::default()
             },
             chart: chart_record,
             config: config_record,
@@ -269,15 +285,23 @@ impl Run<'_> {
             hooks: hooks.clone(),
             version: revision,
             namespace: config.namespace.clone(),
+            apply_method: apply_method(config.update_strategy.unwrap_or_default()).into(),
+            ..Default::default()
         });
         if let Some(r) = &record {
             storage.create(r).await?;
         }
         let Some(r) = record.as_mut() else {
-            return self.apply(&rendered).await;
+            return self.apply(&rendered, deployed.as_ref()).await;
         };
         let result = self
-            .deploy(&rendered, &mut hooks, (pre, post), hook_timeout)
+            .deploy(
+                &rendered,
+                deployed.as_ref(),
+                &mut hooks,
+                (pre, post),
+                hook_timeout,
+            )
             .await;
         r.hooks = hooks;
         match &result {
@@ -340,6 +364,7 @@ impl Run<'_> {
     async fn deploy(
         &self,
         rendered: &render::Rendered,
+        deployed: Option<&Release>,
         hooks: &mut [Hook],
         (pre, post): (Event, Event),
         timeout: std::time::Duration,
@@ -353,7 +378,7 @@ impl Run<'_> {
             item: &item,
         };
         runner.run(hooks, pre).await?;
-        let outcome = self.apply(rendered).await?;
+        let outcome = self.apply(rendered, deployed).await?;
         runner.run(hooks, post).await.map_err(|error| Failure {
             error,
             provider_status: outcome.provider_status.clone(),
@@ -361,9 +386,21 @@ impl Run<'_> {
         Ok(outcome)
     }
 
-    async fn apply(&self, rendered: &render::Rendered) -> Result<Outcome, Failure> {
+    /// Applies the revision; what `deployed` (maybe written by helm) holds and this revision
+    /// no longer renders is pruned.
+    async fn apply(
+        &self,
+        rendered: &render::Rendered,
+        deployed: Option<&Release>,
+    ) -> Result<Outcome, Failure> {
         let previous: HelmProviderStatus = self.job.previous_provider_status();
-        self.apply_over(rendered, &previous.managed_resources).await
+        let previous = match deployed {
+            Some(d) => {
+                takeover::with_release_objects(&self.cluster, d, &previous.managed_resources).await
+            }
+            None => previous.managed_resources,
+        };
+        self.apply_over(rendered, &previous).await
     }
 
     /// Applies `rendered` where `previous` objects are managed now, pruning those no longer
@@ -385,13 +422,18 @@ impl Run<'_> {
                     o.clone()
                 };
                 Manifest {
-                    policy: Some(ManifestPolicy::Manage),
+                    policy: Some(takeover::policy(&o)),
                     manifest: Some(o),
                     ..Default::default()
                 }
             })
             .collect();
-        let applier = Applier::new(self.cluster.clone(), FIELD_MANAGER);
+        let manager = if self.records() {
+            HELM_FIELD_MANAGER
+        } else {
+            FIELD_MANAGER
+        };
+        let applier = Applier::new(self.cluster.clone(), manager);
         let spec = ApplySpec {
             manifests: &manifests,
             previous,
@@ -458,10 +500,30 @@ impl Deployer for HelmDeployer {
         // known from the provider status, only the records need the release's name.
         let config = config::read(job).ok();
         let cluster = job.target_cluster().await?;
+        // Objects of the deployed revision go too, as `helm uninstall` removes them, even
+        // when helm wrote that revision and the item never listed them.
+        let deployed = match config
+            .as_ref()
+            .filter(|c| c.helm_deployment.unwrap_or(true))
+        {
+            Some(c) => Storage::new(cluster.client.clone(), &c.namespace)
+                .history(&c.name)
+                .await?
+                .into_iter()
+                .rev()
+                .find(|r| r.info.status == Status::Deployed),
+            None => None,
+        };
+        let managed = match &deployed {
+            Some(d) => {
+                takeover::with_release_objects(&cluster, d, &previous.managed_resources).await
+            }
+            None => previous.managed_resources,
+        };
         uninstall::run(
             &cluster,
             config.as_ref(),
-            &previous.managed_resources,
+            &managed,
             &job.interrupt,
             &job.item_name(),
         )

@@ -66,21 +66,21 @@ impl Status {
     }
 }
 
-/// `info` of a release. Times are RFC 3339 strings as Go writes them; Helm writes an unset
-/// time as `""`.
+/// `info` of a release. Times are RFC 3339 strings as Go writes them; Helm 4 leaves unset
+/// times out, Helm 3 wrote them as `""` (both read as unset).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Info {
     /// First install of the release.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub first_deployed: String,
     /// This revision's deployment.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub last_deployed: String,
     /// Uninstall time.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub deleted: String,
     /// What happened (`Install complete`, `Upgrade complete`, or the error).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// The revision's state.
     #[serde(default)]
@@ -88,18 +88,21 @@ pub struct Info {
     /// The rendered `NOTES.txt`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub notes: String,
+    /// Fields of newer Helm versions (e.g. `resources`), kept when we rewrite their records.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
 }
 
 /// The run of a hook.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct HookExecution {
     /// Start time.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub started_at: String,
     /// End time.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub completed_at: String,
-    /// `Unknown`, `Running`, `Succeeded` or `Failed`.
+    /// `Unknown`, `Running`, `Succeeded` or `Failed`; Helm writes it even when empty.
     #[serde(default)]
     pub phase: String,
 }
@@ -108,58 +111,73 @@ pub struct HookExecution {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Hook {
     /// `metadata.name` of the hook object.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// Its kind.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
     /// The template path.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub path: String,
     /// The rendered document.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub manifest: String,
     /// The events it runs on.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<String>,
     /// The last run.
     #[serde(default)]
     pub last_run: HookExecution,
     /// `helm.sh/hook-weight`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub weight: i64,
     /// `helm.sh/hook-delete-policy`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub delete_policies: Vec<String>,
+    /// `helm.sh/hook-output-log-policy`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_log_policies: Vec<String>,
 }
 
-/// One revision of a release. `chart` and `config` stay JSON, as they are only carried.
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+/// One revision of a release, with Helm's field names and its `omitempty` rules. `chart` and
+/// `config` stay JSON, as they are only carried.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct Release {
     /// Release name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
     /// State and times.
     #[serde(default)]
     pub info: Info,
     /// The chart: metadata, templates, values, schema, files.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Value::is_null")]
     pub chart: Value,
     /// The user-supplied values.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub config: Map<String, Value>,
     /// The rendered manifests (without hooks).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub manifest: String,
     /// The hooks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<Hook>,
     /// Revision.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub version: i64,
     /// Release namespace.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    /// How Helm 4 wrote the objects: `ssa` (server-side apply) or `csa` (client-side, also
+    /// when unset); `helm upgrade` applies the same way by default.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub apply_method: String,
+    /// Fields of newer Helm versions, kept when we rewrite their records.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
 }
 
 impl Release {
@@ -226,7 +244,29 @@ mod tests {
         assert_eq!(back.chart_version(), "1.2.3");
         let v: Value = serde_json::to_value(&back).unwrap();
         assert_eq!(v["info"]["status"], "pending-upgrade");
-        assert_eq!(v["info"]["deleted"], "");
+        // Helm 4 leaves unset times and empty fields out.
+        assert!(
+            v["info"].get("deleted").is_none() && v.get("config").is_none(),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn fields_of_other_helm_versions_survive_a_rewrite() {
+        let body = STANDARD.encode(
+            br#"{"name":"x","info":{"first_deployed":"","status":"deployed","resources":{"v1/ConfigMap":[]}},"version":1,"apply_method":"ssa","future":{"a":1}}"#,
+        );
+        let mut r = decode(body.as_bytes()).unwrap();
+        assert_eq!(
+            (r.info.first_deployed.as_str(), r.apply_method.as_str()),
+            ("", "ssa")
+        );
+        r.info.status = Status::Superseded;
+        let v: Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["future"], json!({"a": 1}));
+        assert_eq!(v["info"]["resources"], json!({"v1/ConfigMap": []}));
+        assert_eq!(v["info"]["status"], "superseded");
+        assert!(v["info"].get("first_deployed").is_none());
     }
 
     #[test]

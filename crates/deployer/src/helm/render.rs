@@ -144,13 +144,20 @@ pub fn chart_record(chart: &Chart) -> Value {
 
 /// Template data as JSON (Go's encoding).
 pub fn data_record(map: &Map) -> Value {
-    landscaper_chart::json::to_json(&Data::Map(map.clone()))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_else(|| json!({}))
+    data_json(&Data::Map(map.clone())).unwrap_or_else(|| json!({}))
 }
 
+fn data_json(data: &Data) -> Option<Value> {
+    landscaper_chart::json::to_json(data)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+}
+
+/// Files as Go encodes `[]*File`: `null` when there are none.
 fn files_record(files: &[File]) -> Value {
+    if files.is_empty() {
+        return Value::Null;
+    }
     Value::Array(
         files
             .iter()
@@ -159,17 +166,33 @@ fn files_record(files: &[File]) -> Value {
     )
 }
 
+/// Whether Go's `omitempty` leaves `v` out.
+fn go_empty(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(b) => !b,
+        Value::Null => true,
+        Value::Number(_) => false,
+    }
+}
+
+/// A JSON object of `fields`, leaving out the `omitempty` ones that are empty.
+fn go_object(fields: &[(&str, Value, bool)]) -> Value {
+    Value::Object(
+        fields
+            .iter()
+            .filter(|(_, v, omitempty)| !(*omitempty && go_empty(v)))
+            .map(|(k, v, _)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
 fn metadata_record(m: &Metadata) -> Value {
     let mut out = serde_json::Map::new();
     let mut put = |key: &str, v: Value| {
-        let empty = match &v {
-            Value::String(s) => s.is_empty(),
-            Value::Array(a) => a.is_empty(),
-            Value::Object(o) => o.is_empty(),
-            Value::Bool(b) => !b,
-            _ => false,
-        };
-        if !empty {
+        if !go_empty(&v) {
             out.insert(key.into(), v);
         }
     };
@@ -184,7 +207,13 @@ fn metadata_record(m: &Metadata) -> Value {
         Value::Array(
             m.maintainers
                 .iter()
-                .map(|x| json!({"name": x.name, "email": x.email, "url": x.url}))
+                .map(|x| {
+                    go_object(&[
+                        ("name", json!(x.name), true),
+                        ("email", json!(x.email), true),
+                        ("url", json!(x.url), true),
+                    ])
+                })
                 .collect(),
         ),
     );
@@ -202,9 +231,20 @@ fn metadata_record(m: &Metadata) -> Value {
             m.dependencies
                 .iter()
                 .map(|d| {
-                    json!({"name": d.name, "version": d.version, "repository": d.repository,
-                        "condition": d.condition, "tags": d.tags, "enabled": d.enabled,
-                        "alias": d.alias})
+                    go_object(&[
+                        ("name", json!(d.name), false),
+                        ("version", json!(d.version), true),
+                        ("repository", json!(d.repository), false),
+                        ("condition", json!(d.condition), true),
+                        ("tags", json!(d.tags), true),
+                        ("enabled", json!(d.enabled), true),
+                        (
+                            "import-values",
+                            data_json(&Data::List(d.import_values.clone())).unwrap_or_default(),
+                            true,
+                        ),
+                        ("alias", json!(d.alias), true),
+                    ])
                 })
                 .collect(),
         ),

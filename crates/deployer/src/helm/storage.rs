@@ -1,6 +1,7 @@
 //! Helm's Secret storage driver: one Secret `sh.helm.release.v1.<name>.v<revision>` of type
 //! `helm.sh/release.v1` per revision in the release namespace, labelled with name, owner,
-//! status and version, the encoded release under `release`.
+//! status and version (and Helm 4's `createdAt`/`modifiedAt` Unix seconds), the encoded
+//! release under `release`.
 
 use super::release::{self, Release, Status};
 use crate::error::{Error, describe_kube_error, is_not_found};
@@ -15,6 +16,15 @@ pub const SECRET_TYPE: &str = "helm.sh/release.v1";
 /// Revisions kept per release, as `helm upgrade --history-max` defaults to.
 pub const HISTORY_MAX: usize = 10;
 const OPERATION: &str = "HelmRelease";
+/// The labels Helm's storage driver owns on its records.
+const SYSTEM_LABELS: [&str; 6] = [
+    "name",
+    "owner",
+    "status",
+    "version",
+    "createdAt",
+    "modifiedAt",
+];
 
 /// The Secret name of one revision.
 pub fn secret_name(name: &str, version: i64) -> String {
@@ -66,7 +76,7 @@ impl Storage {
 
     /// Writes a new revision.
     pub async fn create(&self, r: &Release) -> Result<(), Error> {
-        let secret = self.secret(r)?;
+        let secret = self.secret(r, BTreeMap::from([("createdAt".into(), unix_now())]))?;
         self.api
             .create(&PostParams::default(), &secret)
             .await
@@ -74,15 +84,19 @@ impl Storage {
         Ok(())
     }
 
-    /// Rewrites an existing revision (its status changed).
+    /// Rewrites an existing revision (its status changed). Custom labels (Helm's `--labels`)
+    /// stay; Helm's own are written afresh, and `createdAt` goes, as Helm's update drops it.
     pub async fn update(&self, r: &Release) -> Result<(), Error> {
         let name = secret_name(&r.name, r.version);
-        let mut secret = self.secret(r)?;
         let current = self
             .api
             .get(&name)
             .await
             .map_err(|e| self.kube_error("get", &r.name, &e))?;
+        let mut labels = current.metadata.labels.unwrap_or_default();
+        labels.retain(|k, _| !SYSTEM_LABELS.contains(&k.as_str()));
+        labels.insert("modifiedAt".into(), unix_now());
+        let mut secret = self.secret(r, labels)?;
         secret.metadata.resource_version = current.metadata.resource_version;
         self.api
             .replace(&name, &PostParams::default(), &secret)
@@ -122,7 +136,8 @@ impl Storage {
         Ok(())
     }
 
-    fn secret(&self, r: &Release) -> Result<Secret, Error> {
+    /// The record of `r`, with `labels` under Helm's own.
+    fn secret(&self, r: &Release, mut labels: BTreeMap<String, String>) -> Result<Secret, Error> {
         let body = release::encode(r).map_err(|e| {
             Error::transient(
                 OPERATION,
@@ -130,7 +145,7 @@ impl Storage {
                 format!("release {}: {e}", r.name),
             )
         })?;
-        let labels = BTreeMap::from([
+        labels.extend([
             ("name".to_string(), r.name.clone()),
             ("owner".to_string(), "helm".to_string()),
             ("status".to_string(), r.info.status.as_str().to_string()),
@@ -184,4 +199,9 @@ impl Storage {
             ),
         }
     }
+}
+
+/// Seconds since the Unix epoch, as Helm writes them into `createdAt` and `modifiedAt`.
+fn unix_now() -> String {
+    k8s_openapi::jiff::Timestamp::now().as_second().to_string()
 }

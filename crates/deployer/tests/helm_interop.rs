@@ -1,0 +1,744 @@
+//! Releases of the helm deployer against the real helm v4.1.4 (found through `$HELM` or
+//! `PATH`, installed by `.ci/install-tools`) pointed at the testbed: helm lists, shows and
+//! upgrades what we installed; we take over, upgrade and prune what helm installed; our record
+//! equals helm's own field by field; a crashed operation is recovered into a history helm
+//! accepts; uninstall works both ways. Without helm the tests are skipped with a printed
+//! reason, except under `CI=true`, where a missing helm is a failure.
+
+mod common;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use common::*;
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use landscaper_api::constants::deploy_item_types::HELM;
+use landscaper_api::core::DeployItemPhase;
+use landscaper_deployer::helm::{self, release};
+use serde_json::{Value, json};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::str::FromStr as _;
+
+const RELEASE: &str = "web";
+const NAMESPACE: &str = "apps";
+
+const VALUES_YAML: &str = "greeting: hello\nextra: false\n";
+const SCHEMA: &str = r#"{"type": "object", "properties": {"greeting": {"type": "string"}}}"#;
+const README: &str = "# demo\nA chart for interop tests.\n";
+const NOTES: &str = "{{ .Release.Name }} is at revision {{ .Release.Revision }}.\n";
+const CONFIGMAP: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-config
+  labels:
+    app: demo
+data:
+  greeting: {{ .Values.greeting | quote }}
+  chart: {{ .Chart.Version | quote }}
+  html: "<b>&</b>"
+"#;
+const EXTRA: &str = r#"{{- if .Values.extra }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-extra
+data:
+  k: v
+{{- end }}
+"#;
+
+/// The demo chart: 0.1.0 has the optional `extra` ConfigMap, 0.2.0 dropped it.
+struct DemoChart {
+    version: &'static str,
+}
+
+impl DemoChart {
+    const V1: DemoChart = DemoChart { version: "0.1.0" };
+    const V2: DemoChart = DemoChart { version: "0.2.0" };
+
+    fn files(&self) -> Vec<(String, String)> {
+        let chart_yaml = format!(
+            "apiVersion: v2\nname: demo\ndescription: Interop demo\nversion: {}\nappVersion: \"1.0\"\nkeywords:\n  - demo\nmaintainers:\n  - name: Team\n    email: team@example.invalid\n",
+            self.version
+        );
+        let mut files = vec![
+            ("demo/Chart.yaml".to_string(), chart_yaml),
+            ("demo/values.yaml".into(), VALUES_YAML.into()),
+            ("demo/values.schema.json".into(), SCHEMA.into()),
+            ("demo/README.md".into(), README.into()),
+            ("demo/templates/NOTES.txt".into(), NOTES.into()),
+            ("demo/templates/configmap.yaml".into(), CONFIGMAP.into()),
+        ];
+        if self.version == "0.1.0" {
+            files.push(("demo/templates/extra.yaml".into(), EXTRA.into()));
+        }
+        files
+    }
+
+    /// The packaged chart, as `helm package` lays it out.
+    fn tgz(&self) -> Vec<u8> {
+        let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::default()));
+        for (path, text) in self.files() {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(text.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder
+                .append_data(&mut header, path, text.as_bytes())
+                .unwrap();
+        }
+        builder.into_inner().unwrap().finish().unwrap()
+    }
+
+    /// Writes the package for helm and returns its path.
+    fn write(&self, dir: &Path) -> PathBuf {
+        let path = dir.join(format!("demo-{}.tgz", self.version));
+        std::fs::write(&path, self.tgz()).unwrap();
+        path
+    }
+
+    /// The item configuration deploying this chart with `values`.
+    fn config(&self, values: Value) -> Value {
+        json!({
+            "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+            "kind": "ProviderConfiguration",
+            "name": RELEASE,
+            "namespace": NAMESPACE,
+            "createNamespace": true,
+            "chart": {"archive": {"raw": STANDARD.encode(self.tgz())}},
+            "values": values,
+        })
+    }
+}
+
+/// The helm binary, with its own config, cache and data homes, pointed at one cluster.
+struct Helm {
+    bin: PathBuf,
+    kubeconfig: PathBuf,
+    home: tempfile::TempDir,
+}
+
+impl Helm {
+    /// The real helm for `cluster`, or `None` (with the reason printed) when it is missing.
+    fn for_cluster(cluster: &testbed::Cluster) -> Option<Helm> {
+        let bin = std::env::var_os("HELM").map(PathBuf::from).or_else(|| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join("helm"))
+                    .find(|p| p.is_file())
+            })
+        });
+        let Some(bin) = bin else {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but no helm found: set HELM or put helm on PATH (.ci/install-tools)"
+            );
+            eprintln!("skipping: no helm found (set HELM or run .ci/install-tools)");
+            return None;
+        };
+        Some(Helm {
+            bin,
+            kubeconfig: cluster.kubeconfig_path().to_path_buf(),
+            home: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    /// Runs helm; returns (success, stdout, stderr). Blocking work runs off the runtime the
+    /// testbed serves on.
+    async fn try_run(&self, args: &[&str]) -> (bool, String, String) {
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .env("HELM_CONFIG_HOME", self.home.path().join("config"))
+            .env("HELM_CACHE_HOME", self.home.path().join("cache"))
+            .env("HELM_DATA_HOME", self.home.path().join("data"));
+        let out = tokio::task::spawn_blocking(move || cmd.output().expect("helm starts"))
+            .await
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Runs helm and fails the test if it fails.
+    async fn run(&self, args: &[&str]) -> String {
+        let (ok, stdout, stderr) = self.try_run(args).await;
+        assert!(ok, "helm {args:?} failed:\n{stderr}\n{stdout}");
+        stdout
+    }
+
+    /// Runs helm with `-o json` and parses the output.
+    async fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        let out = self.run(&all).await;
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("helm {args:?}: {e}: {out}"))
+    }
+
+    /// `helm history` as (revision, status, description).
+    async fn history(&self) -> Vec<(i64, String, String)> {
+        self.json(&["history", RELEASE, "-n", NAMESPACE])
+            .await
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["revision"].as_i64().unwrap(),
+                    h["status"].as_str().unwrap().to_string(),
+                    h["description"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// The releases `helm list -A` shows.
+    async fn list(&self) -> Vec<Value> {
+        self.json(&["list", "-A"])
+            .await
+            .as_array()
+            .unwrap()
+            .to_vec()
+    }
+}
+
+/// The (revision, status) pairs of a history.
+fn states(history: &[(i64, String, String)]) -> Vec<(i64, &str)> {
+    history.iter().map(|h| (h.0, h.1.as_str())).collect()
+}
+
+/// The raw release records of the demo release in `client`'s cluster: (secret, decoded JSON).
+async fn raw_records(client: &kube::Client) -> Vec<(Secret, Value)> {
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), NAMESPACE);
+    let mut out: Vec<(Secret, Value)> = secrets
+        .list(&ListParams::default().labels(&format!("owner=helm,name={RELEASE}")))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|s| {
+            let text = s.data.as_ref().unwrap()["release"].0.clone();
+            let mut json = Vec::new();
+            GzDecoder::new(STANDARD.decode(text).unwrap().as_slice())
+                .read_to_end(&mut json)
+                .unwrap();
+            (s, serde_json::from_slice(&json).unwrap())
+        })
+        .collect();
+    out.sort_by_key(|(_, v)| v["version"].as_i64());
+    out
+}
+
+/// Every path where `a` and `b` differ, with both values.
+fn differences(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for key in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let null = Value::Null;
+                differences(
+                    &format!("{path}.{key}"),
+                    x.get(key).unwrap_or(&null),
+                    y.get(key).unwrap_or(&null),
+                    out,
+                );
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                differences(&format!("{path}[{i}]"), p, q, out);
+            }
+        }
+        _ if a != b => out.push(format!("{path}: ours {a}, helm's {b}")),
+        _ => {}
+    }
+}
+
+/// Removes the `modtime` and `schemamodtime` keys under `v`, noting their paths.
+fn strip_file_times(path: &str, v: &mut Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for key in ["modtime", "schemamodtime"] {
+                if m.remove(key).is_some() {
+                    out.push(format!("{path}.{key}"));
+                }
+            }
+            for (k, child) in m.iter_mut() {
+                strip_file_times(&format!("{path}.{k}"), child, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter_mut().enumerate() {
+                strip_file_times(&format!("{path}[{i}]"), child, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The two clusters, the helm deployer and helm pointed at the target cluster.
+struct Bed {
+    env: Env,
+    helm: Helm,
+    deployer: Running,
+    charts: tempfile::TempDir,
+}
+
+impl Bed {
+    async fn start() -> Option<Bed> {
+        let env = env().await;
+        let helm = Helm::for_cluster(env.target_cluster())?;
+        env.target("cluster", &[]).await;
+        let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+        Some(Bed {
+            env,
+            helm,
+            deployer,
+            charts: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    fn chart(&self, chart: &DemoChart) -> String {
+        chart.write(self.charts.path()).display().to_string()
+    }
+
+    /// Creates or updates the item and waits for job `job` to succeed.
+    async fn deploy(&self, job: &str, config: Value) {
+        if self.env.items().get_opt(RELEASE).await.unwrap().is_none() {
+            assert_eq!(job, "job-1");
+            self.env.item(RELEASE, HELM, Some("cluster"), config).await;
+        } else {
+            self.env
+                .items()
+                .patch(
+                    RELEASE,
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"config": config}})),
+                )
+                .await
+                .unwrap();
+            self.env.trigger(RELEASE, job).await;
+        }
+        let status = self
+            .env
+            .finished(RELEASE, job)
+            .await
+            .status
+            .unwrap_or_default();
+        assert_eq!(
+            status.phase,
+            Some(DeployItemPhase::Succeeded),
+            "{:?}",
+            status.last_error
+        );
+    }
+
+    async fn configmap(&self, name: &str) -> Option<ConfigMap> {
+        self.env.configmap(NAMESPACE, name).await
+    }
+
+    /// Deletes the item and waits until it is gone.
+    async fn delete_item(&self) {
+        self.env
+            .items()
+            .delete(RELEASE, &DeleteParams::default())
+            .await
+            .unwrap();
+        wait_until(|| async { self.env.items().get_opt(RELEASE).await.unwrap().is_none() }).await;
+    }
+}
+
+#[tokio::test]
+async fn helm_lists_shows_and_histories_what_we_deploy() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    bed.deploy("job-1", DemoChart::V1.config(json!({"greeting": "hi"})))
+        .await;
+
+    let list = bed.helm.list().await;
+    assert_eq!(list.len(), 1, "{list:?}");
+    let entry = &list[0];
+    assert_eq!(entry["name"], RELEASE);
+    assert_eq!(entry["namespace"], NAMESPACE);
+    assert_eq!(entry["revision"], "1");
+    assert_eq!(entry["status"], "deployed");
+    assert_eq!(entry["chart"], "demo-0.1.0");
+    assert_eq!(entry["app_version"], "1.0");
+
+    // The manifest helm shows is the one we applied: the stored one, and helm's own render.
+    let manifest = bed
+        .helm
+        .run(&["get", "manifest", RELEASE, "-n", NAMESPACE])
+        .await;
+    let records = raw_records(&bed.env.target).await;
+    let stored = records[0].1["manifest"].as_str().unwrap();
+    assert_eq!(
+        manifest,
+        format!("{stored}\n"),
+        "helm get manifest ends the text with a newline"
+    );
+    let chart = bed.chart(&DemoChart::V1);
+    let rendered = bed
+        .helm
+        .run(&[
+            "template",
+            RELEASE,
+            &chart,
+            "-n",
+            NAMESPACE,
+            "--set",
+            "greeting=hi",
+        ])
+        .await;
+    assert_eq!(stored, rendered);
+    let live = bed.configmap("web-config").await.unwrap().data.unwrap();
+    assert_eq!(live["greeting"], "hi");
+    assert_eq!(live["html"], "<b>&</b>");
+
+    let values = bed
+        .helm
+        .json(&["get", "values", RELEASE, "-n", NAMESPACE])
+        .await;
+    assert_eq!(values, json!({"greeting": "hi"}));
+    let notes = bed
+        .helm
+        .run(&["get", "notes", RELEASE, "-n", NAMESPACE])
+        .await;
+    assert!(notes.contains("web is at revision 1."), "{notes}");
+
+    bed.deploy(
+        "job-2",
+        DemoChart::V1.config(json!({"greeting": "hey", "extra": true})),
+    )
+    .await;
+    let history = bed.helm.history().await;
+    assert_eq!(states(&history), vec![(1, "superseded"), (2, "deployed")]);
+    assert_eq!(history[0].2, "Install complete");
+    assert_eq!(history[1].2, "Upgrade complete");
+    let values = bed
+        .helm
+        .json(&["get", "values", RELEASE, "-n", NAMESPACE, "--revision", "1"])
+        .await;
+    assert_eq!(values, json!({"greeting": "hi"}));
+    assert_eq!(bed.helm.list().await[0]["revision"], "2");
+    assert!(bed.configmap("web-extra").await.is_some());
+    bed.deployer.stop().await;
+}
+
+#[tokio::test]
+async fn our_release_record_equals_the_one_helm_writes() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    // The same chart and values installed by helm into the other cluster, same namespace.
+    let helm_ls = Helm::for_cluster(bed.env.ls_cluster()).unwrap();
+    let chart = bed.chart(&DemoChart::V1);
+    helm_ls
+        .run(&[
+            "install",
+            RELEASE,
+            &chart,
+            "-n",
+            NAMESPACE,
+            "--create-namespace",
+            "--set",
+            "greeting=hi",
+            "--set",
+            "extra=true",
+        ])
+        .await;
+    bed.deploy(
+        "job-1",
+        DemoChart::V1.config(json!({"greeting": "hi", "extra": true})),
+    )
+    .await;
+    let theirs = raw_records(&bed.env.ls).await;
+    let ours = raw_records(&bed.env.target).await;
+    assert_eq!((ours.len(), theirs.len()), (1, 1));
+    let (our_secret, mut our_body) = ours.into_iter().next().unwrap();
+    let (their_secret, mut their_body) = theirs.into_iter().next().unwrap();
+
+    // Timestamps differ by nature; both must be set and equal within a record.
+    for body in [&mut our_body, &mut their_body] {
+        let info = body["info"].as_object_mut().unwrap();
+        let first = info.remove("first_deployed").expect("first_deployed set");
+        let last = info.remove("last_deployed").expect("last_deployed set");
+        assert_eq!(
+            first, last,
+            "a first install deploys first and last at once"
+        );
+        assert!(
+            k8s_openapi::jiff::Timestamp::from_str(first.as_str().unwrap()).is_ok(),
+            "{first}"
+        );
+    }
+    // Helm 4 also records the archive's file times (`modtime`, `schemamodtime`), which the
+    // chart crate does not keep: the one known difference, left out here and listed apart.
+    let mut file_times = Vec::new();
+    strip_file_times("release", &mut their_body, &mut file_times);
+    assert_eq!(file_times.len(), 6, "{file_times:?}");
+    let mut diff = Vec::new();
+    differences("release", &our_body, &their_body, &mut diff);
+    assert!(diff.is_empty(), "records differ:\n{}", diff.join("\n"));
+
+    assert_eq!(our_secret.type_, their_secret.type_);
+    assert_eq!(our_secret.metadata.name, their_secret.metadata.name);
+    let label_keys = |s: &Secret| -> Vec<(String, String)> {
+        s.metadata
+            .labels
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| {
+                // Creation and modification times are Unix seconds: compare that they are.
+                if k == "createdAt" || k == "modifiedAt" {
+                    assert!(v.parse::<u64>().is_ok(), "{k}={v}");
+                    (k, String::new())
+                } else {
+                    (k, v)
+                }
+            })
+            .collect()
+    };
+    assert_eq!(label_keys(&our_secret), label_keys(&their_secret));
+    bed.deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    let v1 = bed.chart(&DemoChart::V1);
+    bed.helm
+        .run(&[
+            "install",
+            RELEASE,
+            &v1,
+            "-n",
+            NAMESPACE,
+            "--create-namespace",
+            "--set",
+            "extra=true",
+        ])
+        .await;
+    let before = bed.configmap("web-config").await.unwrap();
+    assert!(bed.configmap("web-extra").await.is_some());
+
+    // Chart 0.2.0 no longer renders the extra ConfigMap: it goes, the other is updated.
+    bed.deploy("job-1", DemoChart::V2.config(json!({"greeting": "taken"})))
+        .await;
+    let after = bed.configmap("web-config").await.unwrap();
+    assert_eq!(after.metadata.uid, before.metadata.uid, "updated in place");
+    let data = after.data.unwrap();
+    assert_eq!(
+        (data["greeting"].as_str(), data["chart"].as_str()),
+        ("taken", "0.2.0")
+    );
+    assert!(
+        bed.configmap("web-extra").await.is_none(),
+        "pruned as helm upgrade would"
+    );
+    let history = bed.helm.history().await;
+    assert_eq!(states(&history), vec![(1, "superseded"), (2, "deployed")]);
+    assert_eq!(history[1].2, "Upgrade complete");
+    let list = bed.helm.list().await;
+    assert_eq!(
+        (list[0]["revision"].as_str(), list[0]["chart"].as_str()),
+        (Some("2"), Some("demo-0.2.0"))
+    );
+
+    // helm takes it back: revision 3 on top of ours.
+    bed.helm
+        .run(&[
+            "upgrade",
+            RELEASE,
+            &v1,
+            "-n",
+            NAMESPACE,
+            "--set",
+            "greeting=back",
+        ])
+        .await;
+    let history = bed.helm.history().await;
+    assert_eq!(
+        states(&history),
+        vec![(1, "superseded"), (2, "superseded"), (3, "deployed")]
+    );
+    let data = bed.configmap("web-config").await.unwrap().data.unwrap();
+    assert_eq!(
+        (data["greeting"].as_str(), data["chart"].as_str()),
+        ("back", "0.1.0")
+    );
+    bed.deployer.stop().await;
+}
+
+#[tokio::test]
+async fn helm_upgrades_and_uninstalls_what_we_installed() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    bed.deploy(
+        "job-1",
+        DemoChart::V1.config(json!({"greeting": "ours", "extra": true})),
+    )
+    .await;
+    let before = bed.configmap("web-config").await.unwrap();
+    let v2 = bed.chart(&DemoChart::V2);
+    bed.helm
+        .run(&[
+            "upgrade",
+            RELEASE,
+            &v2,
+            "-n",
+            NAMESPACE,
+            "--set",
+            "greeting=helm",
+        ])
+        .await;
+    let after = bed.configmap("web-config").await.unwrap();
+    assert_eq!(after.metadata.uid, before.metadata.uid);
+    let data = after.data.unwrap();
+    assert_eq!(
+        (data["greeting"].as_str(), data["chart"].as_str()),
+        ("helm", "0.2.0")
+    );
+    assert!(bed.configmap("web-extra").await.is_none());
+    let history = bed.helm.history().await;
+    assert_eq!(states(&history), vec![(1, "superseded"), (2, "deployed")]);
+
+    bed.helm.run(&["uninstall", RELEASE, "-n", NAMESPACE]).await;
+    assert!(bed.configmap("web-config").await.is_none());
+    assert!(raw_records(&bed.env.target).await.is_empty());
+    assert!(bed.helm.list().await.is_empty());
+    bed.deployer.stop().await;
+}
+
+#[tokio::test]
+async fn deleting_the_item_removes_a_taken_over_release_with_helms_records() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    let v1 = bed.chart(&DemoChart::V1);
+    bed.helm
+        .run(&[
+            "install",
+            RELEASE,
+            &v1,
+            "-n",
+            NAMESPACE,
+            "--create-namespace",
+        ])
+        .await;
+    bed.deploy("job-1", DemoChart::V1.config(json!({"extra": true})))
+        .await;
+    assert_eq!(raw_records(&bed.env.target).await.len(), 2);
+    bed.delete_item().await;
+    assert!(bed.configmap("web-config").await.is_none());
+    assert!(bed.configmap("web-extra").await.is_none());
+    assert!(
+        raw_records(&bed.env.target).await.is_empty(),
+        "helm's revision 1 too"
+    );
+    assert!(bed.helm.list().await.is_empty());
+    let (ok, _, stderr) = bed
+        .helm
+        .try_run(&["history", RELEASE, "-n", NAMESPACE])
+        .await;
+    assert!(!ok && stderr.contains("not found"), "{stderr}");
+    bed.deployer.stop().await;
+}
+
+/// Writes revision `version` of the demo release in `status`, as an operation that crashed
+/// right after writing its record leaves it.
+async fn crashed_record(bed: &Bed, version: i64, status: release::Status) {
+    let storage = helm::storage::Storage::new(bed.env.target.clone(), NAMESPACE);
+    let mut history = storage.history(RELEASE).await.unwrap();
+    let mut record = history.pop().unwrap_or_else(|| release::Release {
+        name: RELEASE.into(),
+        namespace: NAMESPACE.into(),
+        ..Default::default()
+    });
+    record.version = version;
+    record.info.status = status;
+    record.info.description = "Preparing upgrade".into();
+    storage.create(&record).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_crashed_helm_upgrade_is_recovered_into_a_history_helm_accepts() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    let v1 = bed.chart(&DemoChart::V1);
+    bed.helm
+        .run(&[
+            "install",
+            RELEASE,
+            &v1,
+            "-n",
+            NAMESPACE,
+            "--create-namespace",
+        ])
+        .await;
+    crashed_record(&bed, 2, release::Status::PendingUpgrade).await;
+    // While the record is pending, helm itself refuses to go on.
+    let (ok, _, stderr) = bed
+        .helm
+        .try_run(&["upgrade", RELEASE, &v1, "-n", NAMESPACE])
+        .await;
+    assert!(!ok && stderr.contains("another operation"), "{stderr}");
+
+    bed.deploy("job-1", DemoChart::V2.config(json!({}))).await;
+    let history = bed.helm.history().await;
+    assert_eq!(
+        states(&history),
+        vec![(1, "superseded"), (2, "failed"), (3, "deployed")]
+    );
+    assert!(history[1].2.contains("pending-upgrade"), "{}", history[1].2);
+    bed.helm
+        .run(&["upgrade", RELEASE, &v1, "-n", NAMESPACE])
+        .await;
+    assert_eq!(
+        states(&bed.helm.history().await),
+        vec![
+            (1, "superseded"),
+            (2, "failed"),
+            (3, "superseded"),
+            (4, "deployed")
+        ]
+    );
+    bed.deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_crashed_install_is_recovered_and_helm_sees_one_deployed_revision() {
+    let Some(bed) = Bed::start().await else {
+        return;
+    };
+    Api::<Namespace>::all(bed.env.target.clone())
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": NAMESPACE}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    crashed_record(&bed, 1, release::Status::PendingInstall).await;
+    bed.deploy("job-1", DemoChart::V1.config(json!({}))).await;
+    let history = bed.helm.history().await;
+    assert_eq!(states(&history), vec![(1, "failed"), (2, "deployed")]);
+    let list = bed.helm.list().await;
+    assert_eq!((list.len(), list[0]["revision"].as_str()), (1, Some("2")));
+    bed.helm.run(&["uninstall", RELEASE, "-n", NAMESPACE]).await;
+    assert!(bed.configmap("web-config").await.is_none());
+    bed.deployer.stop().await;
+}
