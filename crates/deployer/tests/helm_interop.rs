@@ -10,9 +10,7 @@ mod common;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use common::*;
-use flate2::Compression;
 use flate2::read::GzDecoder;
-use flate2::write::GzEncoder;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -22,7 +20,6 @@ use landscaper_deployer::helm::{self, release};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::str::FromStr as _;
 
 const RELEASE: &str = "web";
@@ -81,25 +78,20 @@ impl DemoChart {
         files
     }
 
-    /// The packaged chart, as `helm package` lays it out.
-    fn tgz(&self) -> Vec<u8> {
-        let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::default()));
-        for (path, text) in self.files() {
-            let mut header = tar::Header::new_gnu();
-            header.set_size(text.len() as u64);
-            header.set_mode(0o644);
-            header.set_cksum();
-            builder
-                .append_data(&mut header, path, text.as_bytes())
-                .unwrap();
-        }
-        builder.into_inner().unwrap().finish().unwrap()
+    /// The packaged chart, base64-encoded.
+    fn archive(&self) -> String {
+        let files = self.files();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        chart_archive(&refs)
     }
 
     /// Writes the package for helm and returns its path.
     fn write(&self, dir: &Path) -> PathBuf {
         let path = dir.join(format!("demo-{}.tgz", self.version));
-        std::fs::write(&path, self.tgz()).unwrap();
+        std::fs::write(&path, STANDARD.decode(self.archive()).unwrap()).unwrap();
         path
     }
 
@@ -111,69 +103,31 @@ impl DemoChart {
             "name": RELEASE,
             "namespace": NAMESPACE,
             "createNamespace": true,
-            "chart": {"archive": {"raw": STANDARD.encode(self.tgz())}},
+            "chart": {"archive": {"raw": self.archive()}},
             "values": values,
         })
     }
 }
 
-/// The helm binary, with its own config, cache and data homes, pointed at one cluster.
-struct Helm {
-    bin: PathBuf,
-    kubeconfig: PathBuf,
-    home: tempfile::TempDir,
+/// The real helm pointed at one cluster of the bed.
+struct Helm<'a> {
+    env: &'a Env,
+    cluster: &'a testbed::Cluster,
 }
 
-impl Helm {
-    /// The real helm for `cluster`, or `None` (with the reason printed) when it is missing.
-    fn for_cluster(cluster: &testbed::Cluster) -> Option<Helm> {
-        let bin = std::env::var_os("HELM").map(PathBuf::from).or_else(|| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|dir| dir.join("helm"))
-                    .find(|p| p.is_file())
-            })
-        });
-        let Some(bin) = bin else {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "CI=true but no helm found: set HELM or put helm on PATH (.ci/install-tools)"
-            );
-            eprintln!("skipping: no helm found (set HELM or run .ci/install-tools)");
-            return None;
-        };
-        Some(Helm {
-            bin,
-            kubeconfig: cluster.kubeconfig_path().to_path_buf(),
-            home: tempfile::tempdir().unwrap(),
-        })
+impl Helm<'_> {
+    fn command(&self) -> std::process::Command {
+        helm_at(self.env, self.cluster).expect("helm was found when the bed started")
     }
 
-    /// Runs helm; returns (success, stdout, stderr). Blocking work runs off the runtime the
-    /// testbed serves on.
+    /// Runs helm; returns (success, stdout, stderr).
     async fn try_run(&self, args: &[&str]) -> (bool, String, String) {
-        let mut cmd = Command::new(&self.bin);
-        cmd.arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .args(args)
-            .env("HELM_CONFIG_HOME", self.home.path().join("config"))
-            .env("HELM_CACHE_HOME", self.home.path().join("cache"))
-            .env("HELM_DATA_HOME", self.home.path().join("data"));
-        let out = tokio::task::spawn_blocking(move || cmd.output().expect("helm starts"))
-            .await
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        try_helm(self.command(), args).await
     }
 
     /// Runs helm and fails the test if it fails.
     async fn run(&self, args: &[&str]) -> String {
-        let (ok, stdout, stderr) = self.try_run(args).await;
-        assert!(ok, "helm {args:?} failed:\n{stderr}\n{stdout}");
-        stdout
+        run_helm(self.command(), args).await
     }
 
     /// Runs helm with `-o json` and parses the output.
@@ -287,7 +241,6 @@ fn strip_file_times(path: &str, v: &mut Value, out: &mut Vec<String>) {
 /// The two clusters, the helm deployer and helm pointed at the target cluster.
 struct Bed {
     env: Env,
-    helm: Helm,
     deployer: Running,
     charts: tempfile::TempDir,
 }
@@ -295,15 +248,22 @@ struct Bed {
 impl Bed {
     async fn start() -> Option<Bed> {
         let env = env().await;
-        let helm = Helm::for_cluster(env.target_cluster())?;
+        helm(&env)?;
         env.target("cluster", &[]).await;
         let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
         Some(Bed {
             env,
-            helm,
             deployer,
             charts: tempfile::tempdir().unwrap(),
         })
+    }
+
+    /// helm pointed at the target cluster.
+    fn helm(&self) -> Helm<'_> {
+        Helm {
+            env: &self.env,
+            cluster: self.env.target_cluster(),
+        }
     }
 
     fn chart(&self, chart: &DemoChart) -> String {
@@ -364,7 +324,7 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
     bed.deploy("job-1", DemoChart::V1.config(json!({"greeting": "hi"})))
         .await;
 
-    let list = bed.helm.list().await;
+    let list = bed.helm().list().await;
     assert_eq!(list.len(), 1, "{list:?}");
     let entry = &list[0];
     assert_eq!(entry["name"], RELEASE);
@@ -376,7 +336,7 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
 
     // The manifest helm shows is the one we applied: the stored one, and helm's own render.
     let manifest = bed
-        .helm
+        .helm()
         .run(&["get", "manifest", RELEASE, "-n", NAMESPACE])
         .await;
     let records = raw_records(&bed.env.target).await;
@@ -388,7 +348,7 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
     );
     let chart = bed.chart(&DemoChart::V1);
     let rendered = bed
-        .helm
+        .helm()
         .run(&[
             "template",
             RELEASE,
@@ -405,12 +365,12 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
     assert_eq!(live["html"], "<b>&</b>");
 
     let values = bed
-        .helm
+        .helm()
         .json(&["get", "values", RELEASE, "-n", NAMESPACE])
         .await;
     assert_eq!(values, json!({"greeting": "hi"}));
     let notes = bed
-        .helm
+        .helm()
         .run(&["get", "notes", RELEASE, "-n", NAMESPACE])
         .await;
     assert!(notes.contains("web is at revision 1."), "{notes}");
@@ -420,16 +380,16 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
         DemoChart::V1.config(json!({"greeting": "hey", "extra": true})),
     )
     .await;
-    let history = bed.helm.history().await;
+    let history = bed.helm().history().await;
     assert_eq!(states(&history), vec![(1, "superseded"), (2, "deployed")]);
     assert_eq!(history[0].2, "Install complete");
     assert_eq!(history[1].2, "Upgrade complete");
     let values = bed
-        .helm
+        .helm()
         .json(&["get", "values", RELEASE, "-n", NAMESPACE, "--revision", "1"])
         .await;
     assert_eq!(values, json!({"greeting": "hi"}));
-    assert_eq!(bed.helm.list().await[0]["revision"], "2");
+    assert_eq!(bed.helm().list().await[0]["revision"], "2");
     assert!(bed.configmap("web-extra").await.is_some());
     bed.deployer.stop().await;
 }
@@ -440,7 +400,10 @@ async fn our_release_record_equals_the_one_helm_writes() {
         return;
     };
     // The same chart and values installed by helm into the other cluster, same namespace.
-    let helm_ls = Helm::for_cluster(bed.env.ls_cluster()).unwrap();
+    let helm_ls = Helm {
+        env: &bed.env,
+        cluster: bed.env.ls_cluster(),
+    };
     let chart = bed.chart(&DemoChart::V1);
     helm_ls
         .run(&[
@@ -519,7 +482,7 @@ async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
         return;
     };
     let v1 = bed.chart(&DemoChart::V1);
-    bed.helm
+    bed.helm()
         .run(&[
             "install",
             RELEASE,
@@ -548,17 +511,17 @@ async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
         bed.configmap("web-extra").await.is_none(),
         "pruned as helm upgrade would"
     );
-    let history = bed.helm.history().await;
+    let history = bed.helm().history().await;
     assert_eq!(states(&history), vec![(1, "superseded"), (2, "deployed")]);
     assert_eq!(history[1].2, "Upgrade complete");
-    let list = bed.helm.list().await;
+    let list = bed.helm().list().await;
     assert_eq!(
         (list[0]["revision"].as_str(), list[0]["chart"].as_str()),
         (Some("2"), Some("demo-0.2.0"))
     );
 
     // helm takes it back: revision 3 on top of ours.
-    bed.helm
+    bed.helm()
         .run(&[
             "upgrade",
             RELEASE,
@@ -569,7 +532,7 @@ async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
             "greeting=back",
         ])
         .await;
-    let history = bed.helm.history().await;
+    let history = bed.helm().history().await;
     assert_eq!(
         states(&history),
         vec![(1, "superseded"), (2, "superseded"), (3, "deployed")]
@@ -594,7 +557,7 @@ async fn helm_upgrades_and_uninstalls_what_we_installed() {
     .await;
     let before = bed.configmap("web-config").await.unwrap();
     let v2 = bed.chart(&DemoChart::V2);
-    bed.helm
+    bed.helm()
         .run(&[
             "upgrade",
             RELEASE,
@@ -613,13 +576,15 @@ async fn helm_upgrades_and_uninstalls_what_we_installed() {
         ("helm", "0.2.0")
     );
     assert!(bed.configmap("web-extra").await.is_none());
-    let history = bed.helm.history().await;
+    let history = bed.helm().history().await;
     assert_eq!(states(&history), vec![(1, "superseded"), (2, "deployed")]);
 
-    bed.helm.run(&["uninstall", RELEASE, "-n", NAMESPACE]).await;
+    bed.helm()
+        .run(&["uninstall", RELEASE, "-n", NAMESPACE])
+        .await;
     assert!(bed.configmap("web-config").await.is_none());
     assert!(raw_records(&bed.env.target).await.is_empty());
-    assert!(bed.helm.list().await.is_empty());
+    assert!(bed.helm().list().await.is_empty());
     bed.deployer.stop().await;
 }
 
@@ -629,7 +594,7 @@ async fn deleting_the_item_removes_a_taken_over_release_with_helms_records() {
         return;
     };
     let v1 = bed.chart(&DemoChart::V1);
-    bed.helm
+    bed.helm()
         .run(&[
             "install",
             RELEASE,
@@ -649,9 +614,9 @@ async fn deleting_the_item_removes_a_taken_over_release_with_helms_records() {
         raw_records(&bed.env.target).await.is_empty(),
         "helm's revision 1 too"
     );
-    assert!(bed.helm.list().await.is_empty());
+    assert!(bed.helm().list().await.is_empty());
     let (ok, _, stderr) = bed
-        .helm
+        .helm()
         .try_run(&["history", RELEASE, "-n", NAMESPACE])
         .await;
     assert!(!ok && stderr.contains("not found"), "{stderr}");
@@ -680,7 +645,7 @@ async fn a_crashed_helm_upgrade_is_recovered_into_a_history_helm_accepts() {
         return;
     };
     let v1 = bed.chart(&DemoChart::V1);
-    bed.helm
+    bed.helm()
         .run(&[
             "install",
             RELEASE,
@@ -693,23 +658,23 @@ async fn a_crashed_helm_upgrade_is_recovered_into_a_history_helm_accepts() {
     crashed_record(&bed, 2, release::Status::PendingUpgrade).await;
     // While the record is pending, helm itself refuses to go on.
     let (ok, _, stderr) = bed
-        .helm
+        .helm()
         .try_run(&["upgrade", RELEASE, &v1, "-n", NAMESPACE])
         .await;
     assert!(!ok && stderr.contains("another operation"), "{stderr}");
 
     bed.deploy("job-1", DemoChart::V2.config(json!({}))).await;
-    let history = bed.helm.history().await;
+    let history = bed.helm().history().await;
     assert_eq!(
         states(&history),
         vec![(1, "superseded"), (2, "failed"), (3, "deployed")]
     );
     assert!(history[1].2.contains("pending-upgrade"), "{}", history[1].2);
-    bed.helm
+    bed.helm()
         .run(&["upgrade", RELEASE, &v1, "-n", NAMESPACE])
         .await;
     assert_eq!(
-        states(&bed.helm.history().await),
+        states(&bed.helm().history().await),
         vec![
             (1, "superseded"),
             (2, "failed"),
@@ -734,11 +699,13 @@ async fn a_crashed_install_is_recovered_and_helm_sees_one_deployed_revision() {
         .unwrap();
     crashed_record(&bed, 1, release::Status::PendingInstall).await;
     bed.deploy("job-1", DemoChart::V1.config(json!({}))).await;
-    let history = bed.helm.history().await;
+    let history = bed.helm().history().await;
     assert_eq!(states(&history), vec![(1, "failed"), (2, "deployed")]);
-    let list = bed.helm.list().await;
+    let list = bed.helm().list().await;
     assert_eq!((list.len(), list[0]["revision"].as_str()), (1, Some("2")));
-    bed.helm.run(&["uninstall", RELEASE, "-n", NAMESPACE]).await;
+    bed.helm()
+        .run(&["uninstall", RELEASE, "-n", NAMESPACE])
+        .await;
     assert!(bed.configmap("web-config").await.is_none());
     bed.deployer.stop().await;
 }

@@ -254,6 +254,11 @@ pub fn chart_archive(files: &[(&str, &str)]) -> String {
 /// config, cache and data homes in the testbed's directory; `None` with the reason printed
 /// when there is none, except under `CI=true`, where a missing helm fails the test.
 pub fn helm(env: &Env) -> Option<std::process::Command> {
+    helm_at(env, env.target_cluster())
+}
+
+/// [`helm`] pointed at `cluster`.
+pub fn helm_at(env: &Env, cluster: &testbed::Cluster) -> Option<std::process::Command> {
     let bin = std::env::var_os("HELM")
         .map(std::path::PathBuf::from)
         .or_else(|| {
@@ -276,7 +281,7 @@ pub fn helm(env: &Env) -> Option<std::process::Command> {
     let home = env.bed.kubeconfig_dir().join("helm-home");
     let mut cmd = std::process::Command::new(bin);
     cmd.arg("--kubeconfig")
-        .arg(env.target_cluster().kubeconfig_path())
+        .arg(cluster.kubeconfig_path())
         .env("HELM_CONFIG_HOME", home.join("config"))
         .env("HELM_CACHE_HOME", home.join("cache"))
         .env("HELM_DATA_HOME", home.join("data"));
@@ -284,18 +289,23 @@ pub fn helm(env: &Env) -> Option<std::process::Command> {
 }
 
 /// Runs a helm command off the runtime and returns its stdout, failing the test on failure.
-pub async fn run_helm(mut cmd: std::process::Command, args: &[&str]) -> String {
+pub async fn run_helm(cmd: std::process::Command, args: &[&str]) -> String {
+    let (ok, stdout, stderr) = try_helm(cmd, args).await;
+    assert!(ok, "helm {args:?} failed: {stderr}");
+    stdout
+}
+
+/// Runs a helm command off the runtime; returns (success, stdout, stderr).
+pub async fn try_helm(mut cmd: std::process::Command, args: &[&str]) -> (bool, String, String) {
     cmd.args(args);
-    let shown = format!("{args:?}");
     let out = tokio::task::spawn_blocking(move || cmd.output().expect("helm starts"))
         .await
         .unwrap();
-    assert!(
+    (
         out.status.success(),
-        "helm {shown} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// A v1alpha2 manifest configuration.
