@@ -85,6 +85,11 @@ fn memory_per_object(objects: usize) -> (f64, f64) {
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let objects = objects();
+    println!(
+        "machine: {} cores, 1-minute load average {}",
+        std::thread::available_parallelism().map_or(1, usize::from),
+        load_average()
+    );
     let (json_size, overhead) = memory_per_object(objects);
     println!(
         "memory: {json_size:.0} B of JSON per object, {overhead:.0} B resident overhead per object (store + history, RSS growth)"
@@ -216,12 +221,27 @@ async fn main() {
     drop(open_watches);
 }
 
-/// Prints a write phase: wall-clock rate, and the rate per CPU-second of the whole process
-/// (server, client and the watchers reading their streams).
+/// Prints a write phase: the wall-clock rate with the mean number of cores the process kept
+/// busy (CPU time over wall time), and the rate per CPU-core-second of the whole process
+/// (server, client and the watchers reading their streams). On a machine shared with other
+/// work the wall rate reflects the cores the process got; the per-core-second rate times the
+/// cores of an otherwise idle machine is the rate that machine reaches while the work stays
+/// CPU-bound and spreads over the cores (the concurrency column says how far it did here).
 fn report(phase: &str, writes: usize, wall: Duration, cpu: Duration) {
+    let per_core_second = writes as f64 / cpu.as_secs_f64().max(f64::EPSILON);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
-        "{phase}: {writes} objects in {wall:?} = {:.0} writes/s; {cpu:?} CPU = {:.0} writes per CPU-second ({WATCHES} watches open)",
+        "{phase}: {writes} writes in {wall:?} = {:.0} writes/s wall at {:.2} cores busy; {cpu:?} CPU = {per_core_second:.0} writes per CPU-core-second, projected {:.0} writes/s on {cores} free cores ({WATCHES} watches open)",
         writes as f64 / wall.as_secs_f64(),
-        writes as f64 / cpu.as_secs_f64().max(f64::EPSILON),
+        cpu.as_secs_f64() / wall.as_secs_f64().max(f64::EPSILON),
+        per_core_second * cores as f64,
     );
+}
+
+/// The 1-minute load average (Linux), so figures from a shared machine can be read in context.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "unknown".to_string())
 }
