@@ -122,30 +122,20 @@ async fn ensure_namespace(cluster: &TargetCluster, name: &str) -> Result<(), Err
 }
 
 /// Adds Helm's ownership metadata, so real helm accepts the objects as part of the release.
+/// Charts often render an empty `annotations:` (null); that counts as no annotations.
 fn with_helm_ownership(mut obj: Value, release: &str, namespace: &str) -> Value {
-    let Some(meta) = obj
-        .as_object_mut()
-        .map(|o| {
-            o.entry("metadata")
-                .or_insert_with(|| Value::Object(Default::default()))
-        })
-        .and_then(Value::as_object_mut)
-    else {
+    let Some(root) = obj.as_object_mut() else {
         return obj;
     };
-    let labels = meta
-        .entry("labels")
-        .or_insert_with(|| Value::Object(Default::default()));
-    if let Some(l) = labels.as_object_mut() {
-        l.insert(MANAGED_BY_LABEL.into(), "Helm".into());
-    }
-    let annotations = meta
-        .entry("annotations")
-        .or_insert_with(|| Value::Object(Default::default()));
-    if let Some(a) = annotations.as_object_mut() {
-        a.insert(RELEASE_NAME_ANNOTATION.into(), release.into());
-        a.insert(RELEASE_NAMESPACE_ANNOTATION.into(), namespace.into());
-    }
+    edit_object(root, "metadata", |meta| {
+        edit_object(meta, "labels", |labels| {
+            labels.insert(MANAGED_BY_LABEL.into(), "Helm".into());
+        });
+        edit_object(meta, "annotations", |annotations| {
+            annotations.insert(RELEASE_NAME_ANNOTATION.into(), release.into());
+            annotations.insert(RELEASE_NAMESPACE_ANNOTATION.into(), namespace.into());
+        });
+    });
     obj
 }
 
@@ -155,6 +145,22 @@ fn apply_method(strategy: UpdateStrategy) -> &'static str {
     match strategy {
         UpdateStrategy::Update => "ssa",
         UpdateStrategy::Patch | UpdateStrategy::Merge | UpdateStrategy::MergeOverwrite => "csa",
+    }
+}
+
+/// Edits the object under `key`, which is made one when missing or not an object (e.g. null).
+fn edit_object(
+    map: &mut serde_json::Map<String, Value>,
+    key: &str,
+    edit: impl FnOnce(&mut serde_json::Map<String, Value>),
+) {
+    match map.get_mut(key) {
+        Some(Value::Object(inner)) => edit(inner),
+        _ => {
+            let mut inner = serde_json::Map::new();
+            edit(&mut inner);
+            map.insert(key.into(), Value::Object(inner));
+        }
     }
 }
 
@@ -535,5 +541,31 @@ impl Deployer for HelmDeployer {
         // The applier stops between objects and every written object is recorded in the
         // provider status; a revision left pending is recovered by the next operation.
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ownership_is_added_to_empty_rendered_annotations() {
+        let rendered = json!({
+            "kind": "Service",
+            "metadata": { "name": "web", "labels": { "app": "web" }, "annotations": null },
+        });
+        let owned = with_helm_ownership(rendered, "rel", "ns1");
+        assert_eq!(
+            owned["metadata"],
+            json!({
+                "name": "web",
+                "labels": { "app": "web", "app.kubernetes.io/managed-by": "Helm" },
+                "annotations": {
+                    "meta.helm.sh/release-name": "rel",
+                    "meta.helm.sh/release-namespace": "ns1",
+                },
+            })
+        );
     }
 }
