@@ -117,6 +117,38 @@ const ROWS: &[Row] = &[
         shape: Shape::SpecStatus,
         ..row("batch", "Job", "jobs", true)
     },
+    // What common charts (bitnami's, ingress-nginx) render besides workloads.
+    Row {
+        short: &["netpol"],
+        shape: Shape::SpecStatus,
+        ..row(
+            "networking.k8s.io",
+            "NetworkPolicy",
+            "networkpolicies",
+            true,
+        )
+    },
+    Row {
+        short: &["ing"],
+        subresources: &[STATUS],
+        shape: Shape::SpecStatus,
+        ..row("networking.k8s.io", "Ingress", "ingresses", true)
+    },
+    Row {
+        shape: Shape::SpecStatus,
+        ..row("networking.k8s.io", "IngressClass", "ingressclasses", false)
+    },
+    Row {
+        short: &["pdb"],
+        subresources: &[STATUS],
+        shape: Shape::SpecStatus,
+        ..row(
+            "policy",
+            "PodDisruptionBudget",
+            "poddisruptionbudgets",
+            true,
+        )
+    },
     Row {
         short: &["ev"],
         stored_as: Some(("", "v1")),
