@@ -54,6 +54,21 @@ impl Agent {
         }
     }
 
+    /// The agent's settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The connection to the host (fenced) cluster, as the agent's own identity.
+    pub fn host(&self) -> &ClusterAccess {
+        &self.host
+    }
+
+    /// The connection to the landscaper cluster.
+    pub fn landscaper(&self) -> &ClusterAccess {
+        &self.landscaper
+    }
+
     fn host_registration(&self) -> HostRegistration<'_> {
         HostRegistration {
             client: &self.host.client,

@@ -7,7 +7,9 @@ use std::future::Future;
 
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_deployer::helm;
+use tokio::sync::watch;
 
+use crate::Agent;
 use crate::settings::Settings;
 
 /// The identity (and name) the embedded helm deployer writes to `status.deployer`.
@@ -33,6 +35,33 @@ pub async fn run(
 ) {
     tracing::info!(identity = %config.info.identity, workers = config.workers, "starting the embedded helm deployer");
     landscaper_deployer::run(helm::setup(landscaper, host, config), shutdown).await;
+}
+
+/// Runs `agent` (registration, heartbeat, token renewal) and its embedded helm deployer with
+/// `workers` workers side by side until `shutdown` completes: what `landscaper-agent run`
+/// does, and what dev mode and the end-to-end tests run in-process.
+pub async fn run_with_agent(
+    agent: Agent,
+    workers: u16,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    // One shutdown signal for both halves; each gets its own waiter.
+    let (stop, stopped) = watch::channel(false);
+    let until_stopped = |mut stopped: watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|s| *s).await;
+    };
+    let helm = run(
+        agent.landscaper().client.clone(),
+        agent.host().client.clone(),
+        config(agent.settings(), workers),
+        until_stopped(stopped.clone()),
+    );
+    let registration = agent.run(until_stopped(stopped));
+    let signal = async move {
+        shutdown.await;
+        let _ = stop.send(true);
+    };
+    tokio::join!(registration, helm, signal);
 }
 
 #[cfg(test)]

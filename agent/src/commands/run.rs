@@ -88,15 +88,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let settings = args.settings.settings()?;
     let (host, landscaper) = args.settings.connect(&settings).await?;
     tracing::info!(environment = %settings.name, host = %host.endpoint.server, landscaper = %landscaper.endpoint.server, "starting the agent");
-    let helm = landscaper_agent::helm_deployer::run(
-        landscaper.client.clone(),
-        host.client.clone(),
-        landscaper_agent::helm_deployer::config(&settings, args.helm_workers),
+    let agent = Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"));
+    landscaper_agent::helm_deployer::run_with_agent(
+        agent,
+        args.helm_workers,
         landscaper_agent::shutdown::signal(),
-    );
-    let agent = Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"))
-        .run(landscaper_agent::shutdown::signal());
-    tokio::join!(agent, helm);
+    )
+    .await;
     tracing::info!("agent stopped");
     Ok(())
 }
