@@ -1,5 +1,10 @@
 //! Fixtures for end-to-end tests: a landscaper cluster with the Landscaper CRDs and the
-//! landscaper's controllers running, and a fenced cluster for agents, both on one testbed.
+//! landscaper's controllers running, and a fenced cluster for agents, both on one testbed;
+//! agents deployed with exactly the RBAC the agent chart and the documented landscaper-cluster
+//! RBAC grant; real charts packaged as Helm packages them.
+
+pub mod charts;
+pub mod rbac;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -121,8 +126,17 @@ impl World {
         let token = self
             .landscaper_cluster()
             .add_user(&Self::agent_user(name), &["system:masters"]);
-        let path = self.dir.path().join(format!("landscaper-{name}.yaml"));
-        std::fs::write(&path, self.landscaper_cluster().kubeconfig_yaml_for(&token))
+        self.agent_settings_with_token(name, &token)
+    }
+
+    /// Settings of an agent for `name` that reaches the landscaper cluster with `token`, with
+    /// a short heartbeat so tests run fast.
+    pub fn agent_settings_with_token(&self, name: &str, token: &str) -> Settings {
+        let path = self.dir.path().join(format!(
+            "landscaper-{name}-{}.yaml",
+            self.files.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&path, self.landscaper_cluster().kubeconfig_yaml_for(token))
             .expect("kubeconfig written");
         let config = AgentConfiguration {
             name: Some(name.to_owned()),
@@ -165,6 +179,14 @@ impl World {
 
     /// Access to a cluster as the given token (admin when `None`), through a kubeconfig file.
     pub async fn access(&self, cluster: &Cluster, token: Option<&str>) -> ClusterAccess {
+        let path = self.kubeconfig_file(cluster, token);
+        ClusterAccess::from_kubeconfig_file(&path, cluster.name())
+            .await
+            .expect("cluster reachable")
+    }
+
+    /// A new kubeconfig file for the cluster as the given token (admin when `None`).
+    pub fn kubeconfig_file(&self, cluster: &Cluster, token: Option<&str>) -> PathBuf {
         let yaml = match token {
             Some(token) => cluster.kubeconfig_yaml_for(token),
             None => cluster.kubeconfig_yaml(),
@@ -175,9 +197,7 @@ impl World {
             self.files.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::write(&path, yaml).expect("kubeconfig written");
-        ClusterAccess::from_kubeconfig_file(&path, cluster.name())
-            .await
-            .expect("cluster reachable")
+        path
     }
 }
 
@@ -191,12 +211,21 @@ pub fn spawn_agent(agent: Agent) -> (oneshot::Sender<()>, JoinHandle<()>) {
 }
 
 /// Polls `check` every 100 ms until it holds; fails the test after 30 s naming `what`.
-pub async fn eventually<F, Fut>(what: &str, mut check: F)
+pub async fn eventually<F, Fut>(what: &str, check: F)
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = bool>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    eventually_within(what, Duration::from_secs(30), check).await;
+}
+
+/// Polls `check` every 100 ms until it holds; fails the test after `limit` naming `what`.
+pub async fn eventually_within<F, Fut>(what: &str, limit: Duration, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + limit;
     while !check().await {
         assert!(
             tokio::time::Instant::now() < deadline,

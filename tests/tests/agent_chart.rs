@@ -4,14 +4,15 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use k8s_openapi::api::authentication::v1::TokenRequest;
-use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use kube::api::{Api, PostParams};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::Api;
 use landscaper_api::core::Target;
 use landscaper_chart::chart;
 use landscaper_chart::data::Map;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::render::{self, TemplateOptions};
+use landscaper_e2e::rbac::{
+    create_all, documented_landscaper_rbac, documents, service_account_token,
+};
 use landscaper_e2e::{World, eventually};
 use serde_json::Value;
 
@@ -19,26 +20,12 @@ const RELEASE: &str = "my-env";
 const RELEASE_NAMESPACE: &str = "agent-system";
 
 fn chart_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../charts/landscaper-agent")
+    landscaper_e2e::rbac::agent_chart_dir()
 }
 
 /// Renders the chart with our engine, as `helm template my-env CHART -n agent-system --set …`.
 fn render_ours(sets: &[&str]) -> String {
-    let chart = chart::load(&chart_dir()).expect("the agent chart loads");
-    let mut values = Map::new();
-    for set in sets {
-        landscaper_chart::strvals::parse_into(set, &mut values).expect("valid --set");
-    }
-    let options = TemplateOptions {
-        release: ReleaseOptions {
-            name: RELEASE.into(),
-            namespace: RELEASE_NAMESPACE.into(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let release = render::install(&chart, &values, &options).expect("the agent chart renders");
-    render::template_output(&release, &options).expect("template output")
+    landscaper_e2e::rbac::render_agent_chart(RELEASE, RELEASE_NAMESPACE, sets)
 }
 
 /// The real helm, when installed (`.ci/install-tools` sets `HELM`); under CI it must be there.
@@ -118,10 +105,6 @@ fn chart_without_landscaper_kubeconfig_fails_with_a_clear_message() {
     );
 }
 
-fn documents(rendered: &str) -> Vec<Value> {
-    landscaper_api::decode::yaml_documents(rendered, "rendered chart").unwrap()
-}
-
 #[tokio::test]
 async fn agent_registers_with_exactly_the_rbac_the_chart_grants() {
     let world = World::start().await;
@@ -133,45 +116,22 @@ async fn agent_registers_with_exactly_the_rbac_the_chart_grants() {
         "agent.name=charted",
     ]);
     let admin = world.fenced_cluster().client();
-    let mut account = None;
-    for document in documents(&rendered) {
-        match document["kind"].as_str() {
-            Some("ServiceAccount") => {
-                let sa: ServiceAccount = serde_json::from_value(document).unwrap();
-                account = sa.metadata.name.clone();
-                Api::<ServiceAccount>::namespaced(admin.clone(), RELEASE_NAMESPACE)
-                    .create(&PostParams::default(), &sa)
-                    .await
-                    .unwrap();
-            }
-            Some("ClusterRole") => {
-                let role: ClusterRole = serde_json::from_value(document).unwrap();
-                Api::<ClusterRole>::all(admin.clone())
-                    .create(&PostParams::default(), &role)
-                    .await
-                    .unwrap();
-            }
-            Some("ClusterRoleBinding") => {
-                let binding: ClusterRoleBinding = serde_json::from_value(document).unwrap();
-                Api::<ClusterRoleBinding>::all(admin.clone())
-                    .create(&PostParams::default(), &binding)
-                    .await
-                    .unwrap();
-            }
-            _ => {}
-        }
-    }
-    let account = account.expect("the chart creates a ServiceAccount");
-    let request: TokenRequest =
-        serde_json::from_value(serde_json::json!({ "spec": { "expirationSeconds": 3600 } }))
-            .unwrap();
-    let token = Api::<ServiceAccount>::namespaced(admin, RELEASE_NAMESPACE)
-        .create_token_request(&account, &PostParams::default(), &request)
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .token;
+    let rbac: Vec<Value> = documents(&rendered)
+        .into_iter()
+        .filter(|d| {
+            matches!(
+                d["kind"].as_str(),
+                Some("ServiceAccount" | "ClusterRole" | "ClusterRoleBinding")
+            )
+        })
+        .collect();
+    create_all(&admin, &rbac, RELEASE_NAMESPACE).await;
+    let account = rbac
+        .iter()
+        .find(|d| d["kind"] == "ServiceAccount")
+        .and_then(|d| d["metadata"]["name"].as_str())
+        .expect("the chart creates a ServiceAccount");
+    let token = service_account_token(&admin, RELEASE_NAMESPACE, account).await;
 
     let agent = world
         .agent_with_host_token(world.agent_settings("charted"), &token)
@@ -202,31 +162,13 @@ async fn agent_registers_with_exactly_the_rbac_the_chart_grants() {
 async fn documented_landscaper_rbac_is_enough_for_the_agent() {
     let world = World::start().await;
     let admin = world.landscaper_cluster().client();
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/landscaper-cluster-rbac-for-agent.yaml");
-    let text = std::fs::read_to_string(examples).unwrap();
-    for document in documents(&text) {
-        let object: kube::api::DynamicObject = serde_json::from_value(document.clone()).unwrap();
-        let gvk = kube::core::GroupVersionKind::try_from(object.types.as_ref().unwrap()).unwrap();
-        let (resource, capabilities) = kube::discovery::pinned_kind(&admin, &gvk).await.unwrap();
-        let api: Api<kube::api::DynamicObject> = match capabilities.scope {
-            kube::discovery::Scope::Namespaced => {
-                Api::namespaced_with(admin.clone(), "ls-system", &resource)
-            }
-            kube::discovery::Scope::Cluster => Api::all_with(admin.clone(), &resource),
-        };
-        api.create(&PostParams::default(), &object).await.unwrap();
-    }
-    let request: TokenRequest =
-        serde_json::from_value(serde_json::json!({ "spec": { "expirationSeconds": 3600 } }))
-            .unwrap();
-    let token = Api::<ServiceAccount>::namespaced(admin, "ls-system")
-        .create_token_request("agent-default", &PostParams::default(), &request)
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .token;
+    create_all(
+        &admin,
+        &documents(&documented_landscaper_rbac("default")),
+        "ls-system",
+    )
+    .await;
+    let token = service_account_token(&admin, "ls-system", "agent-default").await;
     let mut settings = world.agent_settings("default");
     let kubeconfig = world.dir.path().join("least-privilege.yaml");
     std::fs::write(
