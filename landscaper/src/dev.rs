@@ -1,6 +1,7 @@
 //! Dev mode: the whole system in one process. Two testbed clusters (the landscaper cluster
 //! with our CRDs, and a fenced cluster), the landscaper's controllers, an agent for the
-//! environment `default`, and the example manifests applied; progress is logged as it happens.
+//! environment `default` with its embedded helm deployer, and the example manifests applied;
+//! progress is logged as it happens.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,8 @@ use crate::settings::Settings;
 
 /// Field manager of the manifests dev mode applies.
 const MANAGER: &str = "landscaper-dev";
+/// Workers of the agent's embedded helm deployer (the agent's default).
+const HELM_WORKERS: u16 = 8;
 
 /// What dev mode is started with.
 #[derive(Clone, Debug)]
@@ -108,8 +111,15 @@ impl DevMode {
         ));
         info!("the landscaper's controllers are running");
         let agent = dev.agent(&options.heartbeat_period).await?;
-        dev.tasks.spawn(agent.run(std::future::pending()));
-        info!("the agent of environment default is running in the fenced cluster");
+        dev.tasks
+            .spawn(landscaper_agent::helm_deployer::run_with_agent(
+                agent,
+                HELM_WORKERS,
+                std::future::pending(),
+            ));
+        info!(
+            "the agent of environment default and its helm deployer are running in the fenced cluster"
+        );
         if let Some(examples) = &options.examples {
             apply_examples(&landscaper, examples).await?;
         }
@@ -345,10 +355,14 @@ fn describe_target(target: &Target) -> String {
 }
 
 fn describe_deploy_item(item: &DeployItem) -> String {
-    let phase = item
-        .status
+    let status = item.status.clone().unwrap_or_default();
+    let phase = status
+        .phase
         .as_ref()
-        .and_then(|s| s.phase.as_ref())
         .map_or("no phase yet".to_owned(), |p| format!("phase {p}"));
-    format!("DeployItem of type {}: {phase}", item.spec.type_)
+    let error = status
+        .last_error
+        .map(|e| format!("; last error: {}", e.message))
+        .unwrap_or_default();
+    format!("DeployItem of type {}: {phase}{error}", item.spec.type_)
 }

@@ -41,6 +41,10 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
         "  kubectl --kubeconfig {} get serviceaccounts,secrets -n ls-system",
         dev.fenced_kubeconfig().display()
     );
+    eprintln!(
+        "  kubectl --kubeconfig {} get deployments,services,configmaps,secrets -n hello",
+        dev.fenced_kubeconfig().display()
+    );
     eprintln!("Press Ctrl-C to stop.");
     eprintln!();
     landscaper_agent::shutdown::signal().await;
