@@ -1,0 +1,290 @@
+//! Benchmark: 200 helm DeployItems in one environment, from creation to all Succeeded.
+//!
+//! Every item carries the bitnami nginx chart of `../shared/conformance/charts/nginx` as an
+//! inline archive with the values of the conformance case `nginx/values-default` (the chart's
+//! defaults, which generate a CA and a signed certificate per release), each release in its
+//! own namespace. The testbed clusters and the landscaper's controllers run in this process;
+//! the agent is the real `landscaper-agent run` binary in a child process, with the agent
+//! chart's RBAC in the fenced cluster and the documented RBAC in the landscaper cluster. So the
+//! agent's figures are its own: peak RSS is `VmHWM` of `/proc/<pid>/status`, CPU is
+//! `utime + stime` of `/proc/<pid>/stat`.
+//!
+//! ```sh
+//! cargo build --release -p landscaper-agent
+//! cargo bench -p landscaper-e2e --bench helm_200
+//! ```
+//! `HELM_BENCH_ITEMS` (default 200) and `HELM_BENCH_WORKERS` (the agent's `--helm-workers`,
+//! default 8) change the load; `LANDSCAPER_AGENT_BIN` points at another agent binary.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{Api, PostParams};
+use kube::runtime::{WatchStreamExt, watcher};
+use landscaper_api::constants::{annotations, deploy_item_types};
+use landscaper_api::core::{DeployItem, DeployItemPhase, Target};
+use landscaper_e2e::charts::{archive_raw, nginx_chart_dir};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually};
+use serde_json::{Value, json};
+
+const ENVIRONMENT: &str = "bench";
+const LIMIT: Duration = Duration::from_secs(600);
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The agent binary: `LANDSCAPER_AGENT_BIN`, or the one beside this benchmark's target folder.
+fn agent_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("LANDSCAPER_AGENT_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("own path");
+    // target/release/deps/helm_200-<hash> → target/release/landscaper-agent
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .map(|profile| profile.join("landscaper-agent"))
+        .expect("a target folder")
+}
+
+/// The values of the conformance case `nginx/values-default`.
+fn case_values() -> Value {
+    let path = nginx_chart_dir().join("../values-default.yaml");
+    let text = std::fs::read_to_string(&path).expect("the conformance values");
+    landscaper_api::decode::yaml_documents(&text, "values-default.yaml")
+        .expect("values YAML")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| json!({}))
+}
+
+fn item(index: usize, raw: &str, values: &Value) -> DeployItem {
+    serde_json::from_value(json!({
+        "metadata": {
+            "name": format!("nginx-{index:03}"),
+            "namespace": LS_NAMESPACE,
+            "annotations": { annotations::OPERATION: "reconcile" },
+        },
+        "spec": {
+            "type": deploy_item_types::HELM,
+            "target": { "name": ENVIRONMENT, "namespace": LS_NAMESPACE },
+            "config": {
+                "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+                "kind": "ProviderConfiguration",
+                "name": "nginx",
+                "namespace": format!("bench-{index:03}"),
+                "createNamespace": true,
+                "chart": { "archive": { "raw": raw } },
+                "values": values,
+            },
+        },
+    }))
+    .expect("a DeployItem")
+}
+
+/// Peak resident set (KiB) and CPU seconds of a process, from `/proc`.
+struct Usage {
+    peak_rss_kib: u64,
+    rss_kib: u64,
+    cpu_seconds: f64,
+}
+
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+fn usage(pid: &str) -> Usage {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may contain spaces) start at the state, field 3.
+    let rest: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        rest.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    Usage {
+        peak_rss_kib: field("VmHWM:"),
+        rss_kib: field("VmRSS:"),
+        // utime and stime are fields 14 and 15: indexes 11 and 12 after the state.
+        cpu_seconds: (ticks(11) + ticks(12)) / clock_ticks(),
+    }
+}
+
+fn spawn_agent(world: &World, host: &PathBuf, landscaper: &PathBuf, workers: usize) -> Child {
+    let binary = agent_binary();
+    if !binary.exists() {
+        eprintln!(
+            "no agent binary at {}: run `cargo build --release -p landscaper-agent` first (or set LANDSCAPER_AGENT_BIN)",
+            binary.display()
+        );
+        std::process::exit(2);
+    }
+    let log = std::fs::File::create(world.dir.path().join("agent.log")).expect("agent log");
+    Command::new(binary)
+        .args(["run", "--name", ENVIRONMENT, "--heartbeat-period", "10s"])
+        .arg("--kubeconfig")
+        .arg(host)
+        .arg("--landscaper-kubeconfig")
+        .arg(landscaper)
+        .args(["--helm-workers", &workers.to_string()])
+        .env(
+            "RUST_LOG",
+            std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()),
+        )
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("the agent starts")
+}
+
+/// Waits until every item is Succeeded (or one Failed); returns the phases seen last.
+async fn all_succeeded(items: Api<DeployItem>, count: usize) -> BTreeMap<String, DeployItem> {
+    let mut latest: BTreeMap<String, DeployItem> = BTreeMap::new();
+    let mut events = watcher(items, watcher::Config::default())
+        .default_backoff()
+        .applied_objects()
+        .boxed();
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    loop {
+        let next = tokio::time::timeout_at(deadline, events.try_next()).await;
+        let Ok(Ok(Some(item))) = next else {
+            return latest;
+        };
+        let name = item.metadata.name.clone().unwrap_or_default();
+        let phase = item.status.as_ref().and_then(|s| s.phase.clone());
+        latest.insert(name, item);
+        if phase == Some(DeployItemPhase::Failed) {
+            return latest;
+        }
+        let done = latest
+            .values()
+            .filter(|i| {
+                i.status.as_ref().and_then(|s| s.phase.as_ref())
+                    == Some(&DeployItemPhase::Succeeded)
+            })
+            .count();
+        if done == count {
+            return latest;
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let count = env_number("HELM_BENCH_ITEMS", 200);
+    let workers = env_number("HELM_BENCH_WORKERS", 8);
+    let world = World::start().await;
+    world.fenced_cluster().set_simulate_workloads(true);
+    let agent = world.production_agent(ENVIRONMENT).await;
+    let mut child = spawn_agent(
+        &world,
+        &agent.host_kubeconfig,
+        &agent.landscaper_kubeconfig,
+        workers,
+    );
+    let pid = child.id().to_string();
+    let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    eventually(
+        "the agent registered and the landscaper made its Target",
+        || async { targets.get_opt(ENVIRONMENT).await.ok().flatten().is_some() },
+    )
+    .await;
+    let idle = usage(&pid);
+
+    let raw = archive_raw(&nginx_chart_dir());
+    let values = case_values();
+    let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    let watching = tokio::spawn(all_succeeded(items.clone(), count));
+    let started = Instant::now();
+    for index in 0..count {
+        items
+            .create(&PostParams::default(), &item(index, &raw, &values))
+            .await
+            .expect("item created");
+    }
+    let created = started.elapsed();
+    let latest = watching.await.expect("watch task");
+    let elapsed = started.elapsed();
+    let done = usage(&pid);
+    let own = usage("self");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let mut phases: BTreeMap<String, usize> = BTreeMap::new();
+    for item in latest.values() {
+        let phase = item
+            .status
+            .as_ref()
+            .and_then(|s| s.phase.as_ref())
+            .map_or("none".to_owned(), ToString::to_string);
+        *phases.entry(phase).or_default() += 1;
+    }
+    let succeeded = phases.get("Succeeded").copied().unwrap_or(0);
+    println!(
+        "helm_200: {count} helm DeployItems (bitnami nginx, inline archive of {} KiB base64, values-default), agent --helm-workers {workers}",
+        raw.len() / 1024
+    );
+    println!("  created in            {:>8.2} s", created.as_secs_f64());
+    println!(
+        "  all Succeeded after   {:>8.2} s (wall, from the first create)",
+        elapsed.as_secs_f64()
+    );
+    println!(
+        "  agent peak RSS        {:>8.1} MiB (VmHWM; {:.1} MiB when registered and idle, {:.1} MiB at the end)",
+        done.peak_rss_kib as f64 / 1024.0,
+        idle.rss_kib as f64 / 1024.0,
+        done.rss_kib as f64 / 1024.0
+    );
+    println!(
+        "  agent CPU             {:>8.2} s (user+system, of which {:.2} s before the first item)",
+        done.cpu_seconds, idle.cpu_seconds
+    );
+    println!(
+        "  this process CPU      {:>8.2} s (testbed clusters, landscaper controllers, the watch)",
+        own.cpu_seconds
+    );
+    println!("  phases                {phases:?}");
+    if succeeded != count {
+        for item in latest.values() {
+            if let Some(error) = item.status.as_ref().and_then(|s| s.last_error.as_ref()) {
+                println!(
+                    "  {}: {}",
+                    item.metadata.name.clone().unwrap_or_default(),
+                    error.message
+                );
+                break;
+            }
+        }
+        println!(
+            "  agent log: {}",
+            world.dir.path().join("agent.log").display()
+        );
+        // Keep the log for inspection.
+        std::mem::forget(world);
+        std::process::exit(1);
+    }
+}
