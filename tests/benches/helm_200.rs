@@ -24,9 +24,8 @@ use std::time::{Duration, Instant};
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
-use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::{DeployItem, DeployItemPhase, Target};
-use landscaper_e2e::charts::{archive_raw, nginx_chart_dir};
+use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item, nginx_chart_dir};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
 
@@ -65,27 +64,14 @@ fn case_values() -> Value {
 }
 
 fn item(index: usize, raw: &str, values: &Value) -> DeployItem {
-    serde_json::from_value(json!({
-        "metadata": {
-            "name": format!("nginx-{index:03}"),
-            "namespace": LS_NAMESPACE,
-            "annotations": { annotations::OPERATION: "reconcile" },
-        },
-        "spec": {
-            "type": deploy_item_types::HELM,
-            "target": { "name": ENVIRONMENT, "namespace": LS_NAMESPACE },
-            "config": {
-                "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-                "kind": "ProviderConfiguration",
-                "name": "nginx",
-                "namespace": format!("bench-{index:03}"),
-                "createNamespace": true,
-                "chart": { "archive": { "raw": raw } },
-                "values": values,
-            },
-        },
-    }))
-    .expect("a DeployItem")
+    let namespace = format!("bench-{index:03}");
+    let release = HelmRelease {
+        name: "nginx",
+        namespace: &namespace,
+        raw,
+        values: values.clone(),
+    };
+    helm_deploy_item(&format!("nginx-{index:03}"), ENVIRONMENT, release)
 }
 
 /// Peak resident set (KiB) and CPU seconds of a process, from `/proc`.

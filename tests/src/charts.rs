@@ -1,6 +1,6 @@
 //! Real charts as DeployItems carry them: a chart folder packaged into a `.tgz` the way
 //! `helm package` lays it out (every file under a folder named after the chart), base64
-//! encoded for `chart.archive.raw`.
+//! encoded for `chart.archive.raw`, in a helm DeployItem.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,7 +8,52 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use flate2::Compression;
 use flate2::write::GzEncoder;
+use landscaper_api::constants::{annotations, deploy_item_types};
+use landscaper_api::core::DeployItem;
 use landscaper_chart::chart;
+use serde_json::{Value, json};
+
+use crate::LS_NAMESPACE;
+
+/// What a helm DeployItem installs: the release and the inline chart with its values.
+pub struct HelmRelease<'a> {
+    /// The release name.
+    pub name: &'a str,
+    /// The release namespace, created when missing.
+    pub namespace: &'a str,
+    /// The chart as `chart.archive.raw`.
+    pub raw: &'a str,
+    /// `values`.
+    pub values: Value,
+}
+
+/// A helm DeployItem `name` in the landscaper namespace for the Target `target` there, with a
+/// reconcile requested (nothing runs Executions in these tests).
+pub fn helm_deploy_item(name: &str, target: &str, release: HelmRelease<'_>) -> DeployItem {
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployItem",
+        "metadata": {
+            "name": name,
+            "namespace": LS_NAMESPACE,
+            "annotations": { annotations::OPERATION: "reconcile" },
+        },
+        "spec": {
+            "type": deploy_item_types::HELM,
+            "target": { "name": target, "namespace": LS_NAMESPACE },
+            "config": {
+                "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+                "kind": "ProviderConfiguration",
+                "name": release.name,
+                "namespace": release.namespace,
+                "createNamespace": true,
+                "chart": { "archive": { "raw": release.raw } },
+                "values": release.values,
+            },
+        },
+    }))
+    .expect("a DeployItem")
+}
 
 /// The bitnami nginx chart of the conformance corpus (dependencies included).
 pub fn nginx_chart_dir() -> PathBuf {

@@ -81,9 +81,17 @@ impl World {
         .await;
     }
 
-    /// Creates a namespace.
+    /// Creates a namespace unless it exists.
     pub async fn create_namespace(&self, cluster: &Cluster, name: &str) {
         let namespaces: Api<Namespace> = Api::all(cluster.client());
+        if namespaces
+            .get_opt(name)
+            .await
+            .expect("namespace read")
+            .is_some()
+        {
+            return;
+        }
         let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
             .expect("namespace");
         namespaces

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use k8s_openapi::api::authentication::v1::TokenRequest;
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{Scope, pinned_kind};
@@ -92,23 +92,30 @@ pub async fn create_all(client: &kube::Client, documents: &[Value], default_name
     }
 }
 
-/// Creates a namespace unless it exists.
-pub async fn ensure_namespace(client: &kube::Client, name: &str) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    if namespaces
-        .get_opt(name)
-        .await
-        .expect("namespace read")
-        .is_some()
-    {
-        return;
-    }
-    let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
-        .expect("namespace");
-    namespaces
-        .create(&PostParams::default(), &namespace)
-        .await
-        .expect("namespace is created");
+/// Creates the ServiceAccount, ClusterRole and ClusterRoleBinding the agent chart renders
+/// (release `release` in `namespace`, with `sets`) as the admin; returns the ServiceAccount's
+/// name.
+pub async fn install_agent_chart_rbac(
+    admin: &kube::Client,
+    release: &str,
+    namespace: &str,
+    sets: &[&str],
+) -> String {
+    let rbac: Vec<Value> = documents(&render_agent_chart(release, namespace, sets))
+        .into_iter()
+        .filter(|d| {
+            matches!(
+                d["kind"].as_str(),
+                Some("ServiceAccount" | "ClusterRole" | "ClusterRoleBinding")
+            )
+        })
+        .collect();
+    create_all(admin, &rbac, namespace).await;
+    rbac.iter()
+        .find(|d| d["kind"] == "ServiceAccount")
+        .and_then(|d| d["metadata"]["name"].as_str())
+        .expect("the chart creates a ServiceAccount")
+        .to_owned()
 }
 
 /// A short-lived token of a ServiceAccount, made by the admin.
@@ -146,32 +153,19 @@ impl World {
     /// ServiceAccount.
     pub async fn production_agent(&self, environment: &str) -> ProductionAgent {
         let fenced = self.fenced_cluster().client();
-        ensure_namespace(&fenced, AGENT_NAMESPACE).await;
+        self.create_namespace(self.fenced_cluster(), AGENT_NAMESPACE)
+            .await;
         let name_set = format!("agent.name={environment}");
-        let rendered = render_agent_chart(
+        let account = install_agent_chart_rbac(
+            &fenced,
             environment,
             AGENT_NAMESPACE,
             &[
                 "agent.landscaperClusterKubeconfig.secretRef.name=landscaper-kubeconfig",
                 &name_set,
             ],
-        );
-        let rbac: Vec<Value> = documents(&rendered)
-            .into_iter()
-            .filter(|d| {
-                matches!(
-                    d["kind"].as_str(),
-                    Some("ServiceAccount" | "ClusterRole" | "ClusterRoleBinding")
-                )
-            })
-            .collect();
-        create_all(&fenced, &rbac, AGENT_NAMESPACE).await;
-        let account = rbac
-            .iter()
-            .find(|d| d["kind"] == "ServiceAccount")
-            .and_then(|d| d["metadata"]["name"].as_str())
-            .expect("the chart creates a ServiceAccount")
-            .to_owned();
+        )
+        .await;
         let host_token = service_account_token(&fenced, AGENT_NAMESPACE, &account).await;
 
         let landscaper = self.landscaper_cluster().client();

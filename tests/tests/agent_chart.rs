@@ -11,10 +11,10 @@ use landscaper_chart::chart;
 use landscaper_chart::data::Map;
 use landscaper_chart::render::{self, TemplateOptions};
 use landscaper_e2e::rbac::{
-    create_all, documented_landscaper_rbac, documents, service_account_token,
+    create_all, documented_landscaper_rbac, documents, install_agent_chart_rbac,
+    service_account_token,
 };
 use landscaper_e2e::{World, eventually};
-use serde_json::Value;
 
 const RELEASE: &str = "my-env";
 const RELEASE_NAMESPACE: &str = "agent-system";
@@ -111,27 +111,18 @@ async fn agent_registers_with_exactly_the_rbac_the_chart_grants() {
     world
         .create_namespace(world.fenced_cluster(), RELEASE_NAMESPACE)
         .await;
-    let rendered = render_ours(&[
-        "agent.landscaperClusterKubeconfig.secretRef.name=landscaper-kubeconfig",
-        "agent.name=charted",
-    ]);
     let admin = world.fenced_cluster().client();
-    let rbac: Vec<Value> = documents(&rendered)
-        .into_iter()
-        .filter(|d| {
-            matches!(
-                d["kind"].as_str(),
-                Some("ServiceAccount" | "ClusterRole" | "ClusterRoleBinding")
-            )
-        })
-        .collect();
-    create_all(&admin, &rbac, RELEASE_NAMESPACE).await;
-    let account = rbac
-        .iter()
-        .find(|d| d["kind"] == "ServiceAccount")
-        .and_then(|d| d["metadata"]["name"].as_str())
-        .expect("the chart creates a ServiceAccount");
-    let token = service_account_token(&admin, RELEASE_NAMESPACE, account).await;
+    let account = install_agent_chart_rbac(
+        &admin,
+        RELEASE,
+        RELEASE_NAMESPACE,
+        &[
+            "agent.landscaperClusterKubeconfig.secretRef.name=landscaper-kubeconfig",
+            "agent.name=charted",
+        ],
+    )
+    .await;
+    let token = service_account_token(&admin, RELEASE_NAMESPACE, &account).await;
 
     let agent = world
         .agent_with_host_token(world.agent_settings("charted"), &token)

@@ -11,12 +11,12 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{Scope, pinned_kind};
-use landscaper_api::constants::{annotations, deploy_item_types};
+use landscaper_api::constants::annotations;
 use landscaper_api::core::{DeployItem, DeployItemPhase, Target};
 use landscaper_chart::chart;
 use landscaper_chart::objects::KubeVersion;
 use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
-use landscaper_e2e::charts::{nginx_chart_dir, package};
+use landscaper_e2e::charts::{HelmRelease, helm_deploy_item, nginx_chart_dir, package};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
 use serde_json::{Value, json};
 use testbed::RequestRecord;
@@ -46,30 +46,14 @@ fn upgrade_values() -> Value {
     json!({ "tls": { "enabled": false }, "replicaCount": 2, "service": { "type": "ClusterIP" } })
 }
 
-fn helm_item(name: &str, target: &str, archive: &str, values: Value) -> DeployItem {
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployItem",
-        "metadata": {
-            "name": name,
-            "namespace": LS_NAMESPACE,
-            "annotations": { annotations::OPERATION: "reconcile" },
-        },
-        "spec": {
-            "type": deploy_item_types::HELM,
-            "target": { "name": target, "namespace": LS_NAMESPACE },
-            "config": {
-                "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-                "kind": "ProviderConfiguration",
-                "name": RELEASE,
-                "namespace": RELEASE_NAMESPACE,
-                "createNamespace": true,
-                "chart": { "archive": { "raw": archive } },
-                "values": values,
-            },
-        },
-    }))
-    .expect("a DeployItem")
+fn helm_item(name: &str, target: &str, raw: &str, values: Value) -> DeployItem {
+    let release = HelmRelease {
+        name: RELEASE,
+        namespace: RELEASE_NAMESPACE,
+        raw,
+        values,
+    };
+    helm_deploy_item(name, target, release)
 }
 
 /// Waits until the item finished a job other than `previous` and returns it.
