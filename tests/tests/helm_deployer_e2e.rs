@@ -397,7 +397,7 @@ async fn helm_item_is_installed_upgraded_and_deleted_as_the_deployer_identity() 
         .filter(|r| r.user != deployer_user())
         .collect();
     assert!(others.is_empty(), "writes by another identity: {others:#?}");
-    for (key, _) in &installed {
+    for key in installed.keys() {
         assert!(
             release_writes
                 .iter()
@@ -418,7 +418,7 @@ async fn helm_item_is_installed_upgraded_and_deleted_as_the_deployer_identity() 
     let agent_writes: Vec<_> = fenced_log
         .iter()
         .filter(|r| r.is_write() && r.user == host_user)
-        .filter(|r| r.namespace != "ls-system" && r.namespace != "")
+        .filter(|r| r.namespace != "ls-system" && !r.namespace.is_empty())
         .collect();
     assert!(agent_writes.is_empty(), "{agent_writes:#?}");
 
