@@ -166,6 +166,10 @@ fn walk(
         files.push(File {
             name: rel,
             data: strip_bom(data),
+            modified: meta
+                .modified()
+                .ok()
+                .and_then(|t| jiff::Timestamp::try_from(t).ok()),
         });
     }
     Ok(())
@@ -218,9 +222,15 @@ fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
         if read < size || remaining == 0 {
             return Err(too_large());
         }
+        let modified = entry
+            .header()
+            .mtime()
+            .ok()
+            .and_then(|s| jiff::Timestamp::from_second(i64::try_from(s).ok()?).ok());
         files.push(File {
             name,
             data: strip_bom(data),
+            modified,
         });
     }
     if files.is_empty() {
@@ -304,6 +314,7 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
     for file in files {
         match file.name.as_str() {
             "Chart.yaml" => {
+                chart.modified = file.modified;
                 let map = parse_yaml_file(&file, "Chart.yaml")?;
                 chart
                     .metadata
@@ -324,7 +335,10 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
                     ))
                 })?;
             }
-            "values.schema.json" => chart.schema = Some(file.data),
+            "values.schema.json" => {
+                chart.schema_modified = file.modified;
+                chart.schema = Some(file.data);
+            }
             "requirements.yaml" => {
                 let map = parse_yaml_file(&file, "requirements.yaml")?;
                 chart
@@ -351,6 +365,7 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
                 subcharts.entry(sub).or_default().push(File {
                     name: rest.to_string(),
                     data: file.data,
+                    modified: file.modified,
                 });
             }
             _ => chart.files.push(file),
@@ -383,6 +398,7 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
                     f.name.split_once('/').map(|(_, rest)| File {
                         name: rest.to_string(),
                         data: f.data,
+                        modified: f.modified,
                     })
                 })
                 .collect();
@@ -410,8 +426,10 @@ mod tests {
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());
-        for (name, data) in entries {
+        for (i, (name, data)) in entries.iter().enumerate() {
             let mut header = tar::Header::new_gnu();
+            // Entry i was modified at (i + 1) million seconds after the epoch.
+            header.set_mtime(1_000_000 * (i as u64 + 1));
             header.set_size(data.len() as u64);
             header.set_mode(0o644);
             header.set_entry_type(tar::EntryType::Regular);
@@ -425,6 +443,25 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, &tar).unwrap();
         gz.finish().unwrap()
+    }
+
+    #[test]
+    fn archive_times_are_kept_as_helm_records_them() {
+        let chart = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            ("demo/values.schema.json", b"{}"),
+            ("demo/templates/a.yaml", b"a: 1\n"),
+        ]))
+        .unwrap();
+        let at = |n: i64| Some(jiff::Timestamp::from_second(n * 1_000_000).unwrap());
+        assert_eq!(
+            (
+                chart.modified,
+                chart.schema_modified,
+                chart.templates[0].modified
+            ),
+            (at(1), at(2), at(3))
+        );
     }
 
     const CHART: &[u8] = b"apiVersion: v2\nname: demo\nversion: 0.1.0\n";

@@ -17,12 +17,15 @@ use std::fmt;
 use crate::data::Map;
 
 /// One file of a chart: its path inside the chart (with `/`) and its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct File {
     /// The path relative to the chart root, e.g. `templates/deployment.yaml`.
     pub name: String,
     /// The contents, without a UTF-8 byte order mark.
     pub data: Vec<u8>,
+    /// When it was last modified (the archive entry's or the file system's time), which Helm
+    /// records in releases; `None` for files made in code.
+    pub modified: Option<jiff::Timestamp>,
 }
 
 /// A loaded chart and, recursively, its subcharts.
@@ -34,6 +37,10 @@ pub struct Chart {
     pub values: Map,
     /// `values.schema.json`, raw.
     pub schema: Option<Vec<u8>>,
+    /// When `values.schema.json` was last modified (Helm's `SchemaModTime`).
+    pub schema_modified: Option<jiff::Timestamp>,
+    /// When `Chart.yaml` was last modified (Helm's `ModTime` of the chart).
+    pub modified: Option<jiff::Timestamp>,
     /// Files under `templates/`.
     pub templates: Vec<File>,
     /// Every other file (what `.Files` serves), including `crds/` and `.helmignore`.

@@ -422,6 +422,7 @@ mod tests {
         let file = |name: &str, data: &str| crate::chart::File {
             name: name.to_string(),
             data: data.as_bytes().to_vec(),
+            modified: None,
         };
         crate::chart::load_files(vec![
             file("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),

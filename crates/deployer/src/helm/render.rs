@@ -138,8 +138,15 @@ pub fn chart_record(chart: &Chart) -> Value {
         "templates": files_record(&chart.templates),
         "values": data_record(&chart.values),
         "schema": chart.schema.as_ref().map(|s| STANDARD.encode(s)),
+        "schemamodtime": go_time(chart.schema_modified),
         "files": files_record(&chart.files),
+        "modtime": go_time(chart.modified),
     })
+}
+
+/// A time as Go's JSON writes `time.Time` in UTC; Go's zero time when unknown.
+fn go_time(t: Option<k8s_openapi::jiff::Timestamp>) -> String {
+    t.map_or_else(|| "0001-01-01T00:00:00Z".into(), |t| t.to_string())
 }
 
 /// Template data as JSON (Go's encoding).
@@ -161,7 +168,10 @@ fn files_record(files: &[File]) -> Value {
     Value::Array(
         files
             .iter()
-            .map(|f| json!({"name": f.name, "data": STANDARD.encode(&f.data)}))
+            .map(|f| {
+                json!({"name": f.name, "data": STANDARD.encode(&f.data),
+                    "modtime": go_time(f.modified)})
+            })
             .collect(),
     )
 }
