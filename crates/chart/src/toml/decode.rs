@@ -183,13 +183,7 @@ impl Parser {
     }
 
     fn table_header(&mut self) -> Result<(), TomlError> {
-        // BurntSushi names the table of the previous key in errors about headers.
-        self.last_key.pop();
-        self.pos += 1;
-        self.skip_ws();
-        let path = self.key()?;
-        self.skip_ws();
-        self.end_of_table_name(1)?;
+        let path = self.table_name(1)?;
         let defined = self.headers.contains(&path)
             || self.dotted.contains(&path)
             || self.frozen.contains(&path)
@@ -208,12 +202,7 @@ impl Parser {
     }
 
     fn table_array_header(&mut self) -> Result<(), TomlError> {
-        self.last_key.pop();
-        self.pos += 2;
-        self.skip_ws();
-        let path = self.key()?;
-        self.skip_ws();
-        self.end_of_table_name(2)?;
+        let path = self.table_name(2)?;
         let (parent, name) = path.split_at(path.len() - 1);
         let parent = parent.to_vec();
         let name = name[0].clone();
@@ -240,8 +229,15 @@ impl Parser {
         Ok(())
     }
 
-    /// The `]` (or `]]`) closing a table name.
-    fn end_of_table_name(&mut self, brackets: usize) -> Result<(), TomlError> {
+    /// The name of a table (`[name]`, one bracket) or array of tables (`[[name]]`, two), with
+    /// its brackets.
+    fn table_name(&mut self, brackets: usize) -> Result<Path, TomlError> {
+        // BurntSushi names the table of the previous key in errors about headers.
+        self.last_key.pop();
+        self.pos += brackets;
+        self.skip_ws();
+        let path = self.key()?;
+        self.skip_ws();
         for _ in 0..brackets {
             if self.peek() != Some(']') {
                 let found = self.found();
@@ -257,7 +253,7 @@ impl Parser {
             }
             self.pos += 1;
         }
-        Ok(())
+        Ok(path)
     }
 
     /// Whether `path` names a value that is not a table.
@@ -326,13 +322,9 @@ impl Parser {
 
     fn simple_key(&mut self) -> Result<String, TomlError> {
         match self.peek() {
-            Some('"') => {
+            Some(quote @ ('"' | '\'')) => {
                 self.pos += 1;
-                self.basic_string(false)
-            }
-            Some('\'') => {
-                self.pos += 1;
-                self.literal_string(false)
+                self.string(quote, false)
             }
             Some(c) if is_bare(c) => {
                 let start = self.pos;
@@ -361,6 +353,13 @@ impl Parser {
             return Err(self.error("unexpected EOF; expected key separator '='"));
         }
         self.last_key = full.clone();
+        self.key_separator()?;
+        let value = self.value(0, &full)?;
+        self.insert(table_path, &key, value)
+    }
+
+    /// The `=` between a key and its value, and the whitespace after it.
+    fn key_separator(&mut self) -> Result<(), TomlError> {
         if self.peek() != Some('=') {
             let found = self.found();
             return Err(self.error(format!(
@@ -369,8 +368,7 @@ impl Parser {
         }
         self.pos += 1;
         self.skip_ws();
-        let value = self.value(0, &full)?;
-        self.insert(table_path, &key, value)
+        Ok(())
     }
 
     fn insert(&mut self, table_path: &Path, key: &[String], value: Data) -> Result<(), TomlError> {
@@ -401,23 +399,10 @@ impl Parser {
         }
         match self.peek() {
             None => Err(self.error("unexpected EOF; expected value")),
-            Some('"') => {
-                if self.peek_at(1) == Some('"') && self.peek_at(2) == Some('"') {
-                    self.pos += 3;
-                    self.basic_string(true).map(Data::String)
-                } else {
-                    self.pos += 1;
-                    self.basic_string(false).map(Data::String)
-                }
-            }
-            Some('\'') => {
-                if self.peek_at(1) == Some('\'') && self.peek_at(2) == Some('\'') {
-                    self.pos += 3;
-                    self.literal_string(true).map(Data::String)
-                } else {
-                    self.pos += 1;
-                    self.literal_string(false).map(Data::String)
-                }
+            Some(quote @ ('"' | '\'')) => {
+                let multiline = self.peek_at(1) == Some(quote) && self.peek_at(2) == Some(quote);
+                self.pos += if multiline { 3 } else { 1 };
+                self.string(quote, multiline).map(Data::String)
             }
             Some('[') => {
                 self.frozen.insert(path.clone());
@@ -445,19 +430,10 @@ impl Parser {
                 _ => {}
             }
             items.push(self.value(depth + 1, path)?);
-            self.skip_trivia()?;
-            match self.peek() {
-                Some(',') => self.pos += 1,
-                Some(']') => {
-                    self.pos += 1;
-                    return Ok(Data::List(items));
-                }
-                _ => {
-                    let found = self.found();
-                    return Err(self.error(format!(
-                        "expected a comma (',') or array terminator (']'), but got {found}"
-                    )));
-                }
+            if self.item_end(']', |found| {
+                format!("expected a comma (',') or array terminator (']'), but got {found}")
+            })? {
+                return Ok(Data::List(items));
             }
         }
     }
@@ -475,14 +451,7 @@ impl Parser {
             }
             let key = self.key()?;
             self.skip_ws();
-            if self.peek() != Some('=') {
-                let found = self.found();
-                return Err(self.error(format!(
-                    "expected key separator '=', but got {found} instead"
-                )));
-            }
-            self.pos += 1;
-            self.skip_ws();
+            self.key_separator()?;
             let mut full = path.clone();
             full.extend(key.iter().cloned());
             self.last_key = full.clone();
@@ -493,94 +462,73 @@ impl Parser {
                     full.join(".")
                 )));
             }
-            self.skip_trivia()?;
-            match self.peek() {
-                Some(',') => self.pos += 1,
-                Some('}') => {
-                    self.pos += 1;
-                    return Ok(Data::Map(table));
-                }
-                _ => {
-                    let found = self.found();
-                    return Err(self.error(format!(
-                        "expected a comma or an inline table terminator '}}', but got {found} instead"
-                    )));
-                }
+            if self.item_end('}', |found| {
+                format!(
+                    "expected a comma or an inline table terminator '}}', but got {found} instead"
+                )
+            })? {
+                return Ok(Data::Map(table));
             }
         }
     }
 
-    fn basic_string(&mut self, multiline: bool) -> Result<String, TomlError> {
+    /// Reads what follows an array item or inline-table entry: a comma (false: more may
+    /// come) or the closing bracket (true); anything else is the error `expected` words.
+    fn item_end(
+        &mut self,
+        close: char,
+        expected: impl FnOnce(String) -> String,
+    ) -> Result<bool, TomlError> {
+        self.skip_trivia()?;
+        match self.peek() {
+            Some(',') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.error(expected(self.found()))),
+        }
+    }
+
+    /// A basic (`"`) or literal (`'`) string after its opening quote(s); only basic strings
+    /// know escapes.
+    fn string(&mut self, quote: char, multiline: bool) -> Result<String, TomlError> {
+        let basic = quote == '"';
         let mut out = String::new();
         if multiline {
             self.skip_first_newline();
         }
         loop {
             let Some(c) = self.peek() else {
-                return Err(self.error("unexpected EOF; expected '\"'"));
+                // BurntSushi quotes the two terminators differently.
+                return Err(self.error(if basic {
+                    "unexpected EOF; expected '\"'"
+                } else {
+                    "unexpected EOF; expected \"'\""
+                }));
             };
-            if c == '"' {
+            if c == quote {
                 if !multiline {
                     self.pos += 1;
                     return Ok(out);
                 }
-                let quotes = self.count('"');
+                let quotes = self.count(quote);
                 if quotes >= 3 {
-                    out.extend(std::iter::repeat_n('"', quotes.min(5) - 3));
+                    out.extend(std::iter::repeat_n(quote, quotes.min(5) - 3));
                     self.pos += quotes.min(5);
                     return Ok(out);
                 }
-                out.extend(std::iter::repeat_n('"', quotes));
+                out.extend(std::iter::repeat_n(quote, quotes));
                 self.pos += quotes;
                 continue;
             }
             self.pos += 1;
             match c {
-                '\\' if multiline && self.line_ending_backslash() => {}
-                '\\' => out.push(self.escape()?),
-                '\n' if multiline => out.push('\n'),
-                '\r' if multiline && self.peek() == Some('\n') => {}
-                '\n' => {
-                    self.pos -= 1;
-                    return Err(self.error("strings cannot contain newlines"));
-                }
-                c if is_control(c) => {
-                    self.pos -= 1;
-                    return Err(self.error(format!(
-                        "control characters are not allowed in strings: {c:?}"
-                    )));
-                }
-                c => out.push(c),
-            }
-        }
-    }
-
-    fn literal_string(&mut self, multiline: bool) -> Result<String, TomlError> {
-        let mut out = String::new();
-        if multiline {
-            self.skip_first_newline();
-        }
-        loop {
-            let Some(c) = self.peek() else {
-                return Err(self.error("unexpected EOF; expected \"'\""));
-            };
-            if c == '\'' {
-                if !multiline {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                let quotes = self.count('\'');
-                if quotes >= 3 {
-                    out.extend(std::iter::repeat_n('\'', quotes.min(5) - 3));
-                    self.pos += quotes.min(5);
-                    return Ok(out);
-                }
-                out.extend(std::iter::repeat_n('\'', quotes));
-                self.pos += quotes;
-                continue;
-            }
-            self.pos += 1;
-            match c {
+                '\\' if basic && multiline && self.line_ending_backslash() => {}
+                '\\' if basic => out.push(self.escape()?),
                 '\n' if multiline => out.push('\n'),
                 '\r' if multiline && self.peek() == Some('\n') => {}
                 '\n' => {
