@@ -3,13 +3,13 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use landscaper_api::constants::{annotations, finalizers, target_types};
 use landscaper_api::core::{Environment, EnvironmentSpec, SecretReference, TargetTemplate};
-use tracing::info;
 
 use super::host::KUBECONFIG_KEY;
-use super::{RegistrationError, api_error, owned_labels};
+use super::object::{self, Repair};
+use super::{RegistrationError, owned_labels};
 use crate::clients::Endpoint;
 use crate::names::Names;
 use crate::settings::Settings;
@@ -47,63 +47,46 @@ pub async fn ensure(
     names: &Names,
     host_cluster_id: &str,
 ) -> Result<Environment, RegistrationError> {
-    let environments: Api<Environment> = Api::all(client.clone());
     let name = &names.environment;
-    let object = format!("Environment {name}");
-    let Some(mut existing) = environments
-        .get_opt(name)
-        .await
-        .map_err(api_error("reading", object.clone()))?
-    else {
-        let mut environment = Environment::new(name, spec);
-        environment.metadata = ObjectMeta {
-            name: Some(name.clone()),
-            labels: Some(owned_labels(name)),
-            annotations: Some(
-                [(
-                    HOST_CLUSTER_ANNOTATION.to_owned(),
-                    host_cluster_id.to_owned(),
-                )]
-                .into(),
-            ),
-            finalizers: Some(vec![finalizers::AGENT.to_owned()]),
-            ..Default::default()
-        };
-        let created = environments
-            .create(&PostParams::default(), &environment)
-            .await
-            .map_err(api_error("creating", object.clone()))?;
-        info!(object = %object, "registered the environment");
-        return Ok(created);
+    let mut desired = Environment::new(name, spec);
+    desired.metadata = ObjectMeta {
+        name: Some(name.clone()),
+        labels: Some(owned_labels(name)),
+        annotations: Some(
+            [(
+                HOST_CLUSTER_ANNOTATION.to_owned(),
+                host_cluster_id.to_owned(),
+            )]
+            .into(),
+        ),
+        finalizers: Some(vec![finalizers::AGENT.to_owned()]),
+        ..Default::default()
     };
-    match existing.annotations().get(HOST_CLUSTER_ANNOTATION) {
-        Some(owner) if owner == host_cluster_id => {}
-        owner => {
-            return Err(RegistrationError::OwnedByAnother {
-                name: name.clone(),
-                owner: owner.map_or_else(
-                    || "no agent (it has no host cluster annotation)".to_owned(),
-                    |id| format!("the agent of host cluster {id}"),
-                ),
-                ours: host_cluster_id.to_owned(),
-            });
+    let environments = Api::all(client.clone());
+    let repair = |mut existing: Environment, desired: Environment| {
+        match existing.annotations().get(HOST_CLUSTER_ANNOTATION) {
+            Some(owner) if owner == host_cluster_id => {}
+            owner => {
+                return Err(RegistrationError::OwnedByAnother {
+                    name: name.clone(),
+                    owner: owner.map_or_else(
+                        || "no agent (it has no host cluster annotation)".to_owned(),
+                        |id| format!("the agent of host cluster {id}"),
+                    ),
+                    ours: host_cluster_id.to_owned(),
+                });
+            }
         }
-    }
-    if existing.metadata.deletion_timestamp.is_some() {
-        return Err(RegistrationError::BeingDeleted { name: name.clone() });
-    }
-    let has_finalizer = existing.finalizers().iter().any(|f| f == finalizers::AGENT);
-    if existing.spec == spec && has_finalizer {
-        return Ok(existing);
-    }
-    existing.spec = spec;
-    if !has_finalizer {
-        existing.finalizers_mut().push(finalizers::AGENT.to_owned());
-    }
-    let updated = environments
-        .replace(name, &PostParams::default(), &existing)
-        .await
-        .map_err(api_error("updating", object.clone()))?;
-    info!(object = %object, "updated the environment's registration");
-    Ok(updated)
+        if existing.metadata.deletion_timestamp.is_some() {
+            return Err(RegistrationError::BeingDeleted { name: name.clone() });
+        }
+        let has_finalizer = existing.finalizers().iter().any(|f| f == finalizers::AGENT);
+        if !has_finalizer {
+            existing.finalizers_mut().push(finalizers::AGENT.to_owned());
+        }
+        let stale = existing.spec != desired.spec;
+        existing.spec = desired.spec;
+        Ok(Repair::replace_if(stale || !has_finalizer, existing))
+    };
+    object::ensure(&environments, name, desired, repair).await
 }

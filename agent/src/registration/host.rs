@@ -10,10 +10,11 @@ use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, PostParams};
 use tracing::info;
 
-use super::{RegistrationError, api_error, contains_all, owned_labels};
+use super::object::{self, Repair, Stored, add_owned_labels};
+use super::{RegistrationError, api_error, owned_labels};
 use crate::clients::{Endpoint, kubeconfig_matches, token_of_kubeconfig};
 use crate::names::Names;
 use crate::token::TokenLifetime;
@@ -50,7 +51,7 @@ impl HostRegistration<'_> {
         let namespaces: Api<Namespace> = Api::all(self.client.clone());
         let namespace = namespaces.get(self.namespace).await.map_err(api_error(
             "reading",
-            format!("Namespace {}", self.namespace),
+            object::describe(&namespaces, self.namespace),
         ))?;
         Ok(namespace.metadata.uid.unwrap_or_default())
     }
@@ -61,65 +62,29 @@ impl HostRegistration<'_> {
     }
 
     async fn ensure_namespace(&self) -> Result<(), RegistrationError> {
-        let namespaces: Api<Namespace> = Api::all(self.client.clone());
-        let object = format!("Namespace {}", self.namespace);
-        if namespaces
-            .get_opt(self.namespace)
-            .await
-            .map_err(api_error("reading", object.clone()))?
-            .is_none()
-        {
-            let namespace = Namespace {
-                metadata: meta(self.namespace, None, self.names),
-                ..Default::default()
-            };
-            namespaces
-                .create(&PostParams::default(), &namespace)
-                .await
-                .map_err(api_error("creating", object.clone()))?;
-            info!(object = %object, "created");
-        }
+        let desired = Namespace {
+            metadata: meta(self.namespace, None, self.names),
+            ..Default::default()
+        };
+        // A namespace that exists may not be the agent's own: it is left as it is.
+        let keep = |existing, _| Ok(Repair::Keep(existing));
+        let namespaces = Api::all(self.client.clone());
+        object::ensure(&namespaces, self.namespace, desired, keep).await?;
         Ok(())
     }
 
     async fn ensure_service_account(&self) -> Result<(), RegistrationError> {
-        let accounts: Api<ServiceAccount> = Api::namespaced(self.client.clone(), self.namespace);
         let name = self.names.deployer_service_account();
-        let object = format!("ServiceAccount {}/{name}", self.namespace);
         let desired = ServiceAccount {
             metadata: meta(&name, Some(self.namespace), self.names),
             ..Default::default()
         };
-        match accounts
-            .get_opt(&name)
-            .await
-            .map_err(api_error("reading", object.clone()))?
-        {
-            None => {
-                accounts
-                    .create(&PostParams::default(), &desired)
-                    .await
-                    .map_err(api_error("creating", object.clone()))?;
-                info!(object = %object, "created");
-            }
-            Some(existing)
-                if contains_all(
-                    &existing.metadata.labels,
-                    &owned_labels(&self.names.environment),
-                ) => {}
-            Some(mut existing) => {
-                existing
-                    .metadata
-                    .labels
-                    .get_or_insert_with(Default::default)
-                    .extend(owned_labels(&self.names.environment));
-                accounts
-                    .replace(&name, &PostParams::default(), &existing)
-                    .await
-                    .map_err(api_error("updating", object.clone()))?;
-                info!(object = %object, "updated its labels");
-            }
-        }
+        let repair = |mut existing: ServiceAccount, _| {
+            let unlabelled = add_owned_labels(&mut existing.metadata, &self.names.environment);
+            Ok(Repair::replace_if(unlabelled, existing))
+        };
+        let accounts = Api::namespaced(self.client.clone(), self.namespace);
+        object::ensure(&accounts, &name, desired, repair).await?;
         Ok(())
     }
 
@@ -147,96 +112,47 @@ impl HostRegistration<'_> {
     }
 
     async fn ensure_cluster_role(&self) -> Result<(), RegistrationError> {
-        let roles: Api<ClusterRole> = Api::all(self.client.clone());
-        let desired = self.desired_cluster_role();
         let name = self.names.deployer_cluster_role();
-        let object = format!("ClusterRole {name}");
-        match roles
-            .get_opt(&name)
-            .await
-            .map_err(api_error("reading", object.clone()))?
-        {
-            None => {
-                roles
-                    .create(&PostParams::default(), &desired)
-                    .await
-                    .map_err(api_error("creating", object.clone()))?;
-                info!(object = %object, "created");
-            }
-            Some(existing)
-                if existing.rules == desired.rules
-                    && contains_all(
-                        &existing.metadata.labels,
-                        &owned_labels(&self.names.environment),
-                    ) => {}
-            Some(mut existing) => {
-                existing.rules = desired.rules;
-                existing
-                    .metadata
-                    .labels
-                    .get_or_insert_with(Default::default)
-                    .extend(owned_labels(&self.names.environment));
-                roles
-                    .replace(&name, &PostParams::default(), &existing)
-                    .await
-                    .map_err(api_error("updating", object.clone()))?;
-                info!(object = %object, "updated");
-            }
-        }
+        let repair = |mut existing: ClusterRole, desired: ClusterRole| {
+            let stale = existing.rules != desired.rules;
+            existing.rules = desired.rules;
+            let unlabelled = add_owned_labels(&mut existing.metadata, &self.names.environment);
+            Ok(Repair::replace_if(stale || unlabelled, existing))
+        };
+        let roles = Api::all(self.client.clone());
+        let desired = self.desired_cluster_role();
+        object::ensure(&roles, &name, desired, repair).await?;
         Ok(())
     }
 
     async fn ensure_cluster_role_binding(&self) -> Result<(), RegistrationError> {
-        let bindings: Api<ClusterRoleBinding> = Api::all(self.client.clone());
         let name = self.names.deployer_cluster_role();
-        let object = format!("ClusterRoleBinding {name}");
-        let role_ref = RoleRef {
-            api_group: "rbac.authorization.k8s.io".into(),
-            kind: "ClusterRole".into(),
-            name: name.clone(),
+        let desired = ClusterRoleBinding {
+            metadata: meta(&name, None, self.names),
+            role_ref: RoleRef {
+                api_group: "rbac.authorization.k8s.io".into(),
+                kind: "ClusterRole".into(),
+                name: name.clone(),
+            },
+            subjects: Some(vec![Subject {
+                kind: "ServiceAccount".into(),
+                name: self.names.deployer_service_account(),
+                namespace: Some(self.namespace.to_owned()),
+                api_group: None,
+            }]),
         };
-        let subjects = Some(vec![Subject {
-            kind: "ServiceAccount".into(),
-            name: self.names.deployer_service_account(),
-            namespace: Some(self.namespace.to_owned()),
-            api_group: None,
-        }]);
-        match bindings
-            .get_opt(&name)
-            .await
-            .map_err(api_error("reading", object.clone()))?
-        {
-            None => {
-                let binding = ClusterRoleBinding {
-                    metadata: meta(&name, None, self.names),
-                    role_ref,
-                    subjects,
-                };
-                bindings
-                    .create(&PostParams::default(), &binding)
-                    .await
-                    .map_err(api_error("creating", object.clone()))?;
-                info!(object = %object, "created");
-            }
-            Some(existing) if existing.role_ref == role_ref && existing.subjects == subjects => {}
-            Some(existing) => {
-                // roleRef is immutable: replace the binding as a whole.
-                bindings
-                    .delete(&name, &DeleteParams::default())
-                    .await
-                    .map_err(api_error("deleting", object.clone()))?;
-                let binding = ClusterRoleBinding {
-                    metadata: meta(&name, None, self.names),
-                    role_ref,
-                    subjects,
-                };
-                bindings
-                    .create(&PostParams::default(), &binding)
-                    .await
-                    .map_err(api_error("recreating", object.clone()))?;
-                info!(object = %object, previous_role = %existing.role_ref.name, "recreated");
-            }
-        }
+        // roleRef is immutable: a binding that differs is replaced as a whole.
+        let repair = |existing: ClusterRoleBinding, desired: ClusterRoleBinding| {
+            let same =
+                existing.role_ref == desired.role_ref && existing.subjects == desired.subjects;
+            Ok(if same {
+                Repair::Keep(existing)
+            } else {
+                Repair::Recreate(desired)
+            })
+        };
+        let bindings = Api::all(self.client.clone());
+        object::ensure(&bindings, &name, desired, repair).await?;
         Ok(())
     }
 
@@ -244,16 +160,12 @@ impl HostRegistration<'_> {
         &self,
         force_renew: bool,
     ) -> Result<TokenLifetime, RegistrationError> {
-        let secrets: Api<Secret> = Api::namespaced(self.client.clone(), self.namespace);
+        let secrets = Api::namespaced(self.client.clone(), self.namespace);
         let name = self.names.target_access_secret();
-        let object = format!("Secret {}/{name}", self.namespace);
         let user = self.names.deployer_service_account();
-        let existing = secrets
-            .get_opt(&name)
-            .await
-            .map_err(api_error("reading", object.clone()))?;
-        let current = existing
-            .as_ref()
+        let stored = Stored::read(&secrets, &name).await?;
+        let current = stored
+            .found()
             .and_then(|secret| self.current_token(secret, &user));
         if let Some(lifetime) = current.filter(|_| !force_renew) {
             return Ok(lifetime);
@@ -263,39 +175,26 @@ impl HostRegistration<'_> {
             object: format!("{}/{user}", self.namespace),
         })?;
         let kubeconfig = self.endpoint.kubeconfig_with_token(&user, &token);
-        let data = [(
-            KUBECONFIG_KEY.to_owned(),
-            ByteString(kubeconfig.into_bytes()),
-        )]
-        .into();
-        match existing {
-            None => {
-                let secret = Secret {
-                    metadata: meta(&name, Some(self.namespace), self.names),
-                    data: Some(data),
-                    type_: Some("Opaque".into()),
-                    ..Default::default()
-                };
-                secrets
-                    .create(&PostParams::default(), &secret)
-                    .await
-                    .map_err(api_error("creating", object.clone()))?;
-                info!(object = %object, expires = %lifetime.expires, "created with a fresh deployer token");
-            }
-            Some(mut secret) => {
-                secret.data = Some(data);
-                secret
-                    .metadata
-                    .labels
-                    .get_or_insert_with(Default::default)
-                    .extend(owned_labels(&self.names.environment));
-                secrets
-                    .replace(&name, &PostParams::default(), &secret)
-                    .await
-                    .map_err(api_error("updating", object.clone()))?;
-                info!(object = %object, expires = %lifetime.expires, "renewed the deployer token");
-            }
-        }
+        let desired = Secret {
+            metadata: meta(&name, Some(self.namespace), self.names),
+            data: Some(
+                [(
+                    KUBECONFIG_KEY.to_owned(),
+                    ByteString(kubeconfig.into_bytes()),
+                )]
+                .into(),
+            ),
+            type_: Some("Opaque".into()),
+            ..Default::default()
+        };
+        stored
+            .ensure(desired, |mut existing, desired| {
+                existing.data = desired.data;
+                add_owned_labels(&mut existing.metadata, &self.names.environment);
+                Ok(Repair::Replace(existing))
+            })
+            .await?;
+        info!(secret = %name, expires = %lifetime.expires, "issued a fresh deployer token");
         Ok(lifetime)
     }
 
@@ -339,51 +238,14 @@ impl HostRegistration<'_> {
 
     /// Deletes the deployer identity and its Secret; objects already gone are fine.
     pub async fn remove(&self) -> Result<(), RegistrationError> {
-        let name = self.names.deployer_cluster_role();
-        delete(
-            &Api::<ClusterRoleBinding>::all(self.client.clone()),
-            &name,
-            format!("ClusterRoleBinding {name}"),
-        )
-        .await?;
-        delete(
-            &Api::<ClusterRole>::all(self.client.clone()),
-            &name,
-            format!("ClusterRole {name}"),
-        )
-        .await?;
-        let secret = self.names.target_access_secret();
-        delete(
-            &Api::<Secret>::namespaced(self.client.clone(), self.namespace),
-            &secret,
-            format!("Secret {}/{secret}", self.namespace),
-        )
-        .await?;
-        let account = self.names.deployer_service_account();
-        delete(
-            &Api::<ServiceAccount>::namespaced(self.client.clone(), self.namespace),
-            &account,
-            format!("ServiceAccount {}/{account}", self.namespace),
-        )
-        .await
-    }
-}
-
-async fn delete<K>(api: &Api<K>, name: &str, object: String) -> Result<(), RegistrationError>
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    match api.delete(name, &DeleteParams::default()).await {
-        Ok(_) => {
-            info!(object = %object, "deleted");
-            Ok(())
-        }
-        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
-        Err(source) => Err(RegistrationError::Api {
-            action: "deleting",
-            object,
-            source,
-        }),
+        let role = self.names.deployer_cluster_role();
+        let client = || self.client.clone();
+        object::delete(&Api::<ClusterRoleBinding>::all(client()), &role).await?;
+        object::delete(&Api::<ClusterRole>::all(client()), &role).await?;
+        let secrets = Api::<Secret>::namespaced(client(), self.namespace);
+        object::delete(&secrets, &self.names.target_access_secret()).await?;
+        let accounts = Api::<ServiceAccount>::namespaced(client(), self.namespace);
+        object::delete(&accounts, &self.names.deployer_service_account()).await
     }
 }
 
@@ -393,5 +255,72 @@ fn meta(name: &str, namespace: Option<&str>, names: &Names) -> ObjectMeta {
         namespace: namespace.map(str::to_owned),
         labels: Some(owned_labels(&names.environment)),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use testbed::Testbed;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn drifted_identity_is_repaired_and_a_right_one_is_not_written() {
+        let testbed = Testbed::start().await.unwrap();
+        let cluster = testbed.cluster();
+        let client = cluster.client();
+        let endpoint = Endpoint {
+            server: cluster.url(),
+            ca_pem: Some(cluster.ca_pem().to_owned()),
+            insecure: false,
+            tls_server_name: None,
+        };
+        let names = Names::new("drift");
+        let host = HostRegistration {
+            client: &client,
+            endpoint: &endpoint,
+            names: &names,
+            namespace: "ls-system",
+            token_lifetime: Duration::from_secs(3600),
+        };
+        host.ensure().await.unwrap();
+        cluster.reset_requests();
+        host.ensure().await.unwrap();
+        assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+
+        let post = PostParams::default();
+        let accounts = Api::<ServiceAccount>::namespaced(client.clone(), "ls-system");
+        let mut account = accounts
+            .get(&names.deployer_service_account())
+            .await
+            .unwrap();
+        account.metadata.labels = None;
+        accounts
+            .replace(&names.deployer_service_account(), &post, &account)
+            .await
+            .unwrap();
+        let role_name = names.deployer_cluster_role();
+        let roles = Api::<ClusterRole>::all(client.clone());
+        let mut role = roles.get(&role_name).await.unwrap();
+        role.rules = None;
+        roles.replace(&role_name, &post, &role).await.unwrap();
+        let bindings = Api::<ClusterRoleBinding>::all(client.clone());
+        let mut binding = bindings.get(&role_name).await.unwrap();
+        let before = binding.metadata.uid.clone();
+        binding.subjects = None;
+        bindings.replace(&role_name, &post, &binding).await.unwrap();
+
+        host.ensure().await.unwrap();
+
+        let account = accounts
+            .get(&names.deployer_service_account())
+            .await
+            .unwrap();
+        assert_eq!(account.metadata.labels, Some(owned_labels("drift")));
+        let role = roles.get(&role_name).await.unwrap();
+        assert_eq!(role.rules, host.desired_cluster_role().rules);
+        let binding = bindings.get(&role_name).await.unwrap();
+        assert_ne!(binding.metadata.uid, before, "recreated, not updated");
+        assert_eq!(binding.subjects.unwrap()[0].name, "deployer-drift");
     }
 }

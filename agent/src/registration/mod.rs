@@ -4,6 +4,7 @@
 
 pub mod environment;
 pub mod host;
+mod object;
 
 use std::collections::BTreeMap;
 
@@ -80,14 +81,4 @@ pub(crate) fn api_error(
         object,
         source,
     }
-}
-
-/// Whether `existing` holds every entry of `wanted`.
-pub(crate) fn contains_all(
-    existing: &Option<BTreeMap<String, String>>,
-    wanted: &BTreeMap<String, String>,
-) -> bool {
-    wanted
-        .iter()
-        .all(|(k, v)| existing.as_ref().and_then(|e| e.get(k)) == Some(v))
 }
