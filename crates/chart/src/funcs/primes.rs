@@ -1,22 +1,17 @@
 //! RSA key generation for `genPrivateKey`, `genCA` and the certificate functions, fast enough
-//! for a render: random primes are searched Go's way (random start with the top two bits set,
-//! then the next odd numbers), but a sieve of the odd primes below [`SIEVE_BOUND`] rejects most
-//! candidates before a Miller–Rabin round runs, where the `rsa` crate's generator sieves with
-//! the primes up to 53 only and so runs about twice as many expensive tests per prime.
+//! for a render. Primes are searched Go's way (a random start with the top two bits set, then
+//! the next odd numbers); a sieve crosses out the candidates with a factor below 2^16 (and
+//! those that are 1 modulo e), a base-2 Miller–Rabin round rejects almost every remaining
+//! composite, and the survivor gets the random-base rounds FIPS 186-5 asks for. The two
+//! primes of a key are searched on two threads at once.
+
+mod montgomery;
+mod sieve;
 
 use num_bigint::BigUint;
 use num_traits::One;
 
-/// Candidates divisible by an odd prime below this bound are rejected without a modular
-/// exponentiation (87% of odd numbers).
-const SIEVE_BOUND: u32 = 1 << 12;
-
-/// Miller–Rabin rounds for a candidate that passed the sieve: the first with base 2, the
-/// others with random bases, as Go's `ProbablyPrime(20)` does before its Lucas test.
-const ROUNDS: usize = 20;
-
-/// How far the search walks from one random start before drawing another (Go: 2^20).
-const MAX_DELTA: u32 = 1 << 20;
+use montgomery::{Limbs, Modulus};
 
 /// Go's `rsa.GenerateKey` public exponent.
 const PUBLIC_EXPONENT: u32 = 65_537;
@@ -26,15 +21,16 @@ pub fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, String> {
     if bits < 64 {
         return Err(format!("crypto/rsa: {bits}-bit keys are too small"));
     }
-    let small = small_primes();
     loop {
-        let p = random_prime(bits - bits / 2, &small)?;
-        let q = random_prime(bits / 2, &small)?;
-        if p == q {
+        let (p, q) = prime_pair(bits - bits / 2, bits / 2)?;
+        // FIPS 186-5 A.1.3: primes this close would let n be factored (never by chance).
+        let distance = if p > q { &p - &q } else { &q - &p };
+        if distance.bits() as usize <= (bits / 2).saturating_sub(100) {
             continue;
         }
         let primes = [p, q].map(|prime| rsa::BigUint::from_bytes_be(&prime.to_bytes_be()));
-        // A prime with e | p-1 has no private exponent; Go draws again in that case too.
+        // The sieve keeps p ≢ 1 (mod e), so the private exponent exists; drawing again on an
+        // error is Go's answer should it not.
         let Ok(key) =
             rsa::RsaPrivateKey::from_primes(primes.to_vec(), rsa::BigUint::from(PUBLIC_EXPONENT))
         else {
@@ -46,50 +42,52 @@ pub fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, String> {
     }
 }
 
-/// The odd primes below [`SIEVE_BOUND`].
-fn small_primes() -> Vec<u32> {
-    let bound = SIEVE_BOUND as usize;
-    let mut composite = vec![false; bound];
-    let mut primes = Vec::new();
-    for n in 3..bound {
-        if composite[n] {
-            continue;
-        }
-        if n % 2 == 1 {
-            primes.push(n as u32);
-        }
-        for multiple in (n * n..bound).step_by(n) {
-            composite[multiple] = true;
-        }
-    }
-    primes
+/// Two random primes of the given sizes, searched in parallel: a key's time is the slower
+/// search instead of the sum of both (one thread when another cannot be started).
+fn prime_pair(p_bits: usize, q_bits: usize) -> Result<(BigUint, BigUint), String> {
+    std::thread::scope(|scope| {
+        let other = std::thread::Builder::new()
+            .name("rsa-prime".to_string())
+            .spawn_scoped(scope, || random_prime(q_bits));
+        let p = random_prime(p_bits)?;
+        let q = match other {
+            Ok(handle) => handle
+                .join()
+                .map_err(|_| "crypto/rsa: prime search thread failed".to_string())??,
+            Err(_) => random_prime(q_bits)?,
+        };
+        Ok((p, q))
+    })
 }
 
-/// A random prime of exactly `bits` bits with its top two bits set (so a product of two has
-/// twice as many bits).
-fn random_prime(bits: usize, small: &[u32]) -> Result<BigUint, String> {
+/// A random prime of exactly `bits` bits (at least 32) with its top two bits set, so that a
+/// product of two has twice as many bits.
+fn random_prime(bits: usize) -> Result<BigUint, String> {
+    let rounds = random_base_rounds(bits);
     loop {
         let start = random_start(bits)?;
-        let remainders: Vec<u32> = small
-            .iter()
-            .map(|&p| (&start % p).try_into().unwrap_or(0))
-            .collect();
-        for delta in (0..MAX_DELTA).step_by(2) {
-            let divisible = small
-                .iter()
-                .zip(&remainders)
-                .any(|(&p, &r)| (u64::from(r) + u64::from(delta)) % u64::from(p) == 0);
-            if divisible {
-                continue;
-            }
-            let candidate = &start + delta;
+        let alive = sieve::survivors(&start, PUBLIC_EXPONENT);
+        for (offset, _) in alive.iter().enumerate().filter(|(_, alive)| **alive) {
+            let candidate = &start + 2 * offset as u64;
             if candidate.bits() as usize != bits {
                 break;
             }
-            if is_probable_prime(&candidate)? {
+            if is_probable_prime(&candidate, rounds)? {
                 return Ok(candidate);
             }
         }
+    }
+}
+
+/// Miller–Rabin rounds with random bases for a candidate that passed the sieve and the base-2
+/// round: FIPS 186-5 Table B.1 asks for 5 for 1024-bit primes (error below 2^−112) and 4
+/// from 1536 bits (below 2^−128). Shorter primes, which no Sprig function asks for, keep the
+/// 20 rounds of Go's `ProbablyPrime(20)`.
+fn random_base_rounds(bits: usize) -> usize {
+    match bits {
+        1536.. => 4,
+        1024.. => 5,
+        _ => 20,
     }
 }
 
@@ -110,40 +108,66 @@ fn random_bytes(len: usize) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Miller–Rabin with [`ROUNDS`] bases for an odd `n` greater than 3.
-fn is_probable_prime(n: &BigUint) -> Result<bool, String> {
-    let one = BigUint::one();
+/// Miller–Rabin for an odd `n > 3`: base 2, then `rounds` random bases.
+fn is_probable_prime(n: &BigUint, rounds: usize) -> Result<bool, String> {
+    // The fixed widths cover primes for keys up to 8192 bits; Sprig asks for 2048 and 4096.
+    match n.to_u64_digits().len() {
+        0..=8 => miller_rabin::<8>(n, rounds),
+        9..=16 => miller_rabin::<16>(n, rounds),
+        17..=32 => miller_rabin::<32>(n, rounds),
+        33..=64 => miller_rabin::<64>(n, rounds),
+        _ => Err(format!("crypto/rsa: {}-bit primes are too large", n.bits())),
+    }
+}
+
+fn miller_rabin<const N: usize>(n: &BigUint, rounds: usize) -> Result<bool, String> {
+    let r_squared = (BigUint::one() << (128 * N)) % n;
+    let modulus = Modulus::<N>::new(limbs(n), limbs(&r_squared));
     let n_minus_1 = n - 1u32;
     let shift = n_minus_1.trailing_zeros().unwrap_or(0);
-    let odd_part = &n_minus_1 >> shift;
-    let n_minus_3 = n - 3u32;
-    for round in 0..ROUNDS {
-        let base = if round == 0 {
-            BigUint::from(2u32)
-        } else {
-            BigUint::from_bytes_be(&random_bytes(n.bits().div_ceil(8) as usize)?) % &n_minus_3
-                + 2u32
-        };
-        let mut x = base.modpow(&odd_part, n);
-        if x == one || x == n_minus_1 {
-            continue;
+    let odd_part = limbs(&(&n_minus_1 >> shift));
+    let (one, minus_one) = (modulus.one(), modulus.minus_one());
+    // Whether base^odd_part (given) proves n composite: it is neither ±1 nor reaches −1 by
+    // squaring.
+    let is_witness = |mut x: Limbs<N>| {
+        if x == one || x == minus_one {
+            return false;
         }
-        let mut witness = true;
         for _ in 1..shift {
-            x = &x * &x % n;
-            if x == n_minus_1 {
-                witness = false;
-                break;
+            x = modulus.mul(&x, &x);
+            if x == minus_one {
+                return false;
             }
             if x == one {
-                return Ok(false);
+                return true;
             }
         }
-        if witness {
+        true
+    };
+    if is_witness(modulus.pow2(&odd_part)) {
+        return Ok(false);
+    }
+    let n_minus_3 = n - 3u32;
+    for _ in 0..rounds {
+        // A base in [2, n − 2].
+        let base = BigUint::from_bytes_be(&random_bytes(n.bits().div_ceil(8) as usize)?)
+            % &n_minus_3
+            + 2u32;
+        let base = modulus.to_montgomery(&limbs(&base));
+        if is_witness(modulus.pow(&base, &odd_part)) {
             return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// `x` (below 2^(64·N)) as limbs.
+fn limbs<const N: usize>(x: &BigUint) -> Limbs<N> {
+    let mut out = [0; N];
+    for (limb, digit) in out.iter_mut().zip(x.iter_u64_digits()) {
+        *limb = digit;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -151,30 +175,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sieve_holds_the_odd_primes() {
-        let small = small_primes();
-        assert_eq!(&small[..6], [3, 5, 7, 11, 13, 17]);
-        assert_eq!(small.last(), Some(&4093));
+    fn miller_rabin_separates_primes_from_composites() {
+        let mersenne_127 = (BigUint::one() << 127) - 1u32;
+        assert_eq!(is_probable_prime(&mersenne_127, 20), Ok(true));
+        // 2^128 + 1 is composite (274177 · 67280421310721 · …); so is a Carmichael number.
+        let fermat_7 = (BigUint::one() << 128) + 1u32;
+        assert_eq!(is_probable_prime(&fermat_7, 20), Ok(false));
+        assert_eq!(is_probable_prime(&BigUint::from(561u32), 20), Ok(false));
+        assert_eq!(is_probable_prime(&BigUint::from(7919u32), 20), Ok(true));
+        // M521 and M1279 need 9 and 20 limbs; 2^1279 + 1 is divisible by 3.
+        let mersenne_521 = (BigUint::one() << 521) - 1u32;
+        assert_eq!(is_probable_prime(&mersenne_521, 5), Ok(true));
+        let mersenne_1279 = (BigUint::one() << 1279) - 1u32;
+        assert_eq!(is_probable_prime(&mersenne_1279, 4), Ok(true));
+        assert_eq!(is_probable_prime(&(mersenne_1279 + 2u32), 4), Ok(false));
     }
 
     #[test]
-    fn miller_rabin_separates_primes_from_composites() {
-        let mersenne_127 = (BigUint::one() << 127) - 1u32;
-        assert_eq!(is_probable_prime(&mersenne_127), Ok(true));
-        // 2^128 + 1 is composite (274177 · 67280421310721 · …); so is a Carmichael number.
-        let fermat_7 = (BigUint::one() << 128) + 1u32;
-        assert_eq!(is_probable_prime(&fermat_7), Ok(false));
-        assert_eq!(is_probable_prime(&BigUint::from(561u32)), Ok(false));
-        assert_eq!(is_probable_prime(&BigUint::from(7919u32)), Ok(true));
+    fn strong_pseudoprimes_to_base_two_fall_to_random_bases() {
+        // 3215031751 = 151·751·28351 passes bases 2, 3, 5 and 7; 2047 = 23·89 passes base 2.
+        for n in [3_215_031_751u32, 2047] {
+            assert_eq!(is_probable_prime(&BigUint::from(n), 20), Ok(false), "{n}");
+        }
+    }
+
+    #[test]
+    fn primes_have_the_requested_size_and_top_bits() {
+        for bits in [32, 64, 100, 512] {
+            let p = random_prime(bits).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(p.bits() as usize, bits);
+            assert!(p.bit(bits as u64 - 2), "second bit set");
+            assert_ne!(&p % PUBLIC_EXPONENT, BigUint::one(), "e has an inverse");
+            assert_eq!(is_probable_prime(&p, 20), Ok(true));
+        }
     }
 
     #[test]
     fn keys_have_the_requested_modulus_size_and_validate() {
         use rsa::traits::{PrivateKeyParts as _, PublicKeyParts as _};
-        let key = rsa_key(1024).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(key.n().bits(), 1024);
-        assert_eq!(key.e(), &rsa::BigUint::from(PUBLIC_EXPONENT));
-        assert_eq!(key.primes().len(), 2);
-        assert!(key.validate().is_ok());
+        for bits in [1024, 2048] {
+            let key = rsa_key(bits).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(key.n().bits(), bits);
+            assert_eq!(key.e(), &rsa::BigUint::from(PUBLIC_EXPONENT));
+            let [p, q] = key.primes() else {
+                panic!("two primes")
+            };
+            assert_eq!(&(p * q), key.n());
+            assert!(key.validate().is_ok());
+        }
     }
 }
