@@ -112,17 +112,20 @@ fn random_bytes(len: usize) -> Result<Vec<u8>, String> {
 fn is_probable_prime(n: &BigUint, rounds: usize) -> Result<bool, String> {
     // The fixed widths cover primes for keys up to 8192 bits; Sprig asks for 2048 and 4096.
     match n.to_u64_digits().len() {
-        0..=8 => miller_rabin::<8>(n, rounds),
-        9..=16 => miller_rabin::<16>(n, rounds),
-        17..=32 => miller_rabin::<32>(n, rounds),
-        33..=64 => miller_rabin::<64>(n, rounds),
+        0..=8 => miller_rabin::<8, 16>(n, rounds),
+        9..=16 => miller_rabin::<16, 32>(n, rounds),
+        17..=32 => miller_rabin::<32, 64>(n, rounds),
+        33..=64 => miller_rabin::<64, 128>(n, rounds),
         _ => Err(format!("crypto/rsa: {}-bit primes are too large", n.bits())),
     }
 }
 
-fn miller_rabin<const N: usize>(n: &BigUint, rounds: usize) -> Result<bool, String> {
+fn miller_rabin<const N: usize, const W: usize>(
+    n: &BigUint,
+    rounds: usize,
+) -> Result<bool, String> {
     let r_squared = (BigUint::one() << (128 * N)) % n;
-    let modulus = Modulus::<N>::new(limbs(n), limbs(&r_squared));
+    let modulus = Modulus::<N, W>::new(limbs(n), limbs(&r_squared));
     let n_minus_1 = n - 1u32;
     let shift = n_minus_1.trailing_zeros().unwrap_or(0);
     let odd_part = limbs(&(&n_minus_1 >> shift));
@@ -134,7 +137,7 @@ fn miller_rabin<const N: usize>(n: &BigUint, rounds: usize) -> Result<bool, Stri
             return false;
         }
         for _ in 1..shift {
-            x = modulus.mul(&x, &x);
+            x = modulus.square(&x);
             if x == minus_one {
                 return false;
             }

@@ -10,8 +10,9 @@
 /// A number of `N` limbs, least significant limb first.
 pub(super) type Limbs<const N: usize> = [u64; N];
 
-/// Arithmetic modulo one odd number `n` of at most `N` limbs, with R = 2^(64·N).
-pub(super) struct Modulus<const N: usize> {
+/// Arithmetic modulo one odd number `n` of at most `N` limbs, with R = 2^(64·N); `W` is 2·N,
+/// the width of a full square (stable Rust cannot write `2 * N` as an array length).
+pub(super) struct Modulus<const N: usize, const W: usize> {
     n: Limbs<N>,
     /// −n⁻¹ mod 2^64, the factor that clears the low limb in each reduction step.
     n_prime: u64,
@@ -25,10 +26,11 @@ pub(super) struct Modulus<const N: usize> {
 /// multiplication per six exponent bits on average.
 const WINDOW: usize = 5;
 
-impl<const N: usize> Modulus<N> {
+impl<const N: usize, const W: usize> Modulus<N, W> {
     /// The context for an odd `n` (`n > 1`) given with R² mod n, which the caller computes
     /// once with a general division.
     pub(super) fn new(n: Limbs<N>, r_squared: Limbs<N>) -> Self {
+        const { assert!(W == 2 * N) };
         let mut modulus = Modulus {
             n,
             n_prime: neg_inverse(n[0]),
@@ -81,6 +83,52 @@ impl<const N: usize> Modulus<N> {
         if top != 0 || !borrow { difference } else { t }
     }
 
+    /// x²·R⁻¹ mod n for x below n: the square first (each cross product once, then doubled),
+    /// then the reduction, about a quarter fewer multiplications than [`Modulus::mul`]; nearly
+    /// all the work of an exponentiation is squaring.
+    pub(super) fn square(&self, x: &Limbs<N>) -> Limbs<N> {
+        let mut t = [0u64; W];
+        for i in 0..N {
+            let mut carry = 0;
+            for j in i + 1..N {
+                (t[i + j], carry) = mac(t[i + j], x[i], x[j], carry);
+            }
+            t[i + N] = carry;
+        }
+        // Double the cross products and add the squares of the limbs; x² < R² leaves no carry.
+        let (mut shifted_out, mut carry) = (0u64, 0u64);
+        for i in 0..N {
+            let (low, high) = (t[2 * i], t[2 * i + 1]);
+            let doubled_low = low << 1 | shifted_out;
+            let doubled_high = high << 1 | low >> 63;
+            shifted_out = high >> 63;
+            let (square_low, square_high) = mac(0, x[i], x[i], 0);
+            (t[2 * i], carry) = add(doubled_low, square_low, carry);
+            (t[2 * i + 1], carry) = add(doubled_high, square_high, carry);
+        }
+        // Montgomery reduction of the W-limb square, one limb at a time; `spill` is the carry
+        // out of limb i + N that belongs to limb i + N + 1.
+        let mut spill = 0u64;
+        for i in 0..N {
+            let m = t[i].wrapping_mul(self.n_prime);
+            let mut carry = 0;
+            for j in 0..N {
+                (t[i + j], carry) = mac(t[i + j], m, self.n[j], carry);
+            }
+            let (sum, carry) = add(t[i + N], carry, spill);
+            t[i + N] = sum;
+            spill = carry;
+        }
+        let mut result = [0u64; N];
+        result.copy_from_slice(&t[N..]);
+        let (difference, borrow) = sub(&result, &self.n);
+        if spill != 0 || !borrow {
+            difference
+        } else {
+            result
+        }
+    }
+
     /// 2·x mod n for x below n.
     fn double(&self, x: &Limbs<N>) -> Limbs<N> {
         let mut doubled = [0u64; N];
@@ -106,7 +154,7 @@ impl<const N: usize> Modulus<N> {
         // table[i] = base^(2i+1)
         let mut table = [[0u64; N]; 1 << (WINDOW - 1)];
         table[0] = *base;
-        let square = self.mul(base, base);
+        let square = self.square(base);
         for i in 1..table.len() {
             table[i] = self.mul(&table[i - 1], &square);
         }
@@ -115,7 +163,7 @@ impl<const N: usize> Modulus<N> {
         let mut i = bits;
         while i > 0 {
             if !bit(exponent, i - 1) {
-                x = self.mul(&x, &x);
+                x = self.square(&x);
                 i -= 1;
                 continue;
             }
@@ -128,7 +176,7 @@ impl<const N: usize> Modulus<N> {
             for position in (low..i).rev() {
                 value = value << 1 | usize::from(bit(exponent, position));
                 if started {
-                    x = self.mul(&x, &x);
+                    x = self.square(&x);
                 }
             }
             x = if started {
@@ -148,7 +196,7 @@ impl<const N: usize> Modulus<N> {
     pub(super) fn pow2(&self, exponent: &Limbs<N>) -> Limbs<N> {
         let mut x = self.one;
         for i in (0..bit_length(exponent)).rev() {
-            x = self.mul(&x, &x);
+            x = self.square(&x);
             if bit(exponent, i) {
                 x = self.double(&x);
             }
@@ -161,6 +209,13 @@ impl<const N: usize> Modulus<N> {
 #[inline(always)]
 fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
     let wide = u128::from(acc) + u128::from(a) * u128::from(b) + u128::from(carry);
+    (wide as u64, (wide >> 64) as u64)
+}
+
+/// a + b + carry as (sum, carry); the carry in and out are 0 or 1.
+#[inline(always)]
+fn add(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let wide = u128::from(a) + u128::from(b) + u128::from(carry);
     (wide as u64, (wide >> 64) as u64)
 }
 
@@ -211,12 +266,12 @@ mod tests {
         out
     }
 
-    fn modulus<const N: usize>(n: &BigUint) -> Modulus<N> {
+    fn modulus<const N: usize, const W: usize>(n: &BigUint) -> Modulus<N, W> {
         let r_squared = (BigUint::from(1u32) << (128 * N)) % n;
         Modulus::new(limbs(n), limbs(&r_squared))
     }
 
-    fn from_montgomery<const N: usize>(m: &Modulus<N>, x: &Limbs<N>) -> BigUint {
+    fn from_montgomery<const N: usize, const W: usize>(m: &Modulus<N, W>, x: &Limbs<N>) -> BigUint {
         let mut one = [0; N];
         one[0] = 1;
         let digits = m.mul(x, &one);
@@ -255,7 +310,7 @@ mod tests {
             full in any::<bool>(),
         ) {
             let n = odd_modulus(&n, full);
-            let m = modulus::<16>(&n);
+            let m = modulus::<16, 32>(&n);
             let base = BigUint::from_bytes_le(&base) % &n;
             let exponent = BigUint::from_bytes_le(&exponent);
             let x = m.to_montgomery(&limbs(&base));
@@ -276,10 +331,12 @@ mod tests {
             b in proptest::collection::vec(any::<u8>(), 64),
         ) {
             let n = odd_modulus(&n, true);
-            let m = modulus::<8>(&n);
+            let m = modulus::<8, 16>(&n);
             let (a, b) = (BigUint::from_bytes_le(&a) % &n, BigUint::from_bytes_le(&b) % &n);
             let product = m.mul(&m.to_montgomery(&limbs(&a)), &m.to_montgomery(&limbs(&b)));
-            prop_assert_eq!(from_montgomery(&m, &product), a * b % &n);
+            prop_assert_eq!(from_montgomery(&m, &product), &a * &b % &n);
+            let square = m.square(&m.to_montgomery(&limbs(&a)));
+            prop_assert_eq!(from_montgomery(&m, &square), &a * &a % &n);
             prop_assert_eq!(
                 from_montgomery(&m, &m.minus_one()),
                 &n - BigUint::from(1u32)
