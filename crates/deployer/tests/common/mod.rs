@@ -19,8 +19,9 @@ use testbed::Testbed;
 
 /// The namespace of items and targets in the landscaper cluster.
 pub const NS: &str = "items";
-/// How long a test waits for a state before it fails.
-pub const WAIT: Duration = Duration::from_secs(20);
+/// How long a test waits for a state before it fails: generous, because CI runs the whole
+/// workspace's tests on two busy cores, and reaching a state sooner costs nothing.
+pub const WAIT: Duration = Duration::from_secs(60);
 
 /// The two clusters and their admin clients.
 pub struct Env {
