@@ -3,8 +3,10 @@
 //! Charts come inline, from a Helm repository on loopback (HTTPS behind basic auth, the
 //! credentials from the item's Context), from an archive URL and from Debian's
 //! `docker-registry`; the objects equal what our `template` renders. Unreachable
-//! repositories, missing versions, template errors and schema violations end Failed naming
-//! the chart, and a fixed item succeeds; a target that forbids release records fails at once.
+//! repositories (retried with backoff until the timeout), missing versions, a malformed
+//! Chart.yaml, missing dependencies, template errors and schema violations end Failed with a
+//! one-line message naming the chart, file and position, and a fixed item succeeds; a target
+//! that forbids release records fails at once.
 
 mod common;
 
@@ -21,8 +23,8 @@ use landscaper_deployer::helm::source::{SourceSettings, Sources};
 use landscaper_deployer::helm::{self, HelmDeployer};
 use serde_json::{Value, json};
 use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
 use testbed::registry::Registry;
 
@@ -337,6 +339,7 @@ async fn charts_from_every_source_deploy_as_template_renders_them() {
     let repo = repository(RepoOptions {
         basic_auth: Some(("alice".into(), "s3cret".into())),
         tls: true,
+        ..RepoOptions::default()
     });
     // The Context authenticates by URL prefix with a header from a Secret and trusts the
     // repository's CA; the registry login comes from a pull secret.
@@ -446,6 +449,7 @@ async fn without_credentials_the_repository_denies_access_and_the_items_named_co
     let repo = repository(RepoOptions {
         basic_auth: Some(("alice".into(), "s3cret".into())),
         tls: false,
+        ..RepoOptions::default()
     });
     bed.item(
         "web",
@@ -515,7 +519,8 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
     .await;
     let message = bed.failed("missing", "job-1", "ChartNotFound").await;
     assert!(
-        message.contains("spec.config.chart.helmChartRepo: chart demo 9.9.9 of repository")
+        one_line(&message)
+            .contains("spec.config.chart.helmChartRepo: chart demo 9.9.9 of repository")
             && message.contains("version \"9.9.9\" not found"),
         "{message}"
     );
@@ -541,7 +546,9 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
     .await;
     let message = bed.failed("broken", "job-1", "RenderChart").await;
     assert!(
-        message.contains("chart demo-0.3.0") && message.contains("nosuchfunc"),
+        one_line(&message).contains("chart demo-0.3.0")
+            && message.contains("demo/templates/broken.yaml:1")
+            && message.contains("nosuchfunc"),
         "{message}"
     );
     let status = bed
@@ -570,7 +577,8 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
     .await;
     let message = bed.failed("schema", "job-1", "RenderChart").await;
     assert!(
-        message.contains("chart demo-0.1.0") && message.contains("greeting"),
+        one_line(&message).contains("chart demo-0.1.0")
+            && message.contains("demo/values.schema.json: at '/greeting'"),
         "{message}"
     );
     assert!(bed.env.configmap("apps", "schema-config").await.is_none());
@@ -594,36 +602,130 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
     bed.stop().await;
 }
 
+/// Asserts that a failed item's message is one line (status, Event and log line alike).
+fn one_line(message: &str) -> &str {
+    assert!(!message.contains('\n'), "not one line: {message:?}");
+    message
+}
+
+#[tokio::test]
+async fn bad_charts_fail_at_once_with_one_line_naming_chart_file_and_position() {
+    let bed = bed("bad-charts", true, Vec::new()).await;
+    let inline = |files: &[(&str, &str)]| {
+        json!({"archive": {"raw": base64::engine::general_purpose::STANDARD
+            .encode(chart_repository::package(files))}})
+    };
+    let chart_yaml = "apiVersion: v2\nname: demo\nversion: 0.1.0\n";
+    let cases = [
+        (
+            "chart-yaml",
+            inline(&[(
+                "demo/Chart.yaml",
+                "apiVersion: v2\nname: demo\nversion: 0.1.0\n  bad: [\n",
+            )]),
+            json!({}),
+            "InvalidChart",
+            vec!["inline chart archive", "Chart.yaml", "line 4"],
+        ),
+        (
+            "dependency",
+            inline(&[(
+                "demo/Chart.yaml",
+                "apiVersion: v2\nname: demo\nversion: 0.1.0\ndependencies:\n- name: redis\n  version: 1.x\n  repository: https://127.0.0.1:9/charts\n",
+            )]),
+            json!({}),
+            "RenderChart",
+            vec![
+                "chart demo-0.1.0",
+                "demo/Chart.yaml: dependencies[0] (redis)",
+            ],
+        ),
+        (
+            "template",
+            inline(&[
+                ("demo/Chart.yaml", chart_yaml),
+                ("demo/templates/cm.yaml", "a: 1\nb: {{ .Values.x.y.z }}\n"),
+            ]),
+            json!({}),
+            "RenderChart",
+            vec![
+                "chart demo-0.1.0",
+                "demo/templates/cm.yaml:2:",
+                "nil pointer",
+            ],
+        ),
+        (
+            "schema",
+            inline(&[
+                ("demo/Chart.yaml", chart_yaml),
+                ("demo/values.schema.json", SCHEMA),
+            ]),
+            json!({"greeting": 5}),
+            "RenderChart",
+            vec![
+                "chart demo-0.1.0",
+                "demo/values.schema.json: at '/greeting': got integer, want string",
+            ],
+        ),
+    ];
+    for (name, chart, values, _, _) in &cases {
+        bed.item(name, provider(name, chart.clone(), values.clone()), None)
+            .await;
+    }
+    for (name, _, _, reason, wanted) in &cases {
+        let message = bed.failed(name, "job-1", reason).await;
+        let message = one_line(&message);
+        for part in wanted {
+            assert!(message.contains(part), "{name}: {part:?} in {message}");
+        }
+    }
+    bed.stop().await;
+}
+
 #[tokio::test]
 async fn an_unreachable_repository_is_retried_with_backoff_until_the_timeout_then_fails() {
     let bed = bed("unreachable", true, Vec::new()).await;
-    // A port that accepts connections and closes them at once: every attempt is counted.
+    // A port that accepts connections and closes them at once: every attempt is recorded.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://{}", listener.local_addr().unwrap());
-    let attempts = Arc::new(AtomicUsize::new(0));
-    let counted = attempts.clone();
+    let attempts = Arc::new(Mutex::new(Vec::new()));
+    let recorded = attempts.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
-            counted.fetch_add(1, Ordering::Relaxed);
+            recorded
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(Instant::now());
             drop(stream);
         }
     });
     bed.item(
         "web",
         provider("web", repo_source(&dead, "0.1.0"), json!({})),
-        Some("3s"),
+        Some("5s"),
     )
     .await;
     let message = bed.failed("web", "job-1", "ProgressingTimeout").await;
     assert!(
-        message.contains(&format!("chart demo 0.1.0 of repository {dead}"))
+        one_line(&message).contains("within its timeout of 5s")
+            && message.contains(&format!("chart demo 0.1.0 of repository {dead}"))
             && message.contains("cannot be reached"),
         "{message}"
     );
-    // Retries back off from 50 ms to 500 ms (the test configuration): about eight attempts in
-    // three seconds, where a hot loop would make hundreds.
-    let made = attempts.load(Ordering::Relaxed);
-    assert!((2..=20).contains(&made), "{made} attempts");
+    // Retried, and each retry waited at least its backoff (50 ms doubling up to 500 ms in the
+    // test configuration) — load can only stretch the gaps, and a hot loop would shrink them.
+    let attempts = attempts.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert!(attempts.len() >= 2, "{} attempts", attempts.len());
+    let mut backoff = Duration::from_millis(50);
+    for (i, pair) in attempts.windows(2).enumerate() {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= backoff,
+            "retry {} came {gap:?} after the attempt before it, within its backoff {backoff:?}",
+            i + 1
+        );
+        backoff = (backoff * 2).min(Duration::from_millis(500));
+    }
 
     let repo = repository(RepoOptions::default());
     let status = bed

@@ -363,7 +363,12 @@ fn name_and_chart(args: &Args) -> Result<(String, String), String> {
         },
         _ => return Err("expected a chart".to_string()),
     };
-    validate_release_name(&name)?;
+    if !render::is_valid_release_name(&name) {
+        return Err(format!(
+            "release name is invalid: {name}: {}",
+            render::INVALID_RELEASE_NAME
+        ));
+    }
     Ok((name, chart))
 }
 
@@ -375,23 +380,6 @@ fn render_name_template(text: &str) -> Result<String, String> {
     engine
         .render("name-template", &Value::Nil)
         .map_err(|e| e.to_string())
-}
-
-/// Helm's release name rule: a DNS-1123 subdomain of at most 53 characters.
-fn validate_release_name(name: &str) -> Result<(), String> {
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if name.is_empty() || name.len() > 53 || !name.split('.').all(label_ok) {
-        return Err(format!(
-            "release name is invalid: {name}: invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"
-        ));
-    }
-    Ok(())
 }
 
 /// Values in Helm's order: files, then --set-json, --set, --set-string, --set-file,

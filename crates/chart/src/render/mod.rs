@@ -48,6 +48,21 @@ impl Default for ReleaseOptions {
     }
 }
 
+/// Helm's words for a release name that breaks [`is_valid_release_name`]'s rule.
+pub const INVALID_RELEASE_NAME: &str = "invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53";
+
+/// Helm's release name rule: a DNS-1123 subdomain of at most 53 characters.
+pub fn is_valid_release_name(name: &str) -> bool {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    !name.is_empty() && name.len() <= 53 && name.split('.').all(label_ok)
+}
+
 /// Everything besides chart and values that decides what `helm template` prints.
 #[derive(Debug, Clone, Default)]
 pub struct TemplateOptions {
@@ -77,8 +92,12 @@ pub struct TemplateOptions {
 /// A render failure, with what Helm shows of a half-made release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderError {
-    /// Helm's message (what follows `Error: `).
+    /// Helm's message (what follows `Error: `); some are several lines (schema violations,
+    /// template traces).
     pub message: String,
+    /// The same failure on one line naming the file and position (the values path for a
+    /// schema violation), for statuses and logs where a multi-line message does not fit.
+    pub summary: String,
     /// When the failure happened while rendering, the manifest made so far (`--debug` prints
     /// it, and without `--debug` Helm adds a hint to the message).
     pub partial_manifest: Option<String>,
@@ -86,18 +105,48 @@ pub struct RenderError {
 
 impl RenderError {
     fn before_render(message: impl Into<String>) -> RenderError {
+        let message = message.into();
         RenderError {
-            message: message.into(),
+            summary: one_line(&message),
+            message,
             partial_manifest: None,
         }
     }
 
     fn during_render(message: impl Into<String>, manifest: String) -> RenderError {
+        let message = message.into();
         RenderError {
-            message: message.into(),
+            summary: one_line(&message),
+            message,
             partial_manifest: Some(manifest),
         }
     }
+
+    fn with_summary(mut self, summary: String) -> RenderError {
+        self.summary = one_line(&summary);
+        self
+    }
+
+    /// A template that failed to parse or execute: Helm's words, and Go's one-line error
+    /// (`template: FILE:LINE:COL: executing …`) where Helm's take several lines.
+    fn template(error: &engine::Error, helm_message: String) -> RenderError {
+        let summary = if helm_message.contains('\n') {
+            error.to_string()
+        } else {
+            helm_message.clone()
+        };
+        RenderError::during_render(helm_message, String::new()).with_summary(summary)
+    }
+}
+
+/// `text` on one line: its non-blank lines, trimmed, joined by `; ` (a `fail` message or a
+/// YAML error can carry line breaks of its own).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl fmt::Display for RenderError {
@@ -137,8 +186,17 @@ pub fn install(
         }
     }
     values::check_dependencies(chart).map_err(|e| {
+        let missing: Vec<String> = values::missing_dependencies(chart)
+            .iter()
+            .map(|(i, name)| format!("dependencies[{i}] ({name})"))
+            .collect();
         RenderError::before_render(format!(
             "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {e}"
+        ))
+        .with_summary(format!(
+            "{}/Chart.yaml: {}: missing in charts/ (`helm dependency build` fetches them)",
+            chart.name(),
+            missing.join(", ")
         ))
     })?;
     let mut warnings = Warnings::default();
@@ -151,6 +209,10 @@ pub fn install(
         values::validate_against_schema(&chart, &coalesced).map_err(|e| {
             RenderError::before_render(format!(
                 "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+            ))
+            .with_summary(format!(
+                "values don't meet the specifications of the schema(s): {}",
+                e.one_line()
             ))
         })?;
     }
@@ -177,8 +239,7 @@ fn render_resources(
             String::new(),
         ));
     }
-    let mut files = render_chart(chart, values, options)
-        .map_err(|e| RenderError::during_render(e, String::new()))?;
+    let mut files = render_chart(chart, values, options)?;
     let notes_key = format!("{}/templates/NOTES.txt", chart.name());
     let notes = files.get(&notes_key).cloned().unwrap_or_default();
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
@@ -229,7 +290,7 @@ pub fn render_chart(
     chart: &Chart,
     values: &DataMap,
     options: &TemplateOptions,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<BTreeMap<String, String>, RenderError> {
     let release = Map::new();
     release.insert("Name", Value::from(options.release.name.as_str()));
     release.insert("Namespace", Value::from(options.release.namespace.as_str()));
@@ -266,7 +327,7 @@ pub fn render_chart(
     for name in &names {
         engine
             .add_template(name, &renderables[*name].text)
-            .map_err(|e| e.helm_message())?;
+            .map_err(|e| RenderError::template(&e, e.helm_message()))?;
     }
     let mut out = BTreeMap::new();
     for name in names {
@@ -281,7 +342,7 @@ pub fn render_chart(
         r.dot.insert("Template", Value::Map(template));
         let rendered = engine
             .render_helm(name, &Value::Map(r.dot.clone()))
-            .map_err(|e| exec_message(&e))?;
+            .map_err(|e| RenderError::template(&e, exec_message(&e)))?;
         out.insert(name.clone(), rendered);
     }
     Ok(out)
@@ -419,16 +480,10 @@ mod tests {
     use super::*;
 
     fn chart(template: &str) -> Chart {
-        let file = |name: &str, data: &str| crate::chart::File {
-            name: name.to_string(),
-            data: data.as_bytes().to_vec(),
-            modified: None,
-        };
-        crate::chart::load_files(vec![
-            file("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
-            file("templates/t.yaml", template),
+        chart_of(&[
+            ("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+            ("templates/t.yaml", template),
         ])
-        .unwrap()
     }
 
     #[test]
@@ -488,5 +543,106 @@ mod tests {
             Some("templates/a.yaml")
         );
         assert_eq!(source_name("kind: X"), None);
+    }
+
+    fn chart_of(files: &[(&str, &str)]) -> Chart {
+        crate::chart::load_files(
+            files
+                .iter()
+                .map(|(name, data)| crate::chart::File {
+                    name: name.to_string(),
+                    data: data.as_bytes().to_vec(),
+                    modified: None,
+                })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    fn failure(c: &Chart, values: &str) -> RenderError {
+        let values = crate::yaml::parse_values(values).unwrap();
+        install(c, &values, &TemplateOptions::default()).unwrap_err()
+    }
+
+    #[test]
+    fn a_template_trace_keeps_helms_lines_and_sums_up_in_gos_one_line() {
+        let e = failure(&chart("a: 1\nb: {{ .Values.x.y.z }}\n"), "");
+        assert!(
+            e.message.starts_with("c/templates/t.yaml:2:"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains('\n'), "{}", e.message);
+        assert!(!e.summary.contains('\n'), "{}", e.summary);
+        assert!(
+            e.summary.starts_with("template: c/templates/t.yaml:2:")
+                && e.summary.contains("nil pointer evaluating interface {}.y"),
+            "{}",
+            e.summary
+        );
+        let e = failure(&chart("a: {{ .Values.a\n"), "");
+        assert_eq!(e.summary, e.message);
+        assert!(
+            e.summary.starts_with("parse error at (c/templates/t.yaml:"),
+            "{}",
+            e.summary
+        );
+    }
+
+    #[test]
+    fn schema_violations_sum_up_per_schema_file_and_values_path() {
+        let schema = r#"{"properties": {"count": {"type": "integer", "minimum": 1}}}"#;
+        let c = chart_of(&[
+            ("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+            ("values.schema.json", schema),
+            (
+                "charts/sub/Chart.yaml",
+                "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+            ),
+            ("charts/sub/values.schema.json", schema),
+        ]);
+        let e = failure(&c, "count: 0\nsub:\n  count: x\n");
+        assert_eq!(
+            e.message,
+            "values don't meet the specifications of the schema(s) in the following chart(s):\nc:\n- at '/count': minimum: got 0, want 1\nsub:\n- at '/count': got string, want integer\n"
+        );
+        assert_eq!(
+            e.summary,
+            "values don't meet the specifications of the schema(s): c/values.schema.json: at '/count': minimum: got 0, want 1; c/charts/sub/values.schema.json: at '/count': got string, want integer"
+        );
+    }
+
+    #[test]
+    fn missing_dependencies_are_named_by_their_place_in_chart_yaml() {
+        let c = chart_of(&[
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: c\nversion: 0.1.0\ndependencies:\n- name: here\n  version: 0.1.0\n- name: redis\n  version: 1.x\n",
+            ),
+            (
+                "charts/here/Chart.yaml",
+                "apiVersion: v2\nname: here\nversion: 0.1.0\n",
+            ),
+        ]);
+        let e = failure(&c, "");
+        assert!(
+            e.message
+                .ends_with("found in Chart.yaml, but missing in charts/ directory: redis"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.summary,
+            "c/Chart.yaml: dependencies[1] (redis): missing in charts/ (`helm dependency build` fetches them)"
+        );
+    }
+
+    #[test]
+    fn release_names_follow_helms_rule() {
+        assert!(is_valid_release_name("web-1.prod"));
+        for bad in ["", "Web", "-web", "web-", "a..b", &"a".repeat(54)] {
+            assert!(!is_valid_release_name(bad), "{bad:?}");
+        }
+        assert!(is_valid_release_name(&"a".repeat(53)));
     }
 }

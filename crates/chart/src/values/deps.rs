@@ -22,20 +22,28 @@ pub fn process_dependencies(
 
 /// Helm's `CheckDependencies`: every dependency of `Chart.yaml` must be in `charts/`.
 pub fn check_dependencies(chart: &Chart) -> Result<(), String> {
-    let missing: Vec<&str> = chart
-        .metadata
-        .dependencies
-        .iter()
-        .filter(|r| !chart.dependencies.iter().any(|d| d.name() == r.name))
-        .map(|r| r.name.as_str())
-        .collect();
+    let missing = missing_dependencies(chart);
     if missing.is_empty() {
         return Ok(());
     }
+    let names: Vec<&str> = missing.iter().map(|(_, name)| *name).collect();
     Err(format!(
         "found in Chart.yaml, but missing in charts/ directory: {}",
-        missing.join(", ")
+        names.join(", ")
     ))
+}
+
+/// The dependencies of `Chart.yaml` that are not in `charts/`, with their index in
+/// `dependencies`.
+pub fn missing_dependencies(chart: &Chart) -> Vec<(usize, &str)> {
+    chart
+        .metadata
+        .dependencies
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !chart.dependencies.iter().any(|d| d.name() == r.name))
+        .map(|(i, r)| (i, r.name.as_str()))
+        .collect()
 }
 
 fn alias_dependency(charts: &[Chart], dep: &Dependency) -> Option<Chart> {

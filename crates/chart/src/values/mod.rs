@@ -9,6 +9,8 @@ mod warnings;
 pub use coalesce::{
     GLOBAL_KEY, coalesce_tables, coalesce_values, merge_maps, merge_tables, merge_values,
 };
-pub use deps::{check_dependencies, path_value, process_dependencies, table};
-pub use schema::{validate_against_schema, validate_single_schema};
+pub use deps::{check_dependencies, missing_dependencies, path_value, process_dependencies, table};
+pub use schema::{
+    ChartViolations, SchemaViolations, validate_against_schema, validate_single_schema,
+};
 pub use warnings::{Warnings, slog_line};

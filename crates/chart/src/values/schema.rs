@@ -9,28 +9,78 @@ use crate::chart::Chart;
 use crate::data::{Data, Map};
 use crate::value::Value;
 
+/// What the `values.schema.json` of one chart (the root or a subchart) rejects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChartViolations {
+    /// The chart's name, as Helm's report names it.
+    pub chart: String,
+    /// The schema file from the root chart's folder (`demo/charts/sub/values.schema.json`).
+    pub file: String,
+    /// [`validate_single_schema`]'s report: one `- at 'PATH': MESSAGE` line per violation.
+    pub report: String,
+}
+
+/// Every chart whose values schema failed, root chart first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaViolations(pub Vec<ChartViolations>);
+
+impl SchemaViolations {
+    /// All violations on one line, each naming the schema file and the values path:
+    /// `demo/values.schema.json: at '/age': minimum: got -5, want 0; …`.
+    pub fn one_line(&self) -> String {
+        self.0
+            .iter()
+            .flat_map(|c| {
+                c.report
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(move |l| format!("{}: {}", c.file, l.trim_start_matches("- ")))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+impl std::fmt::Display for SchemaViolations {
+    /// Helm v4's report: per failing chart its name, then its violations.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for c in &self.0 {
+            write!(f, "{}:\n{}", c.chart, c.report)?;
+        }
+        Ok(())
+    }
+}
+
 /// Validates `values` against the schemas of `chart` and its subcharts; the error lists every
-/// violation under the name of the chart whose schema failed.
-pub fn validate_against_schema(chart: &Chart, values: &Map) -> Result<(), String> {
-    let mut report = String::new();
+/// violation under the chart whose schema failed.
+pub fn validate_against_schema(chart: &Chart, values: &Map) -> Result<(), SchemaViolations> {
+    let mut found = Vec::new();
+    collect_violations(chart, chart.name(), values, &mut found);
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(SchemaViolations(found))
+    }
+}
+
+/// Adds the violations of `chart` (in folder `folder`) and its subcharts to `found`.
+fn collect_violations(chart: &Chart, folder: &str, values: &Map, found: &mut Vec<ChartViolations>) {
     if let Some(schema) = &chart.schema
-        && let Err(e) = validate_single_schema(values, schema)
+        && let Err(report) = validate_single_schema(values, schema)
     {
-        report.push_str(&format!("{}:\n{e}", chart.name()));
+        found.push(ChartViolations {
+            chart: chart.name().to_string(),
+            file: format!("{folder}/values.schema.json"),
+            report,
+        });
     }
     for sub in &chart.dependencies {
         let sub_values = match values.get(sub.name()) {
             Some(Data::Map(m)) => m.clone(),
             _ => Map::new(),
         };
-        if let Err(e) = validate_against_schema(sub, &sub_values) {
-            report.push_str(&e);
-        }
-    }
-    if report.is_empty() {
-        Ok(())
-    } else {
-        Err(report)
+        let sub_folder = format!("{folder}/charts/{}", sub.name());
+        collect_violations(sub, &sub_folder, &sub_values, found);
     }
 }
 

@@ -4,6 +4,7 @@ use crate::continuous_reconcile::Schedule;
 use crate::deployer::Job;
 use crate::error::Error;
 use landscaper_api::deployer::HelmProviderConfiguration;
+use landscaper_chart::render::is_valid_release_name;
 
 const OPERATION: &str = "Reconcile";
 
@@ -22,8 +23,14 @@ pub fn read(job: &Job) -> Result<HelmProviderConfiguration, Error> {
     if config.name.is_empty() {
         return Err(invalid("name", "the release name is required".into()));
     }
-    if let Err(why) = check_release_name(&config.name) {
-        return Err(invalid("name", why));
+    if !is_valid_release_name(&config.name) {
+        return Err(invalid(
+            "name",
+            format!(
+                "release name {:?} is invalid: it must be a DNS-1123 subdomain of at most 53 characters",
+                config.name
+            ),
+        ));
     }
     if config.namespace.is_empty() {
         return Err(invalid(
@@ -64,34 +71,4 @@ pub fn read(job: &Job) -> Result<HelmProviderConfiguration, Error> {
         })?;
     }
     Ok(config)
-}
-
-/// Helm's release name rule: a DNS-1123 subdomain of at most 53 characters.
-fn check_release_name(name: &str) -> Result<(), String> {
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if name.len() > 53 || !name.split('.').all(label_ok) {
-        return Err(format!(
-            "release name {name:?} is invalid: it must be a DNS-1123 subdomain of at most 53 characters"
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_release_name;
-
-    #[test]
-    fn release_names_follow_helms_rule() {
-        assert!(check_release_name("web-1.prod").is_ok());
-        assert!(check_release_name("Web").is_err());
-        assert!(check_release_name("-web").is_err());
-        assert!(check_release_name(&"a".repeat(54)).is_err());
-    }
 }

@@ -90,7 +90,7 @@ pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
         Error::config(
             OPERATION,
             "RenderChart",
-            format!("DeployItem {}: chart {chart_id}: {}", req.item, e.message),
+            format!("DeployItem {}: chart {chart_id}: {}", req.item, e.summary),
         )
     })?;
     let objects = parse_documents(&release.manifest, &chart_id, req.item)?;
