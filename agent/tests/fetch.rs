@@ -1,41 +1,29 @@
-//! `template` with remote charts, against real servers on loopback: a static Helm repository
-//! (index.yaml plus archives, behind basic auth) served by this test, and Debian's
-//! `docker-registry` (a real OCI registry) for `oci://` charts. The registry test is skipped
-//! with a printed reason when the binary is missing, except under `CI=true`.
+//! `template` with remote charts, against real servers on loopback: a Helm repository
+//! (index.yaml plus archives, behind basic auth) and Debian's `docker-registry` (a real OCI
+//! registry) for `oci://` charts, both from `testbed`. The registry tests are skipped with a
+//! printed reason when the binary is missing, except under `CI=true`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::thread;
-use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
+use testbed::registry::Registry;
 
 /// A packaged chart `demo` at `version` whose output shows release, version and values.
 fn demo_chart(version: &str) -> Vec<u8> {
-    let files = [
-        ("demo/Chart.yaml", format!("apiVersion: v2\nname: demo\nversion: {version}\n")),
-        ("demo/values.yaml", "greeting: hello\n".to_string()),
+    let chart_yaml = format!("apiVersion: v2\nname: demo\nversion: {version}\n");
+    chart_repository::package(&[
+        ("demo/Chart.yaml", chart_yaml.as_str()),
+        ("demo/values.yaml", "greeting: hello\n"),
         (
             "demo/templates/cm.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting }}\n".to_string(),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  version: {{ .Chart.Version | quote }}\n  greeting: {{ .Values.greeting }}\n",
         ),
-    ];
-    let mut builder = tar::Builder::new(Vec::new());
-    for (name, text) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(text.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, name, text.as_bytes())
-            .expect("tar entry");
-    }
-    let tar = builder.into_inner().expect("tar");
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&tar).expect("gzip");
-    gz.finish().expect("gzip")
+    ])
 }
 
 fn archive_path(version: &str) -> PathBuf {
@@ -82,89 +70,35 @@ fn local_render(version: &str, home: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The repository's index: 0.2.0 by a relative URL, 0.1.0 by an absolute one below
-/// `archives` (the repository itself, or another host).
-fn index_yaml(archives: &str) -> String {
-    format!(
-        "apiVersion: v1\nentries:\n  demo:\n  - name: demo\n    version: 0.2.0\n    urls: [charts/demo-0.2.0.tgz]\n  - name: demo\n    version: 0.1.0\n    urls: [{archives}/charts/demo-0.1.0.tgz]\n"
+/// A repository with demo 0.1.0 and 0.2.0 that demands alice's basic auth; its index lists
+/// the archives below `archive_base` (another host) when given.
+fn serve_repository(archive_base: Option<&str>) -> ChartRepository {
+    let charts = ["0.1.0", "0.2.0"]
+        .map(|version| RepoChart {
+            name: "demo".into(),
+            version: version.into(),
+            archive: demo_chart(version),
+        })
+        .to_vec();
+    ChartRepository::serve(
+        charts,
+        RepoOptions {
+            basic_auth: Some(("alice".into(), "s3cret".into())),
+            archive_base: archive_base.map(str::to_string),
+            ..RepoOptions::default()
+        },
     )
-}
-
-/// A one-thread static HTTP server for a chart repository that demands basic auth.
-fn serve_repository(user: &'static str, password: &'static str) -> String {
-    serve_repository_with(user, password, None)
-}
-
-/// Like [`serve_repository`], with version 0.1.0 downloaded from `archives` when given.
-fn serve_repository_with(
-    user: &'static str,
-    password: &'static str,
-    archives: Option<&str>,
-) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let base = format!("http://{}", listener.local_addr().expect("address"));
-    let index = index_yaml(archives.unwrap_or(&base));
-    let expected_auth = format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
-    );
-    thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            respond(stream, &index, &expected_auth);
-        }
-    });
-    base
-}
-
-fn respond(mut stream: TcpStream, index: &str, expected_auth: &str) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut authorized = false;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).is_err() || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("authorization")
-        {
-            authorized = value.trim() == expected_auth;
-        }
-    }
-    let path = request_line.split_whitespace().nth(1).unwrap_or("/");
-    let (status, body) = if !authorized {
-        ("401 Unauthorized", Vec::new())
-    } else if path == "/index.yaml" {
-        ("200 OK", index.as_bytes().to_vec())
-    } else if let Some(file) = path.strip_prefix("/charts/") {
-        match file
-            .strip_prefix("demo-")
-            .and_then(|f| f.strip_suffix(".tgz"))
-        {
-            Some(version @ ("0.1.0" | "0.2.0")) => ("200 OK", demo_chart(version)),
-            _ => ("404 Not Found", Vec::new()),
-        }
-    } else {
-        ("404 Not Found", Vec::new())
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&body);
+    .expect("repository serves")
 }
 
 #[test]
 fn repository_charts_resolve_ranges_with_basic_auth() {
     let home = scratch("repo");
-    let repo = serve_repository("alice", "s3cret");
+    let repo = serve_repository(None);
+    let repo = repo.url();
     let auth = ["--username", "alice", "--password", "s3cret"];
 
-    let mut args = vec!["rel", "demo", "--repo", repo.as_str(), "--version", "~0.1"];
+    let mut args = vec!["rel", "demo", "--repo", repo, "--version", "~0.1"];
     args.extend(auth);
     let out = template(&args, &home);
     assert_success(&out);
@@ -173,7 +107,7 @@ fn repository_charts_resolve_ranges_with_basic_auth() {
         local_render("0.1.0", &home)
     );
 
-    let mut latest = vec!["rel", "demo", "--repo", repo.as_str()];
+    let mut latest = vec!["rel", "demo", "--repo", repo];
     latest.extend(auth);
     let out = template(&latest, &home);
     assert_success(&out);
@@ -182,7 +116,7 @@ fn repository_charts_resolve_ranges_with_basic_auth() {
         local_render("0.2.0", &home)
     );
 
-    let denied = template(&["rel", "demo", "--repo", repo.as_str()], &home);
+    let denied = template(&["rel", "demo", "--repo", repo], &home);
     let err = String::from_utf8_lossy(&denied.stderr);
     assert_eq!(denied.status.code(), Some(1));
     assert!(
@@ -190,7 +124,7 @@ fn repository_charts_resolve_ranges_with_basic_auth() {
         "{err}"
     );
 
-    let mut missing = vec!["rel", "demo", "--repo", repo.as_str(), "--version", ">=9"];
+    let mut missing = vec!["rel", "demo", "--repo", repo, "--version", ">=9"];
     missing.extend(auth);
     let err = String::from_utf8_lossy(&template(&missing, &home).stderr).into_owned();
     assert!(
@@ -224,7 +158,8 @@ fn unreachable_repository_is_a_one_line_error() {
 
 /// `helm repo add` and `helm repo update` as files: repositories.yaml naming the repository
 /// `myrepo` (with its credentials) and its cached index, in the default places below `home`.
-fn add_named_repository(home: &Path, url: &str) {
+fn add_named_repository(home: &Path, repo: &ChartRepository) {
+    let url = repo.url();
     let config = home.join(".config/helm");
     std::fs::create_dir_all(&config).expect("config folder");
     std::fs::write(
@@ -236,13 +171,13 @@ fn add_named_repository(home: &Path, url: &str) {
     .expect("repositories.yaml");
     let cache = home.join(".cache/helm/repository");
     std::fs::create_dir_all(&cache).expect("cache folder");
-    std::fs::write(cache.join("myrepo-index.yaml"), index_yaml(url)).expect("cached index");
+    std::fs::write(cache.join("myrepo-index.yaml"), repo.index_yaml()).expect("cached index");
 }
 
 #[test]
 fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
     let home = scratch("named");
-    let repo = serve_repository("alice", "s3cret");
+    let repo = serve_repository(None);
     add_named_repository(&home, &repo);
 
     let out = template(&["rel", "myrepo/demo"], &home);
@@ -311,13 +246,13 @@ fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
 #[test]
 fn credentials_reach_other_hosts_only_with_pass_credentials() {
     let home = scratch("pass-credentials");
-    let archives = serve_repository("alice", "s3cret");
-    let repo = serve_repository_with("alice", "s3cret", Some(&archives));
+    let archives = serve_repository(None);
+    let repo = serve_repository(Some(archives.url()));
     let args = [
         "rel",
         "demo",
         "--repo",
-        &repo,
+        repo.url(),
         "--version",
         "0.1.0",
         "--username",
@@ -341,95 +276,15 @@ fn credentials_reach_other_hosts_only_with_pass_credentials() {
     let _ = std::fs::remove_dir_all(home);
 }
 
-fn find_registry() -> Option<PathBuf> {
-    if let Ok(path) = std::env::var("REGISTRY") {
-        return Some(PathBuf::from(path));
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("docker-registry"))
-            .find(|p| p.is_file())
-    })
-}
-
-/// A `docker-registry` on a loopback port with storage in a scratch folder.
-struct Registry {
-    child: Child,
-    address: String,
-}
-
-impl Registry {
-    fn start(binary: &Path, dir: &Path) -> Registry {
-        Registry::start_with_auth(binary, dir, "")
-    }
-
-    /// A registry demanding the logins of `htpasswd` (bcrypt lines) when it is not empty.
-    fn start_with_auth(binary: &Path, dir: &Path, htpasswd: &str) -> Registry {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("free port");
-        let address = format!("127.0.0.1:{port}");
-        let config = dir.join("config.yml");
-        let auth = if htpasswd.is_empty() {
-            String::new()
-        } else {
-            let file = dir.join("htpasswd");
-            std::fs::write(&file, htpasswd).expect("htpasswd");
-            format!(
-                "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
-                file.display()
-            )
-        };
-        std::fs::write(
-            &config,
-            format!(
-                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n{auth}http:\n  addr: {address}\n",
-                dir.join("data").display()
-            ),
-        )
-        .expect("registry config");
-        let child = Command::new(binary)
-            .arg("serve")
-            .arg(&config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start docker-registry");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(&address).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "docker-registry did not start on {address}"
-            );
-            thread::sleep(Duration::from_millis(50));
-        }
-        Registry { child, address }
-    }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn oci_charts_pull_from_a_real_registry() {
-    let Some(binary) = find_registry() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CI=true but docker-registry is missing (apt-get install -y docker-registry)");
-        }
-        eprintln!(
-            "skipped: no docker-registry binary (set REGISTRY or apt-get install docker-registry)"
-        );
+    let Some(binary) = Registry::binary_or_skip() else {
         return;
     };
     let home = scratch("oci");
-    let registry = Registry::start(&binary, &home);
+    let registry = Registry::start(&binary).expect("docker-registry starts");
     let archive = demo_chart("0.1.0");
-    let reference = format!("{}/charts/demo", registry.address);
+    let reference = format!("{}/charts/demo", registry.address());
     let options = landscaper_chart::fetch::FetchOptions {
         plain_http: true,
         ..Default::default()
@@ -496,19 +351,14 @@ fn htpasswd_line(user: &str, password: &str) -> String {
 
 #[test]
 fn oci_credentials_come_from_the_registry_config() {
-    let Some(binary) = find_registry() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CI=true but docker-registry is missing (apt-get install -y docker-registry)");
-        }
-        eprintln!(
-            "skipped: no docker-registry binary (set REGISTRY or apt-get install docker-registry)"
-        );
+    let Some(binary) = Registry::binary_or_skip() else {
         return;
     };
     let home = scratch("oci-auth");
     let line = htpasswd_line("alice", "s3cret");
-    let registry = Registry::start_with_auth(&binary, &home, &format!("{line}\n"));
-    let reference = format!("{}/charts/demo", registry.address);
+    let registry = Registry::start_with_htpasswd(&binary, &format!("{line}\n"))
+        .expect("docker-registry starts");
+    let reference = format!("{}/charts/demo", registry.address());
     let options = landscaper_chart::fetch::FetchOptions {
         plain_http: true,
         username: Some("alice".to_string()),
@@ -546,7 +396,7 @@ fn oci_credentials_come_from_the_registry_config() {
     std::fs::create_dir_all(&config_dir).expect("registry config folder");
     let config = format!(
         "{{\"auths\": {{\"{}\": {{\"auth\": \"{auth}\"}}}}}}",
-        registry.address
+        registry.address()
     );
     std::fs::write(config_dir.join("config.json"), &config).expect("config.json");
     let out = template(&pull, &home);

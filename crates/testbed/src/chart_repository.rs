@@ -32,6 +32,9 @@ pub struct RepoOptions {
     pub basic_auth: Option<(String, String)>,
     /// Serve HTTPS with a fresh CA ([`ChartRepository::ca_pem`]).
     pub tls: bool,
+    /// List the archives in `index.yaml` by absolute URL below this base (e.g. another
+    /// repository's URL) instead of relative to the repository.
+    pub archive_base: Option<String>,
 }
 
 /// A running repository; dropping it stops accepting connections.
@@ -39,6 +42,7 @@ pub struct ChartRepository {
     url: String,
     address: SocketAddr,
     ca_pem: Option<String>,
+    index: String,
     requests: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
 }
@@ -66,8 +70,9 @@ impl ChartRepository {
         let scheme = if tls.is_some() { "https" } else { "http" };
         let url = format!("{scheme}://{address}");
         let requests = Arc::new(AtomicUsize::new(0));
+        let index = index_yaml(&charts, options.archive_base.as_deref());
         let content = Arc::new(Content {
-            index: index_yaml(&charts),
+            index: index.clone(),
             archives: charts
                 .into_iter()
                 .map(|c| (format!("/charts/{}-{}.tgz", c.name, c.version), c.archive))
@@ -103,6 +108,7 @@ impl ChartRepository {
             url,
             address,
             ca_pem,
+            index,
             requests,
             stop,
         })
@@ -116,6 +122,11 @@ impl ChartRepository {
     /// The CA certificate (PEM) of an HTTPS repository.
     pub fn ca_pem(&self) -> Option<&str> {
         self.ca_pem.as_deref()
+    }
+
+    /// The `index.yaml` it serves (what `helm repo update` caches).
+    pub fn index_yaml(&self) -> &str {
+        &self.index
     }
 
     /// Requests answered so far (any path, any outcome).
@@ -132,7 +143,8 @@ impl Drop for ChartRepository {
     }
 }
 
-fn index_yaml(charts: &[RepoChart]) -> String {
+fn index_yaml(charts: &[RepoChart], archive_base: Option<&str>) -> String {
+    let prefix = archive_base.map_or_else(String::new, |base| format!("{base}/"));
     let mut by_name: BTreeMap<&str, Vec<&RepoChart>> = BTreeMap::new();
     for c in charts {
         by_name.entry(&c.name).or_default().push(c);
@@ -147,7 +159,7 @@ fn index_yaml(charts: &[RepoChart]) -> String {
                 .map(|b| format!("{b:02x}"))
                 .collect();
             out.push_str(&format!(
-                "  - name: {name}\n    version: {version}\n    urls: [charts/{name}-{version}.tgz]\n    digest: {digest}\n",
+                "  - name: {name}\n    version: {version}\n    urls: [{prefix}charts/{name}-{version}.tgz]\n    digest: {digest}\n",
                 version = c.version
             ));
         }

@@ -45,16 +45,32 @@ impl Registry {
 
     /// Starts `binary` on a free loopback port and waits until it accepts connections.
     pub fn start(binary: &Path) -> std::io::Result<Self> {
+        Self::start_with_htpasswd(binary, "")
+    }
+
+    /// Like [`Registry::start`], demanding the logins of `htpasswd` (bcrypt lines, as
+    /// `htpasswd -B` writes them) unless it is empty.
+    pub fn start_with_htpasswd(binary: &Path, htpasswd: &str) -> std::io::Result<Self> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let address = format!("127.0.0.1:{port}");
         let dir =
             std::env::temp_dir().join(format!("testbed-registry-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
+        let auth = if htpasswd.is_empty() {
+            String::new()
+        } else {
+            let file = dir.join("htpasswd");
+            std::fs::write(&file, htpasswd)?;
+            format!(
+                "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
+                file.display()
+            )
+        };
         let config = dir.join("config.yml");
         std::fs::write(
             &config,
             format!(
-                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {address}\n",
+                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n{auth}http:\n  addr: {address}\n",
                 dir.join("data").display()
             ),
         )?;
