@@ -358,12 +358,34 @@ async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() 
         "false",
     )
     .await;
-    // Let a reconcile that was already due finish before the object is removed again.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Every re-apply stamps lastReconcileTime; once it stood still for more than two
+    // intervals the pause took effect and no re-apply is under way any more.
+    let items = env.items();
+    let stamp = || {
+        let items = items.clone();
+        async move {
+            let di = items.get("app").await.unwrap();
+            di.status.and_then(|s| s.last_reconcile_time)
+        }
+    };
+    let end = tokio::time::Instant::now() + WAIT;
+    let (mut seen, mut since) = (stamp().await, tokio::time::Instant::now());
+    while since.elapsed() <= Duration::from_millis(2500) {
+        assert!(
+            tokio::time::Instant::now() < end,
+            "lastReconcileTime kept moving: the pause did not take effect"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = stamp().await;
+        if now != seen {
+            (seen, since) = (now, tokio::time::Instant::now());
+        }
+    }
     cms.delete("cm", &DeleteParams::default()).await.unwrap();
     // Three intervals pass without a re-apply.
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert!(cms.get_opt("cm").await.unwrap().is_none());
+    assert_eq!(stamp().await, seen, "re-applied while paused");
 }
 
 #[tokio::test]
