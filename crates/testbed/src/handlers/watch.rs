@@ -121,13 +121,18 @@ impl Watcher {
             }
         }
         let end = Instant::now() + timeout;
-        let mut next_bookmark = self.next_bookmark(Instant::now(), end);
+        // Both timers live across iterations: made anew in the loop, each change would
+        // register and cancel a timer for every watcher.
+        let deadline = tokio::time::sleep_until(end);
+        tokio::pin!(deadline);
+        let next_bookmark = tokio::time::sleep_until(self.next_bookmark(Instant::now(), end));
+        tokio::pin!(next_bookmark);
         epoch.mark_unchanged();
         loop {
             tokio::select! {
                 ev = live.recv() => match ev {
                     Ok(ev) => {
-                        if ev.rv() > self.seen_rv && !self.deliver(&ev).await {
+                        if !self.deliver_with_waiting(ev, &mut live).await {
                             return;
                         }
                     }
@@ -135,16 +140,37 @@ impl Watcher {
                     // revision like after any dropped watch.
                     Err(_) => return,
                 },
-                _ = tokio::time::sleep_until(next_bookmark), if self.bookmarks => {
+                _ = &mut next_bookmark, if self.bookmarks => {
                     if !self.bookmark().await {
                         return;
                     }
-                    next_bookmark = self.next_bookmark(Instant::now(), end);
+                    next_bookmark.as_mut().reset(self.next_bookmark(Instant::now(), end));
                 }
-                _ = tokio::time::sleep_until(end) => return,
+                _ = &mut deadline => return,
                 _ = epoch.changed() => return,
                 _ = self.tx.closed() => return,
             }
+        }
+    }
+
+    /// Delivers `first` and the changes already waiting behind it, so a burst of writes costs
+    /// one pass through the watch loop rather than one per change; false when the watch ends
+    /// (client gone, or the watcher fell behind the broadcast buffer).
+    async fn deliver_with_waiting(
+        &mut self,
+        first: Arc<Event>,
+        live: &mut broadcast::Receiver<Arc<Event>>,
+    ) -> bool {
+        let mut next = first;
+        loop {
+            if next.rv() > self.seen_rv && !self.deliver(&next).await {
+                return false;
+            }
+            next = match live.try_recv() {
+                Ok(ev) => ev,
+                Err(broadcast::error::TryRecvError::Empty) => return true,
+                Err(_) => return false,
+            };
         }
     }
 
