@@ -5,15 +5,16 @@ use super::options::parse_rv_param;
 use super::render::object_json;
 use super::{Ctx, Filter};
 use crate::resources::ResourceDef;
-use crate::server::reply::Reply;
+use crate::server::reply::{EventStream, Reply};
 use crate::status::{ApiError, Cause};
 use crate::store::{Event, EventType, Stored};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{broadcast, mpsc};
-use tokio::time::Instant;
+use tokio::sync::broadcast;
+use tokio::time::{Instant, Sleep};
 
 /// kube-apiserver's default watch length when the client gives no timeout.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
@@ -21,17 +22,6 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 /// A bookmark is also sent this long before the watch times out.
 const BOOKMARK_BEFORE_END: Duration = Duration::from_secs(2);
-
-/// What one watch stream delivers.
-struct Watcher {
-    res: Arc<ResourceDef>,
-    ns: Option<String>,
-    filter: Filter,
-    bookmarks: bool,
-    tx: mpsc::Sender<Bytes>,
-    /// The newest revision this watcher has seen (bookmarks report it).
-    seen_rv: u64,
-}
 
 /// GET with `watch=1`.
 pub async fn watch(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
@@ -58,129 +48,158 @@ pub async fn watch(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let bookmarks = matches!(req.param("allowWatchBookmarks"), Some("true" | "1"));
     let ns = ctx.path.namespace.clone();
     let store = &ctx.cluster.store;
-    let (tx, rx) = mpsc::channel(256);
-    let mut w = Watcher {
-        res: ctx.res.clone(),
-        ns: ns.clone(),
-        filter,
-        bookmarks,
-        tx,
-        seen_rv: 0,
-    };
-    let (initial, past, live) = match rv {
+    let (initial, past, live, seen_rv) = match rv {
         None | Some(0) => {
             let (items, at, live) = store.snapshot_and_subscribe(ctx.key(), ns.as_deref());
-            w.seen_rv = at;
-            (items, Vec::new(), live)
+            (items, Vec::new(), live, at)
         }
         Some(rv) => match store.watch_from(ctx.key(), rv) {
-            Ok((past, live)) => {
-                w.seen_rv = rv;
-                (Vec::new(), past, live)
-            }
+            Ok((past, live)) => (Vec::new(), past, live, rv),
             Err(too_old) => {
                 let status = ApiError::expired(format!(
                     "too old resource version: {rv} ({})",
                     too_old.oldest
                 ))
                 .to_status();
-                let _ =
-                    w.tx.try_send(line("ERROR", &Bytes::from(status.to_string())));
-                return Ok(Reply::Stream(rx));
+                let error = line("ERROR", &Bytes::from(status.to_string()));
+                return Ok(Reply::Stream(EventStream::new(futures::stream::once(
+                    async move { error },
+                ))));
             }
         },
     };
-    let epoch = ctx.cluster.faults.watch_epoch();
-    tokio::spawn(async move {
-        w.run(initial, past, live, timeout, epoch).await;
-    });
-    Ok(Reply::Stream(rx))
+    let now = Instant::now();
+    let end = now + timeout;
+    let w = Watcher {
+        res: ctx.res.clone(),
+        ns,
+        filter,
+        bookmarks,
+        seen_rv,
+        initial: initial.into_iter(),
+        past: past.into_iter(),
+        live,
+        ended: false,
+        epoch: ctx.cluster.faults.watch_epoch(),
+        end,
+        deadline: Box::pin(tokio::time::sleep_until(end)),
+        next_bookmark: Box::pin(tokio::time::sleep_until(next_bookmark(now, end))),
+        frame: Frame::default(),
+    };
+    Ok(Reply::Stream(EventStream::new(futures::stream::unfold(
+        w,
+        |mut w| async move { w.next_frame().await.map(|frame| (frame, w)) },
+    ))))
 }
 
 fn line(kind: &str, object: &Bytes) -> Bytes {
     crate::store::watch_line(kind, object)
 }
 
+/// When the next bookmark is due: regularly, and once shortly before the watch ends.
+fn next_bookmark(now: Instant, end: Instant) -> Instant {
+    let before_end = end.checked_sub(BOOKMARK_BEFORE_END).unwrap_or(now);
+    let regular = now + BOOKMARK_EVERY;
+    if before_end > now {
+        regular.min(before_end)
+    } else {
+        regular.min(end)
+    }
+}
+
+/// One watch stream: the body of the response, polled by the connection that sends it. No
+/// task and no channel stand between the store's broadcast and the connection, so a change
+/// wakes each watching connection once.
+struct Watcher {
+    res: Arc<ResourceDef>,
+    ns: Option<String>,
+    filter: Filter,
+    bookmarks: bool,
+    /// The newest revision this watcher has seen (bookmarks report it).
+    seen_rv: u64,
+    /// The objects of a watch without a revision, sent as ADDED first.
+    initial: std::vec::IntoIter<Arc<Stored>>,
+    /// Retained changes after the requested revision, sent before live ones.
+    past: std::vec::IntoIter<Arc<Event>>,
+    live: broadcast::Receiver<Arc<Event>>,
+    /// Set when the watch must end once the gathered lines are sent (it fell behind the
+    /// broadcast buffer, or the store is gone).
+    ended: bool,
+    /// Changes when every watch must end (a simulated restart).
+    epoch: tokio::sync::watch::Receiver<u64>,
+    end: Instant,
+    /// Both timers live as long as the watch: made anew for each frame, every change would
+    /// register and cancel two timers per watcher.
+    deadline: Pin<Box<Sleep>>,
+    next_bookmark: Pin<Box<Sleep>>,
+    /// Lines gathered for the next frame.
+    frame: Frame,
+}
+
 impl Watcher {
-    async fn run(
-        &mut self,
-        initial: Vec<Arc<Stored>>,
-        past: Vec<Arc<Event>>,
-        mut live: broadcast::Receiver<Arc<Event>>,
-        timeout: Duration,
-        mut epoch: tokio::sync::watch::Receiver<u64>,
-    ) {
-        for obj in initial.iter().filter(|o| self.filter.matches(o)) {
-            if !self.send(EventType::Added.as_str(), obj).await {
-                return;
-            }
+    /// The next piece of the body: the waiting lines, or a bookmark; `None` ends the watch
+    /// (timeout, simulated restart, or the watcher fell behind and must re-watch from its
+    /// last revision like after any dropped watch).
+    async fn next_frame(&mut self) -> Option<Bytes> {
+        if self.ended {
+            return None;
         }
-        for ev in &past {
-            if !self.deliver(ev).await {
-                return;
-            }
+        if let Some(frame) = self.replay() {
+            return Some(frame);
         }
-        let end = Instant::now() + timeout;
-        // Both timers live across iterations: made anew in the loop, each change would
-        // register and cancel a timer for every watcher.
-        let deadline = tokio::time::sleep_until(end);
-        tokio::pin!(deadline);
-        let next_bookmark = tokio::time::sleep_until(self.next_bookmark(Instant::now(), end));
-        tokio::pin!(next_bookmark);
-        epoch.mark_unchanged();
         loop {
             tokio::select! {
-                ev = live.recv() => match ev {
+                ev = self.live.recv() => match ev {
                     Ok(ev) => {
-                        if !self.deliver_with_waiting(ev, &mut live).await {
-                            return;
+                        self.deliver(&ev);
+                        self.take_waiting();
+                        if let Some(frame) = self.frame.take() {
+                            return Some(frame);
+                        }
+                        if self.ended {
+                            return None;
                         }
                     }
-                    // A watcher that fell behind ends; the client re-watches from its last
-                    // revision like after any dropped watch.
-                    Err(_) => return,
+                    Err(_) => return None,
                 },
-                _ = &mut next_bookmark, if self.bookmarks => {
-                    if !self.bookmark().await {
-                        return;
-                    }
-                    next_bookmark.as_mut().reset(self.next_bookmark(Instant::now(), end));
+                _ = &mut self.next_bookmark, if self.bookmarks => {
+                    let reset = next_bookmark(Instant::now(), self.end);
+                    self.next_bookmark.as_mut().reset(reset);
+                    return Some(self.bookmark());
                 }
-                _ = &mut deadline => return,
-                _ = epoch.changed() => return,
-                _ = self.tx.closed() => return,
+                _ = &mut self.deadline => return None,
+                _ = self.epoch.changed() => return None,
             }
         }
     }
 
-    /// Delivers `first` and the changes already waiting behind it, so a burst of writes costs
-    /// one pass through the watch loop rather than one per change; false when the watch ends
-    /// (client gone, or the watcher fell behind the broadcast buffer).
-    async fn deliver_with_waiting(
-        &mut self,
-        first: Arc<Event>,
-        live: &mut broadcast::Receiver<Arc<Event>>,
-    ) -> bool {
-        let mut next = first;
-        loop {
-            if next.rv() > self.seen_rv && !self.deliver(&next).await {
-                return false;
+    /// The initial objects and retained changes still to send, up to one frame.
+    fn replay(&mut self) -> Option<Bytes> {
+        while !self.frame.is_full() {
+            if let Some(obj) = self.initial.next() {
+                if self.filter.matches(&obj) {
+                    self.push_object(EventType::Added.as_str(), &obj);
+                }
+            } else if let Some(ev) = self.past.next() {
+                self.deliver(&ev);
+            } else {
+                break;
             }
-            next = match live.try_recv() {
-                Ok(ev) => ev,
-                Err(broadcast::error::TryRecvError::Empty) => return true,
-                Err(_) => return false,
-            };
         }
+        self.frame.take()
     }
 
-    fn next_bookmark(&self, now: Instant, end: Instant) -> Instant {
-        let before_end = end.checked_sub(BOOKMARK_BEFORE_END).unwrap_or(now);
-        let regular = now + BOOKMARK_EVERY;
-        if before_end > now {
-            regular.min(before_end)
-        } else {
-            regular.min(end)
+    /// Gathers the changes already waiting in the broadcast, up to one frame.
+    fn take_waiting(&mut self) {
+        while !self.frame.is_full() {
+            match self.live.try_recv() {
+                Ok(ev) => self.deliver(&ev),
+                Err(broadcast::error::TryRecvError::Empty) => return,
+                Err(_) => {
+                    self.ended = true;
+                    return;
+                }
+            }
         }
     }
 
@@ -188,55 +207,154 @@ impl Watcher {
         self.ns.as_deref().is_none_or(|ns| obj.namespace == ns)
     }
 
-    /// Sends what one change means to this watcher; false when the client is gone.
-    async fn deliver(&mut self, ev: &Event) -> bool {
-        self.seen_rv = self.seen_rv.max(ev.rv());
+    /// Adds what one change means to this watcher to the frame.
+    fn deliver(&mut self, ev: &Event) {
+        // Retained and live changes overlap when a watch starts: each is sent once.
+        if ev.rv() <= self.seen_rv {
+            return;
+        }
+        self.seen_rv = ev.rv();
         if *ev.storage_key != *self.res.storage_key || !self.in_scope(&ev.object) {
-            return true;
+            return;
         }
         let now = self.filter.matches(&ev.object);
         let before = ev.prev.as_ref().is_some_and(|p| self.filter.matches(p));
         match ev.kind {
-            EventType::Added if now => self.send_as_is(ev).await,
-            EventType::Deleted if before || now => self.send_as_is(ev).await,
+            EventType::Added if now => self.push_as_is(ev),
+            EventType::Deleted if before || now => self.push_as_is(ev),
             EventType::Modified => match (before, now) {
-                (true, true) => self.send_as_is(ev).await,
-                (false, true) => self.send("ADDED", &ev.object).await,
+                (true, true) => self.push_as_is(ev),
+                (false, true) => self.push_object("ADDED", &ev.object),
                 // An object that stops matching leaves with its old state at the new revision.
-                (true, false) => match &ev.prev {
-                    Some(prev) => self.send("DELETED", &Arc::new(prev.with_rv(ev.rv()))).await,
-                    None => true,
-                },
-                (false, false) => true,
+                (true, false) => {
+                    if let Some(prev) = &ev.prev {
+                        self.push_object("DELETED", &prev.with_rv(ev.rv()));
+                    }
+                }
+                (false, false) => {}
             },
-            _ => true,
+            _ => {}
         }
     }
 
-    /// Sends the change with its own type, sharing the encoded line when no conversion is due.
-    async fn send_as_is(&self, ev: &Event) -> bool {
+    /// Adds the change with its own type, sharing the encoded line when no conversion is due.
+    fn push_as_is(&mut self, ev: &Event) {
         if super::render::converts(&self.res, &ev.object) {
-            return self.send(ev.kind.as_str(), &ev.object).await;
+            self.push_object(ev.kind.as_str(), &ev.object);
+        } else {
+            self.frame.push(ev.watch_line().clone());
         }
-        self.tx.send(ev.watch_line().clone()).await.is_ok()
     }
 
-    async fn send(&self, kind: &str, obj: &Arc<Stored>) -> bool {
-        self.tx
-            .send(line(kind, &object_json(&self.res, obj)))
-            .await
-            .is_ok()
+    fn push_object(&mut self, kind: &str, obj: &Stored) {
+        self.frame.push(line(kind, &object_json(&self.res, obj)));
     }
 
-    async fn bookmark(&self) -> bool {
+    fn bookmark(&self) -> Bytes {
         let obj = json!({
             "kind": self.res.kind,
             "apiVersion": self.res.api_version(),
             "metadata": {"resourceVersion": self.seen_rv.to_string(), "creationTimestamp": Value::Null}
         });
-        self.tx
-            .send(line("BOOKMARK", &Bytes::from(obj.to_string())))
-            .await
-            .is_ok()
+        line("BOOKMARK", &Bytes::from(obj.to_string()))
+    }
+}
+
+/// The most bytes of watch lines joined into one frame.
+const MAX_FRAME: usize = 64 * 1024;
+
+/// Watch lines gathered for one frame of the response body.
+#[derive(Default)]
+struct Frame {
+    /// The first line, kept as it is while it is the only one.
+    first: Option<Bytes>,
+    /// Several lines joined. Frames are split off the front of this buffer, which is
+    /// reused once the connection has written them: a frame costs no allocation of its own.
+    joined: BytesMut,
+    len: usize,
+}
+
+impl Frame {
+    fn push(&mut self, line: Bytes) {
+        self.len += line.len();
+        match self.first.take() {
+            None if self.joined.is_empty() => self.first = Some(line),
+            first => {
+                if let Some(first) = first {
+                    self.append(&first);
+                }
+                self.append(&line);
+            }
+        }
+    }
+
+    fn append(&mut self, bytes: &[u8]) {
+        if self.joined.capacity() - self.joined.len() < bytes.len() {
+            // Reclaims the whole buffer when every frame split off it has been written.
+            self.joined.reserve(bytes.len().max(2 * MAX_FRAME));
+        }
+        self.joined.extend_from_slice(bytes);
+    }
+
+    fn is_full(&self) -> bool {
+        self.len >= MAX_FRAME
+    }
+
+    /// The gathered lines as one piece, emptying the frame: a single line is passed on as
+    /// it is (usually shared by every watcher), several as one piece, so that a frame costs
+    /// one TLS record and one write instead of one per line.
+    fn take(&mut self) -> Option<Bytes> {
+        self.len = 0;
+        if let Some(first) = self.first.take() {
+            return Some(first);
+        }
+        (!self.joined.is_empty()).then(|| self.joined.split().freeze())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_pass_one_line_as_is_and_join_several() {
+        let mut frame = Frame::default();
+        assert!(frame.take().is_none());
+        let shared = Bytes::from_static(b"a\n");
+        frame.push(shared.clone());
+        let one = frame.take().unwrap();
+        assert_eq!(one.as_ptr(), shared.as_ptr(), "a single line is not copied");
+        frame.push(Bytes::from_static(b"a\n"));
+        frame.push(Bytes::from_static(b"b\n"));
+        assert!(!frame.is_full());
+        assert_eq!(frame.take().unwrap(), &b"a\nb\n"[..]);
+        assert!(frame.take().is_none());
+        frame.push(Bytes::from(vec![b'x'; MAX_FRAME]));
+        assert!(frame.is_full());
+    }
+
+    #[test]
+    fn joined_frames_are_cut_from_one_buffer_reused_once_written() {
+        let mut frame = Frame::default();
+        let first = joined(&mut frame, b"1\n");
+        let start = first.as_ptr();
+        let mut end = start.wrapping_add(first.len());
+        drop(first);
+        loop {
+            let piece = joined(&mut frame, b"2\n");
+            assert_eq!(piece, &b"2\n2\n"[..]);
+            if piece.as_ptr() != end {
+                assert_eq!(piece.as_ptr(), start, "the written buffer is reused");
+                break;
+            }
+            end = end.wrapping_add(piece.len());
+        }
+    }
+
+    /// `line` twice, joined in `frame`.
+    fn joined(frame: &mut Frame, line: &'static [u8]) -> Bytes {
+        frame.push(Bytes::from_static(line));
+        frame.push(Bytes::from_static(line));
+        frame.take().expect("two lines")
     }
 }

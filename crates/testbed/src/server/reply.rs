@@ -2,12 +2,13 @@
 
 use crate::status::ApiError;
 use bytes::Bytes;
+use futures::stream::{Stream, StreamExt};
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::Frame;
 use serde_json::Value;
 use std::convert::Infallible;
-use tokio::sync::mpsc;
+use std::pin::Pin;
 
 /// The response body type of the server.
 pub type Body = BoxBody<Bytes, Infallible>;
@@ -39,7 +40,7 @@ pub enum Reply {
     /// A Status error.
     Error(ApiError),
     /// A stream of newline-separated JSON watch events.
-    Stream(mpsc::Receiver<Bytes>),
+    Stream(EventStream),
 }
 
 impl Reply {
@@ -147,12 +148,10 @@ impl Reply {
                 }
                 r
             }
-            Self::Stream(rx) => {
-                let stream = futures::stream::unfold(rx, |mut rx| async move {
-                    let first = rx.recv().await?;
-                    let chunk = with_waiting(first, &mut rx);
-                    Some((Ok::<_, Infallible>(Frame::data(chunk)), rx))
-                });
+            Self::Stream(events) => {
+                let stream = events
+                    .0
+                    .map(|chunk| Ok::<_, Infallible>(Frame::data(chunk)));
                 let mut r = response(
                     200,
                     "application/json",
@@ -168,23 +167,20 @@ impl Reply {
     }
 }
 
-/// The most bytes of waiting watch lines joined into one frame.
-const MAX_FRAME: usize = 64 * 1024;
+/// The body of a watch: pieces of newline-separated events, ending when the watch ends.
+pub struct EventStream(Pin<Box<dyn Stream<Item = Bytes> + Send + Sync>>);
 
-/// `first` followed by the chunks already waiting behind it (up to [`MAX_FRAME`] bytes), so a
-/// stream that fell behind catches up in few frames, TLS records and writes instead of one
-/// of each per event.
-fn with_waiting(first: Bytes, rx: &mut mpsc::Receiver<Bytes>) -> Bytes {
-    let mut joined: Option<bytes::BytesMut> = None;
-    while joined.as_ref().map_or(first.len(), |j| j.len()) < MAX_FRAME {
-        let Ok(next) = rx.try_recv() else {
-            break;
-        };
-        joined
-            .get_or_insert_with(|| bytes::BytesMut::from(&first[..]))
-            .extend_from_slice(&next);
+impl EventStream {
+    /// A body made of `pieces`.
+    pub fn new(pieces: impl Stream<Item = Bytes> + Send + Sync + 'static) -> Self {
+        Self(Box::pin(pieces))
     }
-    joined.map_or(first, bytes::BytesMut::freeze)
+}
+
+impl std::fmt::Debug for EventStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventStream")
+    }
 }
 
 impl From<ApiError> for Reply {
@@ -203,28 +199,4 @@ fn response(status: u16, content_type: &'static str, body: Body) -> Response<Bod
     r.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn waiting_chunks_join_up_to_the_frame_limit() {
-        let (tx, mut rx) = mpsc::channel(8);
-        assert_eq!(
-            with_waiting(Bytes::from_static(b"a\n"), &mut rx),
-            &b"a\n"[..]
-        );
-        tx.try_send(Bytes::from_static(b"b\n")).unwrap();
-        tx.try_send(Bytes::from_static(b"c\n")).unwrap();
-        assert_eq!(
-            with_waiting(Bytes::from_static(b"a\n"), &mut rx),
-            &b"a\nb\nc\n"[..]
-        );
-        let big = Bytes::from(vec![b'x'; MAX_FRAME]);
-        tx.try_send(Bytes::from_static(b"later\n")).unwrap();
-        assert_eq!(with_waiting(big.clone(), &mut rx), big);
-        assert_eq!(rx.try_recv().unwrap(), &b"later\n"[..]);
-    }
 }
