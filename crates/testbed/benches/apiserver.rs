@@ -4,7 +4,9 @@
 //!
 //! Besides wall time, each phase reports the process's CPU time (server, client and watchers
 //! together), which stays meaningful on a machine loaded by other work. `BENCH_OBJECTS=N`
-//! shrinks the run, e.g. for `valgrind --tool=callgrind`.
+//! shrinks the run, e.g. for `valgrind --tool=callgrind`; `BENCH_PHASES=writes` runs only
+//! the writes, so that the instructions of two runs of different sizes differ by the writes
+//! alone (README: "Performance").
 
 use futures::{StreamExt, stream};
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -90,10 +92,13 @@ async fn main() {
         std::thread::available_parallelism().map_or(1, usize::from),
         load_average()
     );
-    let (json_size, overhead) = memory_per_object(objects);
-    println!(
-        "memory: {json_size:.0} B of JSON per object, {overhead:.0} B resident overhead per object (store + history, RSS growth)"
-    );
+    let writes_only = std::env::var("BENCH_PHASES").as_deref() == Ok("writes");
+    if !writes_only {
+        let (json_size, overhead) = memory_per_object(objects);
+        println!(
+            "memory: {json_size:.0} B of JSON per object, {overhead:.0} B resident overhead per object (store + history, RSS growth)"
+        );
+    }
 
     let bed = Testbed::start().await.expect("testbed starts");
     let client = bed.cluster().client();
@@ -133,37 +138,11 @@ async fn main() {
 
     let (writes_start, writes_cpu) = (Instant::now(), cpu_time());
     let (start, cpu) = (Instant::now(), cpu_time());
-    stream::iter(0..objects)
-        .map(|i| {
-            let api = api.clone();
-            async move {
-                api.create(&PostParams::default(), &config_map(i, "1"))
-                    .await
-                    .expect("create")
-            }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .for_each(|_| async {})
-        .await;
+    write_all(&api, objects, Write::Create).await;
     report("create", objects, start.elapsed(), cpu_time() - cpu);
 
     let (start, cpu) = (Instant::now(), cpu_time());
-    stream::iter(0..objects)
-        .map(|i| {
-            let api = api.clone();
-            async move {
-                api.replace(
-                    &format!("cm-{i:05}"),
-                    &PostParams::default(),
-                    &config_map(i, "2"),
-                )
-                .await
-                .expect("update")
-            }
-        })
-        .buffer_unordered(IN_FLIGHT)
-        .for_each(|_| async {})
-        .await;
+    write_all(&api, objects, Write::Update).await;
     report("update", objects, start.elapsed(), cpu_time() - cpu);
 
     // Every watcher must have every event before the lists, which would otherwise compete
@@ -192,6 +171,9 @@ async fn main() {
         cpu_time() - writes_cpu,
     );
 
+    if writes_only {
+        return;
+    }
     let mut raw = Vec::new();
     let mut typed = Vec::new();
     let mut raw_cpu = Duration::ZERO;
@@ -221,6 +203,48 @@ async fn main() {
     );
 
     drop(open_watches);
+}
+
+/// Which write [`write_all`] makes.
+#[derive(Clone, Copy)]
+enum Write {
+    Create,
+    Update,
+}
+
+/// Creates or updates every object, [`IN_FLIGHT`] requests at a time, from a task of the
+/// runtime like a controller's client calls (driven from the main thread, every response
+/// would wake that thread from another one).
+async fn write_all(api: &Api<ConfigMap>, objects: usize, write: Write) {
+    let api = api.clone();
+    tokio::spawn(async move {
+        stream::iter(0..objects)
+            .map(|i| {
+                let api = api.clone();
+                async move {
+                    let result = match write {
+                        Write::Create => {
+                            api.create(&PostParams::default(), &config_map(i, "1"))
+                                .await
+                        }
+                        Write::Update => {
+                            api.replace(
+                                &format!("cm-{i:05}"),
+                                &PostParams::default(),
+                                &config_map(i, "2"),
+                            )
+                            .await
+                        }
+                    };
+                    result.expect("write");
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .for_each(|_| async {})
+            .await;
+    })
+    .await
+    .expect("writes");
 }
 
 /// Prints a write phase: the wall-clock rate with the mean number of cores the process kept
