@@ -242,12 +242,12 @@ impl Watcher {
         if super::render::converts(&self.res, &ev.object) {
             self.push_object(ev.kind.as_str(), &ev.object);
         } else {
-            self.frame.push(ev.watch_line().clone());
+            self.frame.push(ev.watch_line());
         }
     }
 
     fn push_object(&mut self, kind: &str, obj: &Stored) {
-        self.frame.push(line(kind, &object_json(&self.res, obj)));
+        self.frame.push(&line(kind, &object_json(&self.res, obj)));
     }
 
     fn bookmark(&self) -> Bytes {
@@ -275,15 +275,17 @@ struct Frame {
 }
 
 impl Frame {
-    fn push(&mut self, line: Bytes) {
+    /// Adds a line shared with other watchers: it is cloned only while it is the frame's
+    /// only line, since each clone and drop is an atomic count every watcher's thread touches.
+    fn push(&mut self, line: &Bytes) {
         self.len += line.len();
         match self.first.take() {
-            None if self.joined.is_empty() => self.first = Some(line),
+            None if self.joined.is_empty() => self.first = Some(line.clone()),
             first => {
                 if let Some(first) = first {
                     self.append(&first);
                 }
-                self.append(&line);
+                self.append(line);
             }
         }
     }
@@ -321,15 +323,15 @@ mod tests {
         let mut frame = Frame::default();
         assert!(frame.take().is_none());
         let shared = Bytes::from_static(b"a\n");
-        frame.push(shared.clone());
+        frame.push(&shared);
         let one = frame.take().unwrap();
         assert_eq!(one.as_ptr(), shared.as_ptr(), "a single line is not copied");
-        frame.push(Bytes::from_static(b"a\n"));
-        frame.push(Bytes::from_static(b"b\n"));
+        frame.push(&Bytes::from_static(b"a\n"));
+        frame.push(&Bytes::from_static(b"b\n"));
         assert!(!frame.is_full());
         assert_eq!(frame.take().unwrap(), &b"a\nb\n"[..]);
         assert!(frame.take().is_none());
-        frame.push(Bytes::from(vec![b'x'; MAX_FRAME]));
+        frame.push(&Bytes::from(vec![b'x'; MAX_FRAME]));
         assert!(frame.is_full());
     }
 
@@ -353,8 +355,8 @@ mod tests {
 
     /// `line` twice, joined in `frame`.
     fn joined(frame: &mut Frame, line: &'static [u8]) -> Bytes {
-        frame.push(Bytes::from_static(line));
-        frame.push(Bytes::from_static(line));
+        frame.push(&Bytes::from_static(line));
+        frame.push(&Bytes::from_static(line));
         frame.take().expect("two lines")
     }
 }
