@@ -1,12 +1,12 @@
 //! Metadata bookkeeping on create and update: identity, timestamps, generation, status
 //! separation and the finalizer rules.
 
-use super::{comparable, finalizers, is_deleting, meta_mut, meta_str, names};
+use super::{finalizers, is_deleting, meta_mut, meta_str, names};
 use crate::clock;
 use crate::ids;
 use crate::resources::{ResourceDef, Shape};
 use crate::status::{ApiError, Cause};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Finalizer names kube-apiserver accepts without a domain.
 const STANDARD_FINALIZERS: &[&str] = &["kubernetes", "orphan", "foregroundDeletion"];
@@ -308,9 +308,33 @@ fn check_finalizers_while_deleting(
     ))
 }
 
-/// Whether an update changed nothing a client could see.
+/// Metadata that follows changes rather than makes them.
+const FOLLOWING_META: [&str; 3] = ["resourceVersion", "managedFields", "generation"];
+
+/// Whether an update changed nothing a client could see: the objects are equal but for
+/// resourceVersion, managedFields and generation. Compared in place, without copies.
 pub fn unchanged(old: &Value, new: &Value) -> bool {
-    comparable(old) == comparable(new)
+    let empty = Map::new();
+    let (old, new) = (fields(old, &empty), fields(new, &empty));
+    let (old_meta, new_meta) = (
+        fields(old.get("metadata").unwrap_or(&Value::Null), &empty),
+        fields(new.get("metadata").unwrap_or(&Value::Null), &empty),
+    );
+    same_except(old, new, &["metadata"]) && same_except(old_meta, new_meta, &FOLLOWING_META)
+}
+
+/// The fields of an object; `empty` for anything else, like `meta_mut` treats it.
+fn fields<'a>(v: &'a Value, empty: &'a Map<String, Value>) -> &'a Map<String, Value> {
+    v.as_object().unwrap_or(empty)
+}
+
+/// Whether two maps hold the same entries, leaving out the keys in `skip`.
+fn same_except(a: &Map<String, Value>, b: &Map<String, Value>, skip: &[&str]) -> bool {
+    let kept = |m: &Map<String, Value>| m.keys().filter(|k| !skip.contains(&k.as_str())).count();
+    kept(a) == kept(b)
+        && a.iter()
+            .filter(|(k, _)| !skip.contains(&k.as_str()))
+            .all(|(k, v)| b.get(k) == Some(v))
 }
 
 #[cfg(test)]
@@ -323,6 +347,27 @@ mod tests {
             .into_iter()
             .find(|r| r.kind == kind)
             .unwrap()
+    }
+
+    #[test]
+    fn unchanged_ignores_only_what_follows_changes() {
+        let old = json!({"metadata": {"name": "a", "resourceVersion": "1", "generation": 1,
+            "managedFields": [{"manager": "x"}], "labels": {"k": "v"}}, "data": {"a": "1"}});
+        let same = json!({"data": {"a": "1"}, "metadata": {"labels": {"k": "v"}, "name": "a",
+            "resourceVersion": "2", "generation": 2}});
+        assert!(unchanged(&old, &same));
+        let relabelled =
+            json!({"metadata": {"name": "a", "labels": {"k": "w"}}, "data": {"a": "1"}});
+        assert!(!unchanged(&old, &relabelled));
+        let more = json!({"metadata": {"name": "a", "labels": {"k": "v"}}, "data": {"a": "1"}, "binaryData": {}});
+        assert!(!unchanged(&old, &more));
+        assert!(!unchanged(&more, &old));
+        let annotated = json!({"metadata": {"name": "a", "labels": {"k": "v"}, "annotations": {}}, "data": {"a": "1"}});
+        assert!(!unchanged(&old, &annotated));
+        assert!(unchanged(
+            &json!({}),
+            &json!({"metadata": {"resourceVersion": "3"}})
+        ));
     }
 
     #[test]

@@ -52,14 +52,3 @@ pub fn is_deleting(obj: &Value) -> bool {
     obj.pointer("/metadata/deletionTimestamp")
         .is_some_and(|v| !v.is_null())
 }
-
-/// The object with fields that never count as a change removed: resourceVersion,
-/// managedFields and generation (which follow changes rather than make them).
-pub fn comparable(obj: &Value) -> Value {
-    let mut c = obj.clone();
-    let m = meta_mut(&mut c);
-    m.remove("resourceVersion");
-    m.remove("managedFields");
-    m.remove("generation");
-    c
-}
