@@ -13,6 +13,7 @@ pub mod funcs;
 pub mod gofloat;
 pub mod json;
 pub mod objects;
+pub mod parallel;
 pub mod render;
 pub mod semver;
 pub mod strvals;

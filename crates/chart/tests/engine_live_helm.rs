@@ -254,7 +254,7 @@ fn context(template_name: &str) -> Value {
     info.insert("Name", Value::from(template_name));
     info.insert("BasePath", Value::from("hc/templates"));
     top.insert("Template", Value::Map(info));
-    top.insert("Files", Value::object(Files::new([])));
+    top.insert("Files", Value::object(Files::new::<Vec<u8>>([])));
     Value::Map(top)
 }
 

@@ -5,6 +5,33 @@ use std::fmt;
 
 use crate::value::Value;
 
+/// A constant written in a template. Parse trees hold these rather than [`Value`]s (whose
+/// strings are `Rc`) so that files can be parsed on several threads; each template turns its
+/// file's constants into values once, and constants refer to them by index.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer or character constant (Go `int`).
+    Int(i64),
+    /// A floating-point constant.
+    Float(f64),
+    /// A quoted or raw string.
+    Str(String),
+}
+
+impl Literal {
+    /// The value the executor works with.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Literal::Bool(b) => Value::Bool(*b),
+            Literal::Int(i) => Value::Int(*i),
+            Literal::Float(f) => Value::Float(*f),
+            Literal::Str(s) => Value::str(s.as_str()),
+        }
+    }
+}
+
 /// A sequence of nodes (a template body or a branch).
 #[derive(Debug, Default)]
 pub struct List {
@@ -118,8 +145,8 @@ pub enum Arg {
     Constant {
         /// Offset.
         pos: usize,
-        /// The value.
-        value: Value,
+        /// Its index among the constants of the parsed file.
+        index: usize,
         /// The source spelling (Go prints it in errors).
         source: String,
     },

@@ -2,7 +2,7 @@
 //! with the kinds Go's executor gives them (`1` is `int`, `1.0` and `1e3` are `float64`,
 //! `'a'` is `int`).
 
-use crate::value::Value;
+use super::ast::Literal;
 use crate::value::format::quote;
 
 /// Go's `strconv.Unquote` for `"…"` and `` `…` `` literals; `None` on invalid syntax.
@@ -92,11 +92,11 @@ fn unescape(
 
 /// A number literal's value with the kind Go's executor gives it, or Go's message when the
 /// literal is rejected.
-pub fn parse_number(text: &str) -> Result<Value, String> {
+pub fn parse_number(text: &str) -> Result<Literal, String> {
     let looks_float = !is_hex(text) && text.contains(['.', 'e', 'E', 'p', 'P']);
     if !looks_float {
         if let Some(i) = parse_int(text) {
-            return Ok(Value::Int(i));
+            return Ok(Literal::Int(i));
         }
         if parse_uint(text).is_some() {
             return Err(format!("{text} overflows int"));
@@ -107,7 +107,7 @@ pub fn parse_number(text: &str) -> Result<Value, String> {
         };
     }
     parse_float(text)
-        .map(Value::Float)
+        .map(Literal::Float)
         .ok_or_else(|| format!("illegal number syntax: {}", quote(text)))
 }
 
@@ -217,12 +217,12 @@ mod tests {
 
     #[test]
     fn numbers_get_go_kinds() {
-        assert!(matches!(parse_number("42"), Ok(Value::Int(42))));
-        assert!(matches!(parse_number("-0x1F"), Ok(Value::Int(-31))));
-        assert!(matches!(parse_number("017"), Ok(Value::Int(15))));
-        assert!(matches!(parse_number("1_000"), Ok(Value::Int(1000))));
-        assert!(matches!(parse_number("1.5"), Ok(Value::Float(f)) if f == 1.5));
-        assert!(matches!(parse_number("1e3"), Ok(Value::Float(f)) if f == 1000.0));
+        assert!(matches!(parse_number("42"), Ok(Literal::Int(42))));
+        assert!(matches!(parse_number("-0x1F"), Ok(Literal::Int(-31))));
+        assert!(matches!(parse_number("017"), Ok(Literal::Int(15))));
+        assert!(matches!(parse_number("1_000"), Ok(Literal::Int(1000))));
+        assert!(matches!(parse_number("1.5"), Ok(Literal::Float(f)) if f == 1.5));
+        assert!(matches!(parse_number("1e3"), Ok(Literal::Float(f)) if f == 1000.0));
         assert_eq!(
             parse_number("18446744073709551615").unwrap_err(),
             "18446744073709551615 overflows int"
@@ -232,9 +232,9 @@ mod tests {
             "integer overflow: \"99999999999999999999\""
         );
         assert_eq!(parse_number("08").unwrap_err(), "integer overflow: \"08\"");
-        assert!(matches!(parse_number("0x1p4"), Ok(Value::Float(f)) if f == 16.0));
-        assert!(matches!(parse_number("0x1.8p1"), Ok(Value::Float(f)) if f == 3.0));
-        assert!(matches!(parse_number(".5"), Ok(Value::Float(f)) if f == 0.5));
+        assert!(matches!(parse_number("0x1p4"), Ok(Literal::Float(f)) if f == 16.0));
+        assert!(matches!(parse_number("0x1.8p1"), Ok(Literal::Float(f)) if f == 3.0));
+        assert!(matches!(parse_number(".5"), Ok(Literal::Float(f)) if f == 0.5));
         assert_eq!(
             parse_number("1e400").unwrap_err(),
             "illegal number syntax: \"1e400\""

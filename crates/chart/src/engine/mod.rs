@@ -85,9 +85,30 @@ pub(crate) struct Template {
     parse_name: Rc<str>,
     text: Rc<str>,
     root: ast::List,
+    /// The values of the constants of the file it was parsed from.
+    constants: Rc<[Value]>,
 }
 
 impl Template {
+    /// The templates of a parsed file (its own tree first, then its definitions), sharing the
+    /// file's name, text and constants.
+    fn from_file(
+        parsed: parser::ParsedFile,
+        parse_name: &str,
+        text: &str,
+    ) -> impl Iterator<Item = Template> {
+        let text: Rc<str> = text.into();
+        let parse_name: Rc<str> = parse_name.into();
+        let constants: Rc<[Value]> = parsed.literals.iter().map(ast::Literal::to_value).collect();
+        parsed.trees.into_iter().map(move |tree| Template {
+            name: tree.name,
+            parse_name: parse_name.clone(),
+            text: text.clone(),
+            root: tree.root,
+            constants: constants.clone(),
+        })
+    }
+
     /// Go's `IsEmptyTree`: only whitespace text. Such a definition never replaces another.
     fn is_empty(&self) -> bool {
         self.root
@@ -145,19 +166,35 @@ impl Engine {
         matches!(name, "and" | "or" | "call") || self.funcs.contains(name)
     }
 
+
     /// Parses `text` as the template `name` and adds it and every template it defines to the
     /// namespace. A later definition of a name replaces an earlier one, unless it is empty.
     pub fn add_template(&mut self, name: &str, text: &str) -> Result<(), Error> {
-        let trees = parser::parse(name, text, &|f| self.has_function(f))?;
-        let text: Rc<str> = text.into();
-        let parse_name: Rc<str> = name.into();
-        for tree in trees {
-            let template = Template {
-                name: tree.name,
-                parse_name: parse_name.clone(),
-                text: text.clone(),
-                root: tree.root,
-            };
+        let parsed = parser::parse(name, text, &|f| self.has_function(f))?;
+        self.insert_parsed(name, text, parsed);
+        Ok(())
+    }
+
+    /// [`Engine::add_template`] for each `(name, text)` in order, stopping at the first error,
+    /// with the files parsed on all cores (parsing does not depend on the namespace; the trees
+    /// are added in order afterwards, so later definitions still win).
+    pub fn add_templates(&mut self, files: &[(&str, &str)]) -> Result<(), Error> {
+        let funcs = &self.funcs;
+        let known = |f: &str| matches!(f, "and" | "or" | "call") || funcs.contains(f);
+        let parsed = crate::parallel::map_ordered(
+            files,
+            |(_, text)| text.len(),
+            |(name, text)| parser::parse(name, text, &known),
+        );
+        for ((name, text), parsed) in files.iter().zip(parsed) {
+            self.insert_parsed(name, text, parsed?);
+        }
+        Ok(())
+    }
+
+    /// Adds the templates of a parsed file to the namespace.
+    fn insert_parsed(&mut self, name: &str, text: &str, parsed: parser::ParsedFile) {
+        for template in Template::from_file(parsed, name, text) {
             let keep_existing = template.is_empty()
                 && self
                     .templates
@@ -171,7 +208,6 @@ impl Engine {
         if !self.files.iter().any(|f| f == name) {
             self.files.push(name.to_string());
         }
-        Ok(())
     }
 
     /// Whether a template (file or definition) of this name exists.

@@ -1,11 +1,10 @@
 //! Builds parse trees from tokens with Go's grammar, checks (undefined functions and variables,
 //! `break` outside `range`) and error messages (`template: NAME:LINE: unexpected …`).
 
-use super::ast::{Arg, Branch, BranchKind, Command, List, Node, Pipe, TemplateCall};
+use super::ast::{Arg, Branch, BranchKind, Command, List, Literal, Node, Pipe, TemplateCall};
 use super::error::Error;
 use super::lexer::{Token, TokenKind, lex};
 use super::literal::{parse_number, unquote_char, unquote_string};
-use crate::value::Value;
 
 /// Deeper nesting of parentheses or control structures is refused, as Go refuses it, so a
 /// hostile template cannot exhaust the stack.
@@ -24,13 +23,22 @@ pub struct ParsedTree {
     pub root: List,
 }
 
+/// A parsed file: its trees and the constants they refer to by index.
+#[derive(Debug, Default)]
+pub struct ParsedFile {
+    /// The file's own tree first, then the templates it defines, in source order.
+    pub trees: Vec<ParsedTree>,
+    /// The constants of all the trees, indexed by [`Arg::Constant`]'s `index`.
+    pub literals: Vec<Literal>,
+}
+
 /// Parses `text` of the file `parse_name`. The first tree is the file's own; the others are the
 /// templates it defines, in source order. `has_function` says which function names exist.
 pub fn parse(
     parse_name: &str,
     text: &str,
     has_function: &dyn Fn(&str) -> bool,
-) -> Result<Vec<ParsedTree>, Error> {
+) -> Result<ParsedFile, Error> {
     let mut parser = Parser {
         tokens: lex(text),
         index: 0,
@@ -43,6 +51,7 @@ pub fn parse(
         last_pos: 0,
         has_function,
         defined: Vec::new(),
+        literals: Vec::new(),
     };
     let root = parser.parse_top()?;
     let mut trees = vec![ParsedTree {
@@ -50,7 +59,10 @@ pub fn parse(
         root,
     }];
     trees.append(&mut parser.defined);
-    Ok(trees)
+    Ok(ParsedFile {
+        trees,
+        literals: parser.literals,
+    })
 }
 
 /// What ended an item list.
@@ -71,6 +83,7 @@ struct Parser<'a> {
     last_pos: usize,
     has_function: &'a dyn Fn(&str) -> bool,
     defined: Vec<ParsedTree>,
+    literals: Vec<Literal>,
 }
 
 type Parsed<T> = Result<T, Error>;
@@ -147,6 +160,16 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected(&token, context));
         }
         Ok(token)
+    }
+
+    /// A constant node for `literal`, written as `source` at `pos`.
+    fn constant(&mut self, pos: usize, literal: Literal, source: &str) -> Arg {
+        self.literals.push(literal);
+        Arg::Constant {
+            pos,
+            index: self.literals.len() - 1,
+            source: source.to_string(),
+        }
     }
 
     fn nest(&mut self) -> Parsed<()> {
@@ -574,31 +597,19 @@ impl<'a> Parser<'a> {
                 pos,
                 names: vec![token.text[1..].to_string()],
             },
-            TokenKind::Bool => Arg::Constant {
-                pos,
-                value: Value::Bool(token.text == "true"),
-                source: token.text.into_owned(),
-            },
+            TokenKind::Bool => self.constant(pos, Literal::Bool(token.text == "true"), &token.text),
             TokenKind::CharConstant => {
                 let code = unquote_char(&token.text).ok_or_else(|| {
                     self.error(format!("malformed character constant: {}", token.text))
                 })?;
-                Arg::Constant {
-                    pos,
-                    value: Value::Int(code),
-                    source: token.text.into_owned(),
-                }
+                self.constant(pos, Literal::Int(code), &token.text)
             }
             TokenKind::Complex => {
                 return Err(self.error(format!("complex constant {} is not supported", token.text)));
             }
             TokenKind::Number => {
-                let value = parse_number(&token.text).map_err(|m| self.error(m))?;
-                Arg::Constant {
-                    pos,
-                    value,
-                    source: token.text.into_owned(),
-                }
+                let literal = parse_number(&token.text).map_err(|m| self.error(m))?;
+                self.constant(pos, literal, &token.text)
             }
             TokenKind::LeftParen => {
                 self.nest()?;
@@ -611,11 +622,7 @@ impl<'a> Parser<'a> {
             TokenKind::String | TokenKind::RawString => {
                 let value =
                     unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
-                Arg::Constant {
-                    pos,
-                    value: Value::str(value),
-                    source: token.text.into_owned(),
-                }
+                self.constant(pos, Literal::Str(value), &token.text)
             }
             _ => {
                 self.backup();
@@ -705,7 +712,8 @@ mod tests {
             "a{{define \"x\"}}X{{end}}{{block \"y\" .}}Y{{end}}",
             &|_: &str| false,
         )
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .trees;
         let names: Vec<&str> = trees.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["file", "x", "y"]);
     }

@@ -16,12 +16,12 @@ use crate::value::{Map, MethodError, Object, Value};
 pub struct Files(Rc<BTreeMap<String, Rc<[u8]>>>);
 
 impl Files {
-    /// Files from `(path, content)` pairs.
-    pub fn new(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Files {
+    /// Files from `(path, content)` pairs (contents as `Vec<u8>` or borrowed, copied once).
+    pub fn new<D: Into<Rc<[u8]>>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
         Files(Rc::new(
             files
                 .into_iter()
-                .map(|(path, data)| (path, Rc::from(data)))
+                .map(|(path, data)| (path, data.into()))
                 .collect(),
         ))
     }

@@ -106,34 +106,45 @@ pub fn split_manifests(text: &str) -> Vec<String> {
 pub fn sort_manifests<'a>(
     files: impl IntoIterator<Item = (&'a String, &'a String)>,
 ) -> Result<(Vec<Manifest>, Vec<Manifest>), String> {
-    let mut generic = Vec::new();
-    let mut hooks = Vec::new();
+    let mut docs: Vec<(&String, String)> = Vec::new();
     for (path, content) in files {
         let base = path.rsplit('/').next().unwrap_or(path);
         if base.starts_with('_') || content.trim().is_empty() {
             continue;
         }
-        for doc in split_manifests(content) {
-            let head = yaml::parse_value(&doc)
+        docs.extend(split_manifests(content).into_iter().map(|doc| (path, doc)));
+    }
+    // Reading the YAML is most of the work and each document stands alone: read them on all
+    // cores, then take the results (and the first error) in document order.
+    let heads = crate::parallel::map_ordered(
+        &docs,
+        |(_, doc)| doc.len(),
+        |(path, doc)| {
+            let head = yaml::parse_value(doc)
                 .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()))?;
-            let head = read_head(&head).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
-            let manifest = Manifest {
-                path: path.clone(),
-                content: doc,
-                kind: head.kind,
-                events: Vec::new(),
-            };
-            let Some(hook) = head.hook else {
-                generic.push(manifest);
-                continue;
-            };
-            let events: Vec<String> = hook.split(',').map(|e| e.trim().to_lowercase()).collect();
-            if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
-                // Helm logs "skipping unknown hook" and drops the document.
-                continue;
-            }
-            hooks.push(Manifest { events, ..manifest });
+            read_head(&head).map_err(|e| format!("YAML parse error on {path}: {e}"))
+        },
+    );
+    let mut generic = Vec::new();
+    let mut hooks = Vec::new();
+    for ((path, doc), head) in docs.into_iter().zip(heads) {
+        let head = head?;
+        let manifest = Manifest {
+            path: path.clone(),
+            content: doc,
+            kind: head.kind,
+            events: Vec::new(),
+        };
+        let Some(hook) = head.hook else {
+            generic.push(manifest);
+            continue;
+        };
+        let events: Vec<String> = hook.split(',').map(|e| e.trim().to_lowercase()).collect();
+        if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
+            // Helm logs "skipping unknown hook" and drops the document.
+            continue;
         }
+        hooks.push(Manifest { events, ..manifest });
     }
     sort_by_kind(&mut generic);
     sort_by_kind(&mut hooks);

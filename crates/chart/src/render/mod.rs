@@ -324,11 +324,13 @@ pub fn render_chart(
     if let Some(lookup) = &options.lookup {
         install_lookup(engine.funcs_mut(), lookup.clone());
     }
-    for name in &names {
-        engine
-            .add_template(name, &renderables[*name].text)
-            .map_err(|e| RenderError::template(&e, e.helm_message()))?;
-    }
+    let files: Vec<(&str, &str)> = names
+        .iter()
+        .map(|name| (name.as_str(), renderables[*name].text.as_str()))
+        .collect();
+    engine
+        .add_templates(&files)
+        .map_err(|e| RenderError::template(&e, e.helm_message()))?;
     let mut out = BTreeMap::new();
     for name in names {
         let base = name.rsplit('/').next().unwrap_or(name);
@@ -392,7 +394,7 @@ fn collect(
     dot.insert(
         "Files",
         Value::object(Files::new(
-            chart.files.iter().map(|f| (f.name.clone(), f.data.clone())),
+            chart.files.iter().map(|f| (f.name.clone(), f.data.as_slice())),
         )),
     );
     dot.insert("Release", top.release.clone());
@@ -416,13 +418,22 @@ fn collect(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
-                text: String::from_utf8_lossy(&t.data).into_owned(),
+                text: text_of(&t.data),
                 dot: dot.clone(),
                 base_path: format!("{full_path}/templates"),
             },
         );
     }
     dot
+}
+
+/// A template's text, invalid UTF-8 replaced as Go's parser would see U+FFFD (checked with the
+/// fast validator first: almost every template is valid).
+fn text_of(data: &[u8]) -> String {
+    match std::str::from_utf8(data) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(data).into_owned(),
+    }
 }
 
 /// What `helm template` writes to stdout for a rendered release.

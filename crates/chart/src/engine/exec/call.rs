@@ -82,7 +82,7 @@ impl<'t> State<'t, '_, '_> {
             };
             let converted = match &error {
                 FuncError::ArgType { index, expected } => {
-                    convert_constant(explicit.get(*index), values.get(*index), expected)
+                    convert_constant(self.constant_arg(explicit.get(*index)), values.get(*index), expected)
                         .or_else(|| text_of_raw_string(values.get(*index), expected))
                         .map(|value| (*index, value))
                 }
@@ -137,6 +137,14 @@ impl<'t> State<'t, '_, '_> {
                 let detail = format!("error calling {name}: ");
                 self.error_with_cause(detail, Some(*cause))
             }
+        }
+    }
+
+    /// The value of `arg` when it is a constant.
+    fn constant_arg(&self, arg: Option<&Arg>) -> Option<Value> {
+        match arg {
+            Some(Arg::Constant { index, .. }) => Some(self.constant(*index)),
+            _ => None,
         }
     }
 
@@ -243,10 +251,12 @@ fn value_mismatch(evaluated: Option<&Ev>, expected: &str) -> String {
 /// The value Go gives a number constant written for a numeric parameter of type `expected`:
 /// `3.0` for an `int` is 3, `1` for a `float64` is 1.0. `None` when Go would refuse it too, or
 /// when the value is already of that type (so a retry cannot loop).
-fn convert_constant(arg: Option<&Arg>, current: Option<&Value>, expected: &str) -> Option<Value> {
-    let Some(Arg::Constant { value, .. }) = arg else {
-        return None;
-    };
+fn convert_constant(
+    constant: Option<Value>,
+    current: Option<&Value>,
+    expected: &str,
+) -> Option<Value> {
+    let value = &constant?;
     let integral = match value {
         Value::Int(i) => Some(*i),
         Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(*f as i64),

@@ -31,6 +31,15 @@ impl<'t> State<'t, '_, '_> {
         Ok(value)
     }
 
+    /// The value of the current template's constant `index`.
+    pub(super) fn constant(&self, index: usize) -> Value {
+        self.template
+            .constants
+            .get(index)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     pub(super) fn not_a_function(&self, args: &'t [Arg], last: &Option<Ev>) -> Exe<()> {
         if args.len() > 1 || last.is_some() {
             let first = args.first().map(ToString::to_string).unwrap_or_default();
@@ -55,10 +64,10 @@ impl<'t> State<'t, '_, '_> {
                 self.eval_pipeline(dot, pipe)
             }
             Arg::Variable { names, .. } => self.eval_variable(dot, first, names, &cmd.args, last),
-            Arg::Constant { value, .. } => {
+            Arg::Constant { index, .. } => {
                 self.at = At::Arg(first);
                 self.not_a_function(&cmd.args, &last)?;
-                Ok(Ev::Val(value.clone()))
+                Ok(Ev::Val(self.constant(*index)))
             }
             Arg::Dot(_) => {
                 self.at = At::Arg(first);
@@ -86,7 +95,7 @@ impl<'t> State<'t, '_, '_> {
                 self.eval_function(dot, arg, name, At::Arg(arg), &[], None)
             }
             Arg::Chain { .. } => self.eval_chain(dot, arg, &[], None),
-            Arg::Constant { value, .. } => Ok(Ev::Val(value.clone())),
+            Arg::Constant { index, .. } => Ok(Ev::Val(self.constant(*index))),
         }
     }
 

@@ -171,17 +171,9 @@ impl<'e> Exec<'e> {
     /// Templates it defines are visible only while it runs (Helm's `tpl` works on a clone).
     pub fn execute_text(&mut self, text: &str, dot: Value) -> Result<String, Error> {
         let name = self.engine.root_name.clone();
-        let trees = parser::parse(&name, text, &|f| self.engine.has_function(f))?;
-        let text: Rc<str> = text.into();
-        let parse_name: Rc<str> = name.as_str().into();
+        let parsed = parser::parse(&name, text, &|f| self.engine.has_function(f))?;
         let mut layer: HashMap<String, Rc<Template>> = HashMap::new();
-        for tree in trees {
-            let template = Template {
-                name: tree.name,
-                parse_name: parse_name.clone(),
-                text: text.clone(),
-                root: tree.root,
-            };
+        for template in Template::from_file(parsed, &name, text) {
             let keep_existing = template.is_empty()
                 && self
                     .lookup(&template.name)

@@ -1,0 +1,94 @@
+//! Order-keeping parallel maps over the cores of the machine, for the independent steps of a
+//! render (parsing template files, reading the YAML of rendered documents).
+
+/// Most threads a map uses (the calling one included).
+pub const MAX_THREADS: usize = 4;
+
+/// Below this much work (in the caller's size units, e.g. bytes) a thread costs more than it
+/// saves.
+pub const MIN_PARALLEL_SIZE: usize = 64 * 1024;
+
+/// `items.iter().map(f).collect()`, with the items cut into consecutive runs of about equal
+/// `size`, one per core (at most [`MAX_THREADS`]), each mapped on its own thread and the
+/// results joined in order. Small inputs and single-core machines stay on the calling thread.
+/// A panic in `f` is passed on to the caller.
+pub fn map_ordered<T, R, S, F>(items: &[T], size: S, f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    S: Fn(&T) -> usize,
+    F: Fn(&T) -> R + Sync,
+{
+    let map = |chunk: &[T]| -> Vec<R> { chunk.iter().map(&f).collect() };
+    let sizes: Vec<usize> = items.iter().map(size).collect();
+    let total: usize = sizes.iter().sum();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_THREADS)
+        .min(items.len());
+    if threads < 2 || total < MIN_PARALLEL_SIZE {
+        return map(items);
+    }
+    let chunks = split_by_size(items, &sizes, threads, total);
+    std::thread::scope(|scope| {
+        let mut chunks = chunks.into_iter();
+        let own = chunks.next().unwrap_or_default();
+        let handles: Vec<_> = chunks.map(|chunk| scope.spawn(|| map(chunk))).collect();
+        let mut out = map(own);
+        for handle in handles {
+            match handle.join() {
+                Ok(results) => out.extend(results),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        out
+    })
+}
+
+/// Cuts `items` into at most `parts` consecutive runs of about `total / parts` each.
+fn split_by_size<'i, T>(
+    items: &'i [T],
+    sizes: &[usize],
+    parts: usize,
+    total: usize,
+) -> Vec<&'i [T]> {
+    let target = total.div_ceil(parts);
+    let mut chunks = Vec::with_capacity(parts);
+    let (mut start, mut size) = (0, 0);
+    for (i, item_size) in sizes.iter().enumerate() {
+        size += item_size;
+        if size >= target && chunks.len() + 1 < parts {
+            chunks.push(&items[start..=i]);
+            start = i + 1;
+            size = 0;
+        }
+    }
+    chunks.push(&items[start..]);
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_order_of_the_items_whatever_the_split() {
+        let items: Vec<usize> = (0..1000).collect();
+        let doubled = map_ordered(&items, |_| MIN_PARALLEL_SIZE / 10, |i| i * 2);
+        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        let small = map_ordered(&items, |_| 1, |i| i + 1);
+        assert_eq!(small[999], 1000);
+    }
+
+    #[test]
+    fn runs_cover_every_item_once_in_order() {
+        let items: Vec<usize> = (0..10).collect();
+        let sizes = [5, 1, 1, 1, 1, 1, 1, 1, 1, 20];
+        for parts in 1..=4 {
+            let chunks = split_by_size(&items, &sizes, parts, 33);
+            assert!(chunks.len() <= parts);
+            let joined: Vec<usize> = chunks.concat();
+            assert_eq!(joined, items, "{parts} parts");
+        }
+    }
+}
