@@ -2,9 +2,11 @@
 //! kube-prometheus-stack and bitnami nginx from `shared/conformance/charts`.
 //!
 //! For each chart it reports our in-process render time (load, values, render, sort,
-//! output; mean of several runs), the wall time and peak memory of one `landscaper-agent
-//! template` process, and the same for `helm template` when helm is found (`$HELM` or
-//! `PATH`). Peak memory comes from `/usr/bin/time -f %M`.
+//! output; mean of several runs), the median wall time, CPU time (user + system) and peak
+//! memory of `landscaper-agent template` processes, the same for `helm template` when helm is
+//! found (`$HELM` or `PATH`), and how many times faster ours is. CPU and peak memory come
+//! from `/usr/bin/time -f "%U %S %M"`; runs alternate between the two programs so that load
+//! from elsewhere on the machine hits both alike.
 //!
 //! Run: `cargo bench -p landscaper-agent --bench render` (build the release binary first
 //! with `cargo build --release -p landscaper-agent` so the process figures are optimized).
@@ -27,6 +29,9 @@ const CASES: &[(&str, &str, &str)] = &[
 ];
 
 const RUNS: u32 = 5;
+
+/// Processes of each program per chart.
+const PROCESS_RUNS: usize = 11;
 
 fn charts() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/charts")
@@ -57,13 +62,21 @@ fn in_process(chart_dir: &Path, values: &Path) -> Result<(Duration, usize), Stri
     Ok((total / RUNS, bytes))
 }
 
-/// Wall time and peak RSS (KiB) of one process, through `/usr/bin/time`.
-fn process(program: &Path, chart_dir: &Path, values: &Path) -> Option<(Duration, u64)> {
+/// What one process cost.
+#[derive(Clone, Copy)]
+struct Cost {
+    wall: Duration,
+    cpu: Duration,
+    peak_kib: u64,
+}
+
+/// Wall time, CPU time and peak RSS of one process, through `/usr/bin/time`.
+fn process(program: &Path, chart_dir: &Path, values: &Path) -> Option<Cost> {
     let home = std::env::temp_dir().join(format!("landscaper-bench-home-{}", std::process::id()));
     std::fs::create_dir_all(&home).ok()?;
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M"])
+        .args(["-f", "%U %S %M"])
         .arg(program)
         .args(["template", "rel"])
         .arg(chart_dir)
@@ -73,10 +86,44 @@ fn process(program: &Path, chart_dir: &Path, values: &Path) -> Option<(Duration,
         .env("HOME", &home)
         .output()
         .ok()?;
-    let elapsed = start.elapsed();
+    let wall = start.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let peak = stderr.lines().last()?.trim().parse().ok()?;
-    out.status.success().then_some((elapsed, peak))
+    let mut fields = stderr.lines().last()?.split_whitespace();
+    let mut seconds = || fields.next()?.parse::<f64>().ok();
+    let cpu = Duration::from_secs_f64(seconds()? + seconds()?);
+    let peak_kib = seconds()? as u64;
+    out.status.success().then_some(Cost {
+        wall,
+        cpu,
+        peak_kib,
+    })
+}
+
+/// Medians of wall and CPU time, and the largest peak, over `runs`.
+fn median(mut runs: Vec<Cost>) -> Option<Cost> {
+    let mid = runs.len() / 2;
+    let peak_kib = runs.iter().map(|r| r.peak_kib).max()?;
+    runs.sort_by_key(|r| r.wall);
+    let wall = runs.get(mid)?.wall;
+    runs.sort_by_key(|r| r.cpu);
+    let cpu = runs.get(mid)?.cpu;
+    Some(Cost {
+        wall,
+        cpu,
+        peak_kib,
+    })
+}
+
+fn show(label: &str, cost: Option<Cost>) {
+    match cost {
+        Some(c) => println!(
+            "  {label:<20}{} wall, {} CPU, {:.1} MiB peak (median of {PROCESS_RUNS})",
+            ms(c.wall),
+            ms(c.cpu),
+            c.peak_kib as f64 / 1024.0
+        ),
+        None => println!("  {label:<20}not measured (program missing or failed)"),
+    }
 }
 
 fn find(name: &str, var: &str) -> Option<PathBuf> {
@@ -113,31 +160,25 @@ fn main() {
             ),
             Err(e) => println!("  ours, in process:   failed: {e}"),
         }
-        match agent
-            .is_file()
-            .then(|| process(&agent, &chart_dir, &values))
-            .flatten()
-        {
-            Some((time, kib)) => println!(
-                "  ours, process:      {} wall, {:.1} MiB peak",
-                ms(time),
-                kib as f64 / 1024.0
-            ),
-            None => println!(
-                "  ours, process:      not measured (no release binary at {} or it failed)",
-                agent.display()
-            ),
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..PROCESS_RUNS {
+            if agent.is_file() {
+                ours.extend(process(&agent, &chart_dir, &values));
+            }
+            if let Some(helm) = &helm {
+                theirs.extend(process(helm, &chart_dir, &values));
+            }
         }
-        match helm
-            .as_deref()
-            .and_then(|h| process(h, &chart_dir, &values))
-        {
-            Some((time, kib)) => println!(
-                "  helm template:      {} wall, {:.1} MiB peak",
-                ms(time),
-                kib as f64 / 1024.0
-            ),
-            None => println!("  helm template:      not measured (set HELM or put helm on PATH)"),
+        let (ours, theirs) = (median(ours), median(theirs));
+        show("ours, process:", ours);
+        show("helm template:", theirs);
+        if let (Some(o), Some(h)) = (ours, theirs) {
+            println!(
+                "  helm / ours:        {:.2}x wall, {:.2}x CPU, {:.2}x peak memory",
+                h.wall.as_secs_f64() / o.wall.as_secs_f64(),
+                h.cpu.as_secs_f64() / o.cpu.as_secs_f64().max(1e-6),
+                h.peak_kib as f64 / o.peak_kib.max(1) as f64
+            );
         }
     }
 }

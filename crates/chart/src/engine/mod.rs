@@ -166,7 +166,6 @@ impl Engine {
         matches!(name, "and" | "or" | "call") || self.funcs.contains(name)
     }
 
-
     /// Parses `text` as the template `name` and adds it and every template it defines to the
     /// namespace. A later definition of a name replaces an earlier one, unless it is empty.
     pub fn add_template(&mut self, name: &str, text: &str) -> Result<(), Error> {

@@ -394,7 +394,10 @@ fn collect(
     dot.insert(
         "Files",
         Value::object(Files::new(
-            chart.files.iter().map(|f| (f.name.clone(), f.data.as_slice())),
+            chart
+                .files
+                .iter()
+                .map(|f| (f.name.clone(), f.data.as_slice())),
         )),
     );
     dot.insert("Release", top.release.clone());

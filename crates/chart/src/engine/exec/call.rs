@@ -81,11 +81,13 @@ impl<'t> State<'t, '_, '_> {
                 Err(error) => error,
             };
             let converted = match &error {
-                FuncError::ArgType { index, expected } => {
-                    convert_constant(self.constant_arg(explicit.get(*index)), values.get(*index), expected)
-                        .or_else(|| text_of_raw_string(values.get(*index), expected))
-                        .map(|value| (*index, value))
-                }
+                FuncError::ArgType { index, expected } => convert_constant(
+                    self.constant_arg(explicit.get(*index)),
+                    values.get(*index),
+                    expected,
+                )
+                .or_else(|| text_of_raw_string(values.get(*index), expected))
+                .map(|value| (*index, value)),
                 _ => None,
             };
             let Some((index, value)) = converted else {
