@@ -7,7 +7,9 @@
 //! the agent is the real `landscaper-agent run` binary in a child process, with the agent
 //! chart's RBAC in the fenced cluster and the documented RBAC in the landscaper cluster. So the
 //! agent's figures are its own: peak RSS is `VmHWM` of `/proc/<pid>/status`, CPU is
-//! `utime + stime` of `/proc/<pid>/stat`.
+//! `utime + stime` of `/proc/<pid>/stat`. The machine may be shared: the 1-minute load
+//! average of `/proc/loadavg` is sampled every second of the run and printed beside the
+//! figures, so a slow run can be told from a busy machine.
 //!
 //! ```sh
 //! cargo build --release -p landscaper-agent
@@ -120,6 +122,26 @@ fn usage(pid: &str) -> Usage {
     }
 }
 
+/// The 1-minute load average, from `/proc/loadavg`.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0.0)
+}
+
+/// Samples [`load_average`] every second until `done` fires; returns the samples.
+async fn sample_load(mut done: tokio::sync::oneshot::Receiver<()>) -> Vec<f64> {
+    let mut samples = vec![load_average()];
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = &mut done => return samples,
+            _ = tick.tick() => samples.push(load_average()),
+        }
+    }
+}
+
 fn spawn_agent(world: &World, host: &PathBuf, landscaper: &PathBuf, workers: usize) -> Child {
     let binary = agent_binary();
     if !binary.exists() {
@@ -205,6 +227,8 @@ async fn main() {
     let values = case_values();
     let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     let watching = tokio::spawn(all_succeeded(items.clone(), count));
+    let (load_done, load_stop) = tokio::sync::oneshot::channel();
+    let load = tokio::spawn(sample_load(load_stop));
     let started = Instant::now();
     for index in 0..count {
         items
@@ -217,6 +241,8 @@ async fn main() {
     let elapsed = started.elapsed();
     let done = usage(&pid);
     let own = usage("self");
+    let _ = load_done.send(());
+    let load = load.await.expect("load sampler");
     let _ = child.kill();
     let _ = child.wait();
 
@@ -252,6 +278,13 @@ async fn main() {
     println!(
         "  this process CPU      {:>8.2} s (testbed clusters, landscaper controllers, the watch)",
         own.cpu_seconds
+    );
+    println!(
+        "  load average (1 min)  {:>8.2} mean over the run ({:.2} at the start, {:.2} at most; {} cores)",
+        load.iter().sum::<f64>() / load.len() as f64,
+        load[0],
+        load.iter().copied().fold(0.0, f64::max),
+        std::thread::available_parallelism().map_or(0, usize::from)
     );
     println!("  phases                {phases:?}");
     if succeeded != count {
