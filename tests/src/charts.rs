@@ -30,6 +30,31 @@ pub struct HelmRelease<'a> {
 /// A helm DeployItem `name` in the landscaper namespace for the Target `target` there, with a
 /// reconcile requested (nothing runs Executions in these tests).
 pub fn helm_deploy_item(name: &str, target: &str, release: HelmRelease<'_>) -> DeployItem {
+    let chart = json!({ "archive": { "raw": release.raw } });
+    helm_deploy_item_of(
+        name,
+        target,
+        helm_config(release.name, release.namespace, chart, release.values),
+    )
+}
+
+/// A helm ProviderConfiguration installing `chart` (any of upstream's chart sources) with
+/// `values` as release `name` in `namespace`, created when missing.
+pub fn helm_config(name: &str, namespace: &str, chart: Value, values: Value) -> Value {
+    json!({
+        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+        "kind": "ProviderConfiguration",
+        "name": name,
+        "namespace": namespace,
+        "createNamespace": true,
+        "chart": chart,
+        "values": values,
+    })
+}
+
+/// A helm DeployItem `name` in the landscaper namespace with the provider configuration
+/// `config`, for the Target `target` there, with a reconcile requested.
+pub fn helm_deploy_item_of(name: &str, target: &str, config: Value) -> DeployItem {
     serde_json::from_value(json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1",
         "kind": "DeployItem",
@@ -41,15 +66,7 @@ pub fn helm_deploy_item(name: &str, target: &str, release: HelmRelease<'_>) -> D
         "spec": {
             "type": deploy_item_types::HELM,
             "target": { "name": target, "namespace": LS_NAMESPACE },
-            "config": {
-                "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-                "kind": "ProviderConfiguration",
-                "name": release.name,
-                "namespace": release.namespace,
-                "createNamespace": true,
-                "chart": { "archive": { "raw": release.raw } },
-                "values": release.values,
-            },
+            "config": config,
         },
     }))
     .expect("a DeployItem")

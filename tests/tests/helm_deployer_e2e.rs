@@ -452,3 +452,118 @@ async fn helm_item_is_installed_upgraded_and_deleted_as_the_deployer_identity() 
     stop.send(()).unwrap();
     running.await.unwrap();
 }
+
+/// A chart with one ConfigMap, a pre-delete Job hook and a post-delete ConfigMap hook.
+fn delete_hooked_archive() -> Vec<u8> {
+    testbed::chart_repository::package(&[
+        (
+            "hooked/Chart.yaml",
+            "apiVersion: v2\nname: hooked\nversion: 0.1.0\n",
+        ),
+        (
+            "hooked/templates/configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  revision: {{ .Release.Revision | quote }}\n",
+        ),
+        (
+            "hooked/templates/hooks.yaml",
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: pre-delete\n  annotations:\n    helm.sh/hook: pre-delete\nspec:\n  backoffLimit: 0\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: run\n          image: busybox\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: post-delete\n  annotations:\n    helm.sh/hook: post-delete\ndata:\n  ran: \"yes\"\n",
+        ),
+    ])
+}
+
+/// Where the first successful write `verb` of `resource` `name` by the deployer is in `log`.
+fn write_position(log: &[RequestRecord], verb: &str, resource: &str, name: &str) -> usize {
+    log.iter()
+        .position(|r| {
+            r.verb == verb
+                && r.resource == resource
+                && r.name == name
+                && r.user == deployer_user()
+                && r.succeeded()
+        })
+        .unwrap_or_else(|| panic!("no {verb} of {resource} {name} by the deployer"))
+}
+
+#[tokio::test]
+async fn deleting_a_helm_item_runs_its_delete_hooks_as_the_deployer_identity() {
+    let world = World::start().await;
+    world.fenced_cluster().set_simulate_workloads(true);
+    let agent = world.production_agent(ENVIRONMENT).await;
+    let host_user = agent.host_user.clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
+        agent.agent,
+        2,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    eventually("the landscaper created Target east", || async {
+        targets.get_opt(ENVIRONMENT).await.unwrap().is_some()
+    })
+    .await;
+
+    let raw = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        delete_hooked_archive(),
+    );
+    let items = items(&world);
+    items
+        .create(
+            &PostParams::default(),
+            &helm_item("web", ENVIRONMENT, &raw, json!({})),
+        )
+        .await
+        .unwrap();
+    assert_succeeded(&finished(&world, "web", None).await);
+    let fenced = world.fenced_cluster().client();
+    let configmaps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(fenced.clone(), RELEASE_NAMESPACE);
+    let jobs: Api<k8s_openapi::api::batch::v1::Job> =
+        Api::namespaced(fenced.clone(), RELEASE_NAMESPACE);
+    assert!(configmaps.get_opt("web-config").await.unwrap().is_some());
+    assert!(jobs.get_opt("pre-delete").await.unwrap().is_none());
+    assert!(configmaps.get_opt("post-delete").await.unwrap().is_none());
+
+    items.delete("web", &DeleteParams::default()).await.unwrap();
+    eventually_within("DeployItem web is gone", JOB_LIMIT, || async {
+        items.get_opt("web").await.unwrap().is_none()
+    })
+    .await;
+    assert!(configmaps.get_opt("web-config").await.unwrap().is_none());
+    assert!(release_records(&fenced).await.is_empty());
+    // The hooks ran around the deletion of the release's objects, the Job to completion.
+    let job = jobs
+        .get("pre-delete")
+        .await
+        .expect("the pre-delete Job ran");
+    let conditions = job.status.and_then(|s| s.conditions).unwrap_or_default();
+    assert!(
+        conditions.iter().any(|c| c.type_ == "Complete"),
+        "{conditions:?}"
+    );
+    assert!(configmaps.get_opt("post-delete").await.unwrap().is_some());
+    let log = world.fenced_cluster().requests();
+    let pre = write_position(&log, "create", "jobs", "pre-delete");
+    let deleted = write_position(&log, "delete", "configmaps", "web-config");
+    let post = write_position(&log, "create", "configmaps", "post-delete");
+    assert!(
+        pre < deleted && deleted < post,
+        "order {pre} {deleted} {post}"
+    );
+
+    // Every write to the release was made as deployer-east, none as the agent itself.
+    let others: Vec<_> = log
+        .iter()
+        .filter(|r| r.is_write() && touches_the_release(r) && r.user != deployer_user())
+        .collect();
+    assert!(others.is_empty(), "writes by another identity: {others:#?}");
+    assert!(
+        log.iter()
+            .all(|r| !(r.is_write() && r.user == host_user && touches_the_release(r)))
+    );
+
+    stop.send(()).unwrap();
+    running.await.unwrap();
+}
