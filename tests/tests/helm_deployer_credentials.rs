@@ -130,6 +130,7 @@ async fn context_credentials_are_read_with_the_documented_rbac() {
         RepoOptions {
             basic_auth: Some(("alice".into(), "s3cret".into())),
             tls: true,
+            ..RepoOptions::default()
         },
     )
     .expect("repository serves");
