@@ -625,7 +625,11 @@ async fn bad_charts_fail_at_once_with_one_line_naming_chart_file_and_position() 
             )]),
             json!({}),
             "InvalidChart",
-            vec!["inline chart archive", "Chart.yaml", "line 4"],
+            vec![
+                "inline chart archive (chart folder demo)",
+                "cannot load Chart.yaml",
+                "line 4",
+            ],
         ),
         (
             "dependency",

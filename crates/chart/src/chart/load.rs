@@ -188,6 +188,18 @@ pub fn load_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
     load_files(archive_files(bytes)?)
 }
 
+/// The folder a chart archive keeps its files in (`demo` for `demo/Chart.yaml`), from its
+/// first entry: what names a chart whose `Chart.yaml` cannot be read.
+pub fn archive_folder(bytes: &[u8]) -> Option<String> {
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
+    let entry = archive.entries().ok()?.next()?.ok()?;
+    let path = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+    path.split(['/', '\\'])
+        .next()
+        .filter(|folder| !folder.is_empty())
+        .map(str::to_string)
+}
+
 fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz);
@@ -443,6 +455,14 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, &tar).unwrap();
         gz.finish().unwrap()
+    }
+
+    #[test]
+    fn a_broken_archive_still_names_its_chart_folder() {
+        let archive = tgz(&[("demo/Chart.yaml", b"name: [\n")]);
+        assert!(load_archive(&archive).is_err());
+        assert_eq!(archive_folder(&archive).as_deref(), Some("demo"));
+        assert_eq!(archive_folder(b"not a gzip stream"), None);
     }
 
     #[test]

@@ -7,8 +7,8 @@ pub mod metadata;
 pub mod pattern;
 
 pub use load::{
-    MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, check_api_version, load, load_archive,
-    load_dir, load_files,
+    MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, archive_folder, check_api_version,
+    load, load_archive, load_dir, load_files,
 };
 pub use metadata::{Dependency, Maintainer, Metadata};
 

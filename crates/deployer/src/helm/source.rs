@@ -187,11 +187,15 @@ impl Sources {
             }
         }
         let chart = Arc::new(chart::load_archive(archive).map_err(|e| {
+            // The archive's folder names a chart whose Chart.yaml cannot be read.
+            let folder = chart::archive_folder(archive)
+                .map(|f| format!(" (chart folder {f})"))
+                .unwrap_or_default();
             Error::config(
                 OPERATION,
                 "InvalidChart",
                 format!(
-                    "DeployItem {item} spec.config.chart: {}: loading the chart: {e}",
+                    "DeployItem {item} spec.config.chart: {}{folder}: loading the chart: {e}",
                     describe(source)
                 ),
             )
