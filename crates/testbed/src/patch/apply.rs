@@ -359,7 +359,7 @@ fn cap_update_managers(entries: &mut Vec<Entry>) {
         let target = &mut entries[bucket];
         target.manager = ANCIENT_CHANGES.to_string();
         target.subresource = String::new();
-        target.set = target.set.union(&set);
+        target.set.add(&set);
         target.time = time;
         merged_away.push(i);
         remaining -= 1;
@@ -424,8 +424,8 @@ fn field(name: &str) -> PathElement {
     PathElement::Field(name.to_string())
 }
 
-/// Paths nobody owns: type and object identity, and bookkeeping fields.
-fn strip_meta(set: &FieldSet) -> FieldSet {
+/// Drops the paths nobody owns: type and object identity, and bookkeeping fields.
+fn strip_meta(set: &mut FieldSet) {
     // Built once: every write strips the same paths.
     static UNOWNED: std::sync::LazyLock<FieldSet> = std::sync::LazyLock::new(|| {
         let mut strip = FieldSet::new();
@@ -447,14 +447,27 @@ fn strip_meta(set: &FieldSet) -> FieldSet {
         }
         strip
     });
-    set.difference(&UNOWNED)
+    set.remove(&UNOWNED);
 }
 
-fn scoped(set: &FieldSet, scope: Scope<'_>) -> FieldSet {
+/// `set` without what a request in `scope` cannot write.
+fn scoped(mut set: FieldSet, scope: Scope<'_>) -> FieldSet {
     set.retain_top(|element| match element {
         PathElement::Field(name) => scope.allows(name),
         _ => true,
-    })
+    });
+    set
+}
+
+/// What a comparison found added or modified, in `scope`.
+fn changes(cmp: Comparison, scope: Scope<'_>) -> (FieldSet, FieldSet) {
+    let Comparison {
+        mut added,
+        modified,
+        removed,
+    } = cmp;
+    added.add(&modified);
+    (scoped(added, scope), scoped(removed, scope))
 }
 
 /// Records the fields a non-apply write changed as owned by its manager, in `new`'s
@@ -495,16 +508,17 @@ pub fn update_managed_fields(
             shape,
         )
     };
-    let changed = scoped(&cmp.added.union(&cmp.modified), scope);
-    let removed = scoped(&cmp.removed, scope);
+    let (mut own, removed) = changes(cmp, scope);
     for entry in &mut entries {
-        entry.set = strip_meta(&entry.set.difference(&changed).difference(&removed));
+        entry.set.remove(&own);
+        entry.set.remove(&removed);
+        strip_meta(&mut entry.set);
     }
-    let own = strip_meta(&changed);
+    strip_meta(&mut own);
     if !own.is_empty() {
         match entries.iter_mut().find(|e| e.same_identity(manager)) {
             Some(entry) => {
-                entry.set = entry.set.union(&own);
+                entry.set.add(&own);
                 entry.time = Some(now.to_string());
             }
             None => entries.push(Entry {
@@ -573,10 +587,9 @@ pub fn apply(
     let live_plain = without_managed_fields(&live_full);
     let mut entries = decode_entries(managed_fields_of(&live_full)).unwrap_or_default();
     if live.is_some() && entries.is_empty() {
-        let existing = scoped(
-            &strip_meta(&field_set(&live_plain, shape).map_err(ApplyError::Invalid)?),
-            scope,
-        );
+        let mut existing = field_set(&live_plain, shape).map_err(ApplyError::Invalid)?;
+        strip_meta(&mut existing);
+        let existing = scoped(existing, scope);
         if !existing.is_empty() {
             entries.push(Entry {
                 manager: BEFORE_FIRST_APPLY.to_string(),
@@ -588,10 +601,9 @@ pub fn apply(
             });
         }
     }
-    let new_set = scoped(
-        &strip_meta(&field_set(&config, shape).map_err(ApplyError::Invalid)?),
-        scope,
-    );
+    let mut new_set = field_set(&config, shape).map_err(ApplyError::Invalid)?;
+    strip_meta(&mut new_set);
+    let new_set = scoped(new_set, scope);
     let own_index = entries.iter().position(|e| e.same_identity(manager));
     let last_set = own_index
         .map(|i| entries[i].set.clone())
@@ -600,15 +612,17 @@ pub fn apply(
         .iter()
         .enumerate()
         .filter(|(i, _)| Some(*i) != own_index)
-        .fold(FieldSet::new(), |acc, (_, e)| acc.union(&e.set));
+        .fold(FieldSet::new(), |mut acc, (_, e)| {
+            acc.add(&e.set);
+            acc
+        });
 
     let mut merged = walk::merge(&live_plain, &config, shape).map_err(ApplyError::Invalid)?;
     let prune = last_set.difference(&new_set).difference(&others);
     walk::remove(&mut merged, &prune, shape);
 
     let cmp = compare(&live_plain, &merged, shape);
-    let changes = scoped(&cmp.added.union(&cmp.modified), scope);
-    let removed = scoped(&cmp.removed, scope);
+    let (changes, removed) = changes(cmp, scope);
     if !force {
         let mut conflicts: Vec<(String, Conflict)> = Vec::new();
         for (i, e) in entries.iter().enumerate() {
@@ -634,7 +648,9 @@ pub fn apply(
     }
     for (i, e) in entries.iter_mut().enumerate() {
         if Some(i) != own_index {
-            e.set = strip_meta(&e.set.difference(&changes).difference(&removed));
+            e.set.remove(&changes);
+            e.set.remove(&removed);
+            strip_meta(&mut e.set);
         }
     }
     let changed = !crate::patch::json_equal(&live_plain, &merged);

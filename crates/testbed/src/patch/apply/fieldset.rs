@@ -91,12 +91,20 @@ impl FieldSet {
         Self::default()
     }
 
-    /// Adds a path.
+    /// Adds a path. Elements are cloned only for the nodes it creates: walks insert many
+    /// paths that share their beginning.
     pub fn insert(&mut self, path: &[PathElement]) {
-        match path.split_first() {
-            None => self.member = true,
-            Some((first, rest)) => self.children.entry(first.clone()).or_default().insert(rest),
+        let mut node = self;
+        for element in path {
+            if !node.children.contains_key(element) {
+                node.children.insert(element.clone(), FieldSet::new());
+            }
+            node = node
+                .children
+                .get_mut(element)
+                .expect("present or inserted above");
         }
+        node.member = true;
     }
 
     /// Whether the path itself is in the set.
@@ -143,31 +151,40 @@ impl FieldSet {
     /// Paths in either set.
     pub fn union(&self, other: &FieldSet) -> FieldSet {
         let mut out = self.clone();
-        out.member |= other.member;
+        out.add(other);
+        out
+    }
+
+    /// Adds the paths of `other`, in place: only what this set lacks is copied.
+    pub fn add(&mut self, other: &FieldSet) {
+        self.member |= other.member;
         for (element, child) in &other.children {
-            let merged = match out.children.get(element) {
-                Some(mine) => mine.union(child),
-                None => child.clone(),
-            };
-            out.children.insert(element.clone(), merged);
+            match self.children.get_mut(element) {
+                Some(mine) => mine.add(child),
+                None => {
+                    self.children.insert(element.clone(), child.clone());
+                }
+            }
         }
-        out.pruned()
+        self.children.retain(|_, c| !c.is_empty());
     }
 
     /// Paths of this set that are not in `other`.
     pub fn difference(&self, other: &FieldSet) -> FieldSet {
-        let mut out = FieldSet {
-            member: self.member && !other.member,
-            children: BTreeMap::new(),
-        };
-        for (element, child) in &self.children {
-            let rest = match other.children.get(element) {
-                Some(theirs) => child.difference(theirs),
-                None => child.clone(),
-            };
-            out.children.insert(element.clone(), rest);
+        let mut out = self.clone();
+        out.remove(other);
+        out
+    }
+
+    /// Removes the paths of `other`, in place.
+    pub fn remove(&mut self, other: &FieldSet) {
+        self.member &= !other.member;
+        for (element, theirs) in &other.children {
+            if let Some(mine) = self.children.get_mut(element) {
+                mine.remove(theirs);
+            }
         }
-        out.pruned()
+        self.children.retain(|_, c| !c.is_empty());
     }
 
     /// Paths in both sets.
@@ -192,14 +209,9 @@ impl FieldSet {
     }
 
     /// Keeps the paths whose first element passes `keep`.
-    pub fn retain_top(&self, keep: impl Fn(&PathElement) -> bool) -> FieldSet {
-        let mut out = FieldSet::new();
-        for (e, child) in &self.children {
-            if keep(e) {
-                out.children.insert(e.clone(), child.clone());
-            }
-        }
-        out.pruned()
+    pub fn retain_top(&mut self, keep: impl Fn(&PathElement) -> bool) {
+        self.children
+            .retain(|e, child| keep(e) && !child.is_empty());
     }
 
     /// The set as `fieldsV1` JSON.
