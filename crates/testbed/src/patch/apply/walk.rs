@@ -175,66 +175,69 @@ fn compare_value(
     }
 }
 
-/// The fields (without nulls) or granular list items below a position, borrowed.
-fn children<'v>(v: Option<&'v Value>, shape: &Shape<'_>) -> Vec<(PathElement, &'v Value)> {
-    match v {
-        Some(Value::Object(map)) if !shape.is_atomic_map() => map
-            .iter()
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| (PathElement::Field(k.clone()), v))
-            .collect(),
-        Some(Value::Array(items)) => match granular_list(shape) {
-            Some(list) => {
-                let item_shape = shape.item();
-                items
-                    .iter()
-                    .filter_map(|i| item_element(i, &list, &item_shape).ok().map(|pe| (pe, i)))
-                    .collect()
-            }
-            None => Vec::new(),
-        },
-        _ => Vec::new(),
-    }
-}
-
-/// The fields a typed object always has that `theirs` holds and `mine` lacks, as empty
-/// values: they are there, empty, in the typed form of `mine`.
-fn always_present_missing<'v>(
-    mine: &[(PathElement, &'v Value)],
-    theirs: &[(PathElement, &'v Value)],
-    shape: &Shape<'_>,
-    empty_map: &'v Value,
-    empty_list: &'v Value,
-) -> Vec<(PathElement, &'v Value)> {
-    theirs
+/// The granular items of a list value, borrowed, each with its path element.
+fn items<'v>(v: Option<&'v Value>, shape: &Shape<'_>) -> Vec<(PathElement, &'v Value)> {
+    let (Some(Value::Array(items)), Some(list)) = (v, granular_list(shape)) else {
+        return Vec::new();
+    };
+    let item_shape = shape.item();
+    items
         .iter()
-        .filter(|(pe, _)| match pe {
-            PathElement::Field(name) => {
-                shape.field_always_present(name) && !mine.iter().any(|(p, _)| p == pe)
-            }
-            _ => false,
-        })
-        .map(|(pe, value)| {
-            let empty = match value {
-                Value::Array(_) => empty_list,
-                _ => empty_map,
-            };
-            (pe.clone(), empty)
-        })
+        .filter_map(|i| item_element(i, &list, &item_shape).ok().map(|pe| (pe, i)))
         .collect()
 }
 
-/// Children by element, so long maps and lists compare in linear time; a duplicate item
-/// counts once, as its first occurrence.
-fn index<'a, 'v>(list: &'a [(PathElement, &'v Value)]) -> HashMap<&'a PathElement, &'v Value> {
-    let mut map = HashMap::with_capacity(list.len());
-    for (pe, v) in list {
-        map.entry(pe).or_insert(*v);
-    }
-    map
+/// Lists up to this long are searched rather than hashed: most lists of an object are
+/// short, and hashing their items costs more than comparing them.
+const SHORT: usize = 16;
+
+/// Items by element, so long lists compare in linear time; a duplicate item counts once, as
+/// its first occurrence.
+enum Index<'a, 'v> {
+    Short(&'a [(PathElement, &'v Value)]),
+    Long(HashMap<&'a PathElement, &'v Value>),
 }
 
-/// Compares the fields or items below a position, and records items that appear or vanish.
+impl<'a, 'v> Index<'a, 'v> {
+    fn new(list: &'a [(PathElement, &'v Value)]) -> Self {
+        if list.len() <= SHORT {
+            return Self::Short(list);
+        }
+        let mut map = HashMap::with_capacity(list.len());
+        for (pe, v) in list {
+            map.entry(pe).or_insert(*v);
+        }
+        Self::Long(map)
+    }
+
+    fn get(&self, element: &PathElement) -> Option<&'v Value> {
+        match self {
+            Self::Short(list) => list.iter().find(|(pe, _)| pe == element).map(|(_, v)| *v),
+            Self::Long(map) => map.get(element).copied(),
+        }
+    }
+}
+
+/// The distinct elements of two lists of items, in order (`old` first).
+fn distinct<'a>(
+    old: &'a [(PathElement, &Value)],
+    new: &'a [(PathElement, &Value)],
+) -> Vec<&'a PathElement> {
+    let all = old.iter().chain(new).map(|(pe, _)| pe);
+    if old.len() + new.len() <= 2 * SHORT {
+        let mut out: Vec<&PathElement> = Vec::with_capacity(old.len() + new.len());
+        for pe in all {
+            if !out.contains(&pe) {
+                out.push(pe);
+            }
+        }
+        return out;
+    }
+    let mut seen = HashSet::with_capacity(old.len() + new.len());
+    all.filter(|pe| seen.insert(*pe)).collect()
+}
+
+/// Compares the fields or items below a position, and records those that appear or vanish.
 fn compare_children(
     old: Option<&Value>,
     new: Option<&Value>,
@@ -242,39 +245,119 @@ fn compare_children(
     path: &mut Path,
     cmp: &mut Comparison,
 ) {
-    let (empty_map, empty_list) = (Value::Object(Map::new()), Value::Array(Vec::new()));
-    let mut old_children = children(old, shape);
-    let mut new_children = children(new, shape);
-    if let (Some(Value::Object(_)), Some(Value::Object(_))) = (old, new) {
-        let old_extra =
-            always_present_missing(&old_children, &new_children, shape, &empty_map, &empty_list);
-        let new_extra =
-            always_present_missing(&new_children, &old_children, shape, &empty_map, &empty_list);
-        old_children.extend(old_extra);
-        new_children.extend(new_extra);
-    }
-    let (old_index, new_index) = (index(&old_children), index(&new_children));
-    let mut seen = HashSet::with_capacity(old_children.len() + new_children.len());
-    let is_list = matches!(old.or(new), Some(Value::Array(_)));
-    for (element, _) in old_children.iter().chain(&new_children) {
-        if !seen.insert(element) {
-            continue;
-        }
-        let (o, n) = (
-            old_index.get(element).copied(),
-            new_index.get(element).copied(),
+    if matches!(old, Some(Value::Array(_))) || matches!(new, Some(Value::Array(_))) {
+        compare_items(old, new, shape, path, cmp);
+    } else if !shape.is_atomic_map() {
+        compare_fields(
+            old.and_then(Value::as_object),
+            new.and_then(Value::as_object),
+            shape,
+            path,
+            cmp,
         );
-        let child_shape = match (element, is_list) {
-            (PathElement::Field(name), false) => shape.field(name),
-            _ => shape.item(),
-        };
-        path.push(element.clone());
-        compare_value(o, n, &child_shape, path, cmp);
-        match (o, n) {
-            (None, Some(_)) => cmp.added.insert(path),
-            (Some(_), None) => cmp.removed.insert(path),
-            _ => {}
+    }
+}
+
+/// Compares the fields of two maps in place (a null field is no field). A field a typed
+/// object always has (see [`Shape::field_always_present`]) that only one side holds is
+/// there, empty, on the other side too, when both are maps.
+fn compare_fields(
+    old: Option<&Map<String, Value>>,
+    new: Option<&Map<String, Value>>,
+    shape: &Shape<'_>,
+    path: &mut Path,
+    cmp: &mut Comparison,
+) {
+    let empty = Empty::new();
+    let both = old.is_some() && new.is_some();
+    let always = |key: &str| both && shape.field_always_present(key);
+    for (key, o) in fields(old) {
+        let n = present(new, key).or_else(|| always(key).then(|| empty.like(o)));
+        compare_field(key, Some(o), n, shape, path, cmp);
+    }
+    for (key, n) in fields(new) {
+        if present(old, key).is_none() {
+            let o = always(key).then(|| empty.like(n));
+            compare_field(key, o, Some(n), shape, path, cmp);
         }
+    }
+}
+
+/// The fields of a map that are set (not null).
+fn fields(map: Option<&Map<String, Value>>) -> impl Iterator<Item = (&str, &Value)> {
+    map.into_iter()
+        .flatten()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.as_str(), v))
+}
+
+/// A field of a map when it is set (not null).
+fn present<'v>(map: Option<&'v Map<String, Value>>, key: &str) -> Option<&'v Value> {
+    map?.get(key).filter(|v| !v.is_null())
+}
+
+/// The empty values a typed object has for fields it always has.
+struct Empty {
+    map: Value,
+    list: Value,
+}
+
+impl Empty {
+    fn new() -> Self {
+        Self {
+            map: Value::Object(Map::new()),
+            list: Value::Array(Vec::new()),
+        }
+    }
+
+    /// The empty value of the kind of `other`.
+    fn like(&self, other: &Value) -> &Value {
+        match other {
+            Value::Array(_) => &self.list,
+            _ => &self.map,
+        }
+    }
+}
+
+fn compare_field(
+    key: &str,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    shape: &Shape<'_>,
+    path: &mut Path,
+    cmp: &mut Comparison,
+) {
+    path.push(PathElement::Field(key.to_string()));
+    compare_value(old, new, &shape.field(key), path, cmp);
+    record_presence(old, new, path, cmp);
+    path.pop();
+}
+
+/// Records a position that only the new or only the old version has.
+fn record_presence(old: Option<&Value>, new: Option<&Value>, path: &Path, cmp: &mut Comparison) {
+    match (old, new) {
+        (None, Some(_)) => cmp.added.insert(path),
+        (Some(_), None) => cmp.removed.insert(path),
+        _ => {}
+    }
+}
+
+/// Compares the granular items of two lists, matched by their path elements.
+fn compare_items(
+    old: Option<&Value>,
+    new: Option<&Value>,
+    shape: &Shape<'_>,
+    path: &mut Path,
+    cmp: &mut Comparison,
+) {
+    let (old_items, new_items) = (items(old, shape), items(new, shape));
+    let (old_index, new_index) = (Index::new(&old_items), Index::new(&new_items));
+    let item_shape = shape.item();
+    for element in distinct(&old_items, &new_items) {
+        let (o, n) = (old_index.get(element), new_index.get(element));
+        path.push(element.clone());
+        compare_value(o, n, &item_shape, path, cmp);
+        record_presence(o, n, path, cmp);
         path.pop();
     }
 }
