@@ -114,30 +114,40 @@ impl Stored {
 }
 
 /// Serializes with `kind` and `apiVersion` first; returns the bytes and where the rest starts.
+/// Written into one buffer: the rest follows the head in place.
 fn serialize(mut obj: Value) -> (Bytes, usize) {
     let Some(map) = obj.as_object_mut() else {
         return (Bytes::from(serde_json::to_vec(&obj).unwrap_or_default()), 0);
     };
-    let mut head = serde_json::Map::new();
-    for k in ["kind", "apiVersion"] {
-        if let Some(v) = map.remove(k) {
-            head.insert(k.into(), v);
-        }
-    }
+    let head: Vec<(&str, Value)> = ["kind", "apiVersion"]
+        .into_iter()
+        .filter_map(|k| map.remove(k).map(|v| (k, v)))
+        .collect();
     // Serializing a Value cannot fail: all its map keys are strings.
-    let rest = serde_json::to_vec(&obj).unwrap_or_default();
     if head.is_empty() {
-        return (Bytes::from(rest), 0);
+        return (Bytes::from(serde_json::to_vec(&obj).unwrap_or_default()), 0);
     }
-    let mut out = serde_json::to_vec(&Value::Object(head)).unwrap_or_default();
-    out.pop();
-    if rest.len() <= 2 {
+    let mut out = Vec::with_capacity(512);
+    for (k, v) in &head {
+        out.push(if out.is_empty() { b'{' } else { b',' });
+        let _ = serde_json::to_writer(&mut out, k);
+        out.push(b':');
+        let _ = serde_json::to_writer(&mut out, v);
+    }
+    let body_start = out.len() + 1;
+    let _ = serde_json::to_writer(&mut out, &obj);
+    if out.len() - body_start <= 1 {
+        // No other fields: the rest was `{}`.
+        out.truncate(body_start - 1);
         out.push(b'}');
+        out.shrink_to_fit();
         return (Bytes::from(out), 0);
     }
-    out.push(b',');
-    let body_start = out.len();
-    out.extend_from_slice(&rest[1..]);
+    // The rest's opening brace becomes the separator after the head.
+    out[body_start - 1] = b',';
+    // Stored objects keep no spare capacity (memory per object), and an exact buffer
+    // becomes `Bytes` without another allocation.
+    out.shrink_to_fit();
     (Bytes::from(out), body_start)
 }
 
