@@ -23,15 +23,17 @@ pub fn new_uid() -> String {
     random_bytes(&mut b);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut uid = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        // Groups of 4, 2, 2, 2 and 6 bytes.
+        if matches!(i, 4 | 6 | 8 | 10) {
+            uid.push('-');
+        }
+        uid.push(char::from(HEX[usize::from(x >> 4)]));
+        uid.push(char::from(HEX[usize::from(x & 0x0f)]));
+    }
+    uid
 }
 
 /// `prefix` plus five random characters, as `metadata.generateName` produces.
@@ -61,6 +63,12 @@ mod tests {
         let uid = new_uid();
         assert_eq!(uid.len(), 36);
         assert_eq!(uid.as_bytes()[14], b'4');
+        let groups: Vec<usize> = uid.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12]);
+        assert!(
+            uid.bytes()
+                .all(|c| c == b'-' || c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
         assert_ne!(uid, new_uid());
     }
 

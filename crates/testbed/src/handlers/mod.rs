@@ -111,11 +111,7 @@ fn resolve(
     cluster: &ClusterState,
     path: ResourcePath,
 ) -> Result<(Arc<ResourceDef>, ResourcePath), Reply> {
-    if cluster
-        .registry
-        .resources_of(&path.group, &path.version)
-        .is_empty()
-    {
+    if !cluster.registry.serves(&path.group, &path.version) {
         return Err(Reply::Text(404, "404 page not found\n"));
     }
     let Some(res) = cluster

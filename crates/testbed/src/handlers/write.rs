@@ -133,7 +133,7 @@ fn check_namespace(txn: &Txn<'_>, res: &ResourceDef, ns: &str, name: &str) -> Re
     let Some(nso) = txn.get("/namespaces", "", ns) else {
         return Err(ApiError::not_found("namespaces", "", ns));
     };
-    if is_deleting(&nso.value()) {
+    if nso.deleting {
         let what = if res.group.is_empty() {
             res.plural.clone()
         } else {

@@ -93,7 +93,7 @@ pub fn type_error(res: &ResourceDef, obj: &Value) -> Option<(String, String)> {
                 .is_some_and(|m| m.values().all(Value::is_string))
     };
     for f in ["labels", "annotations"] {
-        if let Some(v) = obj.pointer(&format!("/metadata/{f}"))
+        if let Some(v) = obj.get("metadata").and_then(|m| m.get(f))
             && !is_string_map(v)
         {
             return Some((format!("metadata.{f}"), "expected a map of strings".into()));

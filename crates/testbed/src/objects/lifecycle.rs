@@ -206,7 +206,8 @@ pub fn prepare_update(
         }
         return Ok(merged);
     }
-    let old_meta = old.get("metadata").cloned().unwrap_or_default();
+    let null = Value::Null;
+    let old_meta = old.get("metadata").unwrap_or(&null);
     let meta = meta_mut(&mut new);
     for k in [
         "uid",

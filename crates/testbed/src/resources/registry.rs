@@ -77,6 +77,15 @@ impl Registry {
         self.read(|i| i.all.clone())
     }
 
+    /// Whether any resource of a group version is served.
+    pub fn serves(&self, group: &str, version: &str) -> bool {
+        self.read(|i| {
+            i.all
+                .iter()
+                .any(|r| r.group == group && r.version == version)
+        })
+    }
+
     /// The resources of one group version, in registration order.
     pub fn resources_of(&self, group: &str, version: &str) -> Vec<Arc<ResourceDef>> {
         self.read(|i| {
