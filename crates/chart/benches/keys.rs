@@ -6,7 +6,9 @@
 //! counts both prime-search threads).
 //!
 //! Run with `cargo bench -p landscaper-chart --bench keys`; `KEYS=N` sets the number of 2048-bit
-//! runs (default 200; the 4096-bit line uses a fifth as many).
+//! runs (default 200; the 4096-bit line uses a fifth as many). The machine may be shared: the
+//! load average before and after is printed beside the figures, and the CPU time per run is
+//! the figure that load disturbs least.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -22,6 +24,18 @@ fn cpu_time() -> Option<Duration> {
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
     Some(Duration::from_millis(ticks * 10))
+}
+
+/// The 1-, 5- and 15-minute load averages, from `/proc/loadavg`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".to_string())
 }
 
 fn report(name: &str, template: &str, runs: usize) {
@@ -61,6 +75,7 @@ fn main() {
         .and_then(|n| n.parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or(200);
+    println!("load average before: {}", load_average());
     report("genCA (RSA 2048)", r#"{{ genCA "ca" 365 }}"#, runs);
     report(
         "genPrivateKey rsa (4096)",
@@ -77,4 +92,5 @@ fn main() {
         r#"{{ genPrivateKey "ed25519" }}"#,
         runs,
     );
+    println!("load average after: {}", load_average());
 }
