@@ -146,9 +146,15 @@ pub async fn run<D: Deployer>(
                 kube::Api::all(ls_client.clone()),
             ),
         };
-    let controller = Controller::new(items_api, watcher::Config::default())
+    // The cache keeps every item slim (see `cached`); jobs read the whole item.
+    let (items, item_writer) = reflector::store();
+    let item_events = reflector::reflector(
+        item_writer,
+        watcher(items_api, watcher::Config::default()).modify(cached::<D>),
+    )
+    .applied_objects();
+    let controller = Controller::for_stream(item_events, items.clone())
         .with_config(ControllerConfig::default().concurrency(config.workers));
-    let items = controller.store();
 
     // Targets are looked up in a store of our own (no request per item); the controller's
     // own watch of Targets re-triggers the items that reference a changed Target.
@@ -199,6 +205,15 @@ pub async fn run<D: Deployer>(
             }
         })
         .await;
+}
+
+/// An item as the controller's cache keeps it: without managed fields, which nothing here
+/// reads, and without what the deployer leaves to its jobs ([`Deployer::slim_config`]).
+fn cached<D: Deployer>(item: &mut DeployItem) {
+    item.metadata.managed_fields = None;
+    if let Some(config) = item.spec.config.as_mut() {
+        D::slim_config(config);
+    }
 }
 
 fn items_referencing(items: &Store<DeployItem>, target: &Target) -> Vec<ObjectRef<DeployItem>> {
@@ -611,6 +626,13 @@ impl<D: Deployer> Context<D> {
                     .await?;
                 self.record_start(key, now);
                 tracing::info!(job = %job_id, deletion, "picked up");
+            } else {
+                // Every write above answers with the whole item; a resumed job reads it, as
+                // the cache's copy is slim.
+                let Some(whole) = writer.get().await? else {
+                    return Ok(None);
+                };
+                current = whole;
             }
             current = writer
                 .metadata(&current, !deletion, decision.remove_operation)

@@ -117,4 +117,12 @@ pub trait Deployer: Send + Sync + 'static {
 
     /// Cleans up after an aborted job (e.g. stops what it started); the job then ends Failed.
     fn abort(&self, job: &Job) -> impl Future<Output = Result<(), Error>> + Send;
+
+    /// Removes from an item's `spec.config` what only a job reads and is too large to keep
+    /// for every item in the controller's cache (e.g. an inline chart archive). Decisions and
+    /// extension hooks see the item without it; a job gets the whole item as the API returns
+    /// it. Default: keeps everything.
+    fn slim_config(config: &mut Value) {
+        let _ = config;
+    }
 }

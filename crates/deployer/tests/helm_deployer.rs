@@ -1,6 +1,7 @@
 //! The helm deployer on two testbed clusters: an inline chart archive is rendered, applied
 //! and recorded as a Helm release; an upgrade adds a revision; a template error fails naming
-//! the chart and a fixed item succeeds; delete removes objects and records.
+//! the chart and a fixed item succeeds; delete removes objects and records; a job resumed
+//! after a restart reads the inline archive the controller's cache does not keep.
 
 mod common;
 
@@ -12,7 +13,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams};
 use landscaper_api::constants::deploy_item_types::HELM;
-use landscaper_api::core::DeployItemPhase;
+use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemSpec, ObjectReference};
 use landscaper_deployer::helm::{self, release};
 use serde_json::{Value, json};
 
@@ -295,5 +296,45 @@ async fn a_release_left_pending_by_a_crash_is_recovered() {
         states,
         vec![(1, "failed".to_string()), (2, "deployed".to_string())]
     );
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_job_resumed_after_a_restart_reads_the_inline_archive() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    // Picked up by a deployer that stopped before finishing: the next one resumes the job
+    // without a pickup write, from an item its cache keeps without `chart.archive.raw`.
+    let di = DeployItem::new(
+        "web",
+        DeployItemSpec {
+            type_: HELM.into(),
+            target: Some(ObjectReference {
+                name: "cluster".into(),
+                namespace: Some(NS.into()),
+            }),
+            config: Some(helm_config(&archive(false), json!({}))),
+            ..Default::default()
+        },
+    );
+    env.items().create(&Default::default(), &di).await.unwrap();
+    env.items()
+        .patch_status(
+            "web",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"status": {"jobID": "job-1", "phase": "Progressing"}})),
+        )
+        .await
+        .unwrap();
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let di = env.finished("web", "job-1").await;
+    let status = di.status.unwrap();
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
+    assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }

@@ -542,12 +542,44 @@ impl Deployer for HelmDeployer {
         // provider status; a revision left pending is recovered by the next operation.
         Ok(())
     }
+
+    /// Drops `chart.archive.raw`: an inline archive (often over 100 KiB of base64) is read by
+    /// jobs only, and would otherwise stay in memory for every item.
+    fn slim_config(config: &mut Value) {
+        if let Some(archive) = config
+            .pointer_mut("/chart/archive")
+            .and_then(Value::as_object_mut)
+        {
+            archive.remove("raw");
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_cache_keeps_an_item_without_its_inline_archive() {
+        let mut config = json!({
+            "name": "web",
+            "namespace": "apps",
+            "chart": { "archive": { "raw": "H4sIAAAA" } },
+            "values": { "replicas": 2 },
+            "continuousReconcile": { "every": "1h" },
+        });
+        let mut expected = config.clone();
+        expected["chart"]["archive"] = json!({});
+        HelmDeployer::slim_config(&mut config);
+        assert_eq!(config, expected);
+
+        let mut remote =
+            json!({ "chart": { "archive": { "remote": { "url": "https://c/x.tgz" } } } });
+        let unchanged = remote.clone();
+        HelmDeployer::slim_config(&mut remote);
+        assert_eq!(remote, unchanged);
+    }
 
     #[test]
     fn ownership_is_added_to_empty_rendered_annotations() {
