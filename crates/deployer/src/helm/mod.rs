@@ -181,7 +181,7 @@ async fn recover_pending(storage: &Storage, history: &mut [Release]) -> Result<(
 
 /// What every render of one reconcile shares.
 struct Input<'a> {
-    chart: &'a Chart,
+    chart: &'a Arc<Chart>,
     values: &'a Map,
     target: &'a RenderTarget,
 }

@@ -11,6 +11,8 @@ use landscaper_chart::data::{Data, Map};
 use landscaper_chart::render::split_manifests;
 use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
 use serde_json::{Value, json};
+use std::sync::{Arc, OnceLock};
+use tokio::sync::Semaphore;
 
 const OPERATION: &str = "RenderChart";
 
@@ -31,8 +33,8 @@ pub struct Rendered {
 
 /// The inputs of one render.
 pub struct Request<'a> {
-    /// The chart.
-    pub chart: &'a Chart,
+    /// The chart, shared with the render's blocking thread.
+    pub chart: &'a Arc<Chart>,
     /// The user values.
     pub values: &'a Map,
     /// Release name and namespace, revision and whether it is an upgrade.
@@ -62,10 +64,23 @@ pub fn values(value: Option<&Value>, item: &str) -> Result<Map, Error> {
     })
 }
 
+/// Renders running at once in this process, at most one per core: rendering is CPU work, so
+/// more at once finish no sooner, and each one running keeps its peak memory in the
+/// allocator's arena of its thread (several MiB for a chart like bitnami nginx), so the
+/// process's peak grows with every render running at once. Deploy workers beyond this wait
+/// here and apply, await readiness and write records concurrently.
+fn render_slots() -> &'static Semaphore {
+    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
+    SLOTS
+        .get_or_init(|| Semaphore::new(std::thread::available_parallelism().map_or(1, usize::from)))
+}
+
 /// Renders the chart as `helm install`/`upgrade` would. The template engine runs on a
 /// blocking thread: it is CPU work, and `lookup` waits there for the cluster's answers.
 pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
     let chart_id = format!("{}-{}", req.chart.name(), req.chart.metadata.version);
+    // The semaphore is never closed (were it, renders would just run unbounded).
+    let _slot = render_slots().acquire().await.ok();
     let options = TemplateOptions {
         release: req.release.clone(),
         kube_version: req.target.kube_version.clone(),
