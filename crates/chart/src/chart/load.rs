@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::ignore::{HELMIGNORE, Rules};
 use super::metadata::API_VERSION_V1;
@@ -175,11 +176,11 @@ fn walk(
     Ok(())
 }
 
-fn strip_bom(mut data: Vec<u8>) -> Vec<u8> {
-    if data.starts_with(UTF8_BOM) {
-        data.drain(..UTF8_BOM.len());
+fn strip_bom(data: Vec<u8>) -> Arc<[u8]> {
+    match data.strip_prefix(UTF8_BOM) {
+        Some(rest) => rest.into(),
+        None => data.into(),
     }
-    data
 }
 
 /// Loads a chart from the bytes of a gzipped tar archive whose entries sit under one top
@@ -349,7 +350,7 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
             }
             "values.schema.json" => {
                 chart.schema_modified = file.modified;
-                chart.schema = Some(file.data);
+                chart.schema = Some(file.data.to_vec());
             }
             "requirements.yaml" => {
                 let map = parse_yaml_file(&file, "requirements.yaml")?;

@@ -13,6 +13,7 @@ pub use load::{
 pub use metadata::{Dependency, Maintainer, Metadata};
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::data::Map;
 
@@ -21,8 +22,9 @@ use crate::data::Map;
 pub struct File {
     /// The path relative to the chart root, e.g. `templates/deployment.yaml`.
     pub name: String,
-    /// The contents, without a UTF-8 byte order mark.
-    pub data: Vec<u8>,
+    /// The contents, without a UTF-8 byte order mark; shared, so cloning a chart (as every
+    /// render does) and serving `.Files` copy no file contents.
+    pub data: Arc<[u8]>,
     /// When it was last modified (the archive entry's or the file system's time), which Helm
     /// records in releases; `None` for files made in code.
     pub modified: Option<jiff::Timestamp>,

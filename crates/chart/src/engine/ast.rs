@@ -42,8 +42,9 @@ pub struct List {
 /// A statement-level node.
 #[derive(Debug)]
 pub enum Node {
-    /// Plain text, printed as is.
-    Text(String),
+    /// Plain text, printed as is: this byte range of the template's source (text is never
+    /// rewritten, only trimmed, so trees need no copy of it).
+    Text(std::ops::Range<usize>),
     /// `{{pipeline}}`: prints the value unless the pipeline declares variables.
     Action(Pipe),
     /// `{{if}}`, `{{with}}` or `{{range}}`.

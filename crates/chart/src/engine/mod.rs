@@ -114,7 +114,7 @@ impl Template {
         self.root
             .nodes
             .iter()
-            .all(|node| matches!(node, ast::Node::Text(text) if text.trim().is_empty()))
+            .all(|node| matches!(node, ast::Node::Text(range) if self.text[range.clone()].trim().is_empty()))
     }
 }
 

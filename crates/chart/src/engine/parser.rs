@@ -237,7 +237,9 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> Parsed<Item> {
         let token = self.next_non_space();
         match token.kind {
-            TokenKind::Text => Ok(Item::Node(Node::Text(token.text.into_owned()))),
+            TokenKind::Text => Ok(Item::Node(Node::Text(
+                token.pos..token.pos + token.text.len(),
+            ))),
             TokenKind::LeftDelim => {
                 let saved = self.action_pos.replace(token.pos);
                 let item = self.action();

@@ -2,6 +2,9 @@
 //! ASCII-only `\d`, `\w`, `\s` and `\b`, `\Q…\E` quoting, Go's rules for successive empty
 //! matches and Go's `$name` expansion in replacements.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use regex::{Captures, Regex};
 
 use super::{FuncError, FuncMap, FuncResult, args};
@@ -92,8 +95,32 @@ const MAX_NESTING: u32 = 1000;
 /// The largest count Go accepts in `{n,m}`.
 const MAX_REPEAT: u64 = 1000;
 
-/// Compiles a Go regular expression; errors carry Go's message.
+/// Compiled patterns kept per thread, so a template calling `regexMatch` in a loop compiles
+/// its pattern once; the cache is emptied when it reaches this size.
+const MAX_CACHED: usize = 256;
+
+thread_local! {
+    static COMPILED: RefCell<HashMap<String, Regex>> = RefCell::new(HashMap::new());
+}
+
+/// Compiles a Go regular expression (or takes it from this thread's cache); errors carry Go's
+/// message.
 pub(crate) fn compile(pattern: &str) -> Result<Regex, FuncError> {
+    if let Some(re) = COMPILED.with(|cache| cache.borrow().get(pattern).cloned()) {
+        return Ok(re);
+    }
+    let re = compile_uncached(pattern)?;
+    COMPILED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(pattern.to_string(), re.clone());
+    });
+    Ok(re)
+}
+
+fn compile_uncached(pattern: &str) -> Result<Regex, FuncError> {
     let translated = translate(pattern)?;
     let parsed = regex_syntax::ast::parse::ParserBuilder::new()
         .nest_limit(MAX_NESTING)

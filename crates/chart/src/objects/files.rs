@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use base64::Engine as _;
 
@@ -11,13 +12,15 @@ use crate::data::{self, Data};
 use crate::value::{Map, MethodError, Object, Value};
 
 /// The files of a chart, keyed by path relative to the chart root (Go type `engine.files`, a
-/// `map[string][]byte`).
+/// `map[string][]byte`). The contents are the chart's own, shared: a file is copied only when a
+/// template reads it.
 #[derive(Clone, Debug, Default)]
-pub struct Files(Rc<BTreeMap<String, Rc<[u8]>>>);
+pub struct Files(Rc<BTreeMap<String, Arc<[u8]>>>);
 
 impl Files {
-    /// Files from `(path, content)` pairs (contents as `Vec<u8>` or borrowed, copied once).
-    pub fn new<D: Into<Rc<[u8]>>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
+    /// Files from `(path, content)` pairs (contents shared as `Arc<[u8]>`, or copied once from
+    /// a `Vec<u8>` or a slice).
+    pub fn new<D: Into<Arc<[u8]>>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
         Files(Rc::new(
             files
                 .into_iter()
@@ -29,8 +32,7 @@ impl Files {
     fn bytes(&self, name: &str) -> Rc<[u8]> {
         self.0
             .get(name)
-            .cloned()
-            .unwrap_or_else(|| Rc::from(Vec::new()))
+            .map_or_else(|| Rc::from([]), |data| Rc::from(&data[..]))
     }
 
     /// The files whose path matches `pattern`; a malformed pattern matches everything, as
@@ -117,7 +119,8 @@ impl Object for Files {
         match name {
             "Get" => {
                 let path = one_string(args)?;
-                Ok(Value::string_from_bytes(self.bytes(&path).to_vec()))
+                let data = self.0.get(&path).map_or(&[][..], |data| &data[..]);
+                Ok(Value::string_from_bytes(data.to_vec()))
             }
             "GetBytes" => Ok(Value::Bytes(self.bytes(&one_string(args)?))),
             "Glob" => Ok(Value::object(self.glob(&one_string(args)?))),
@@ -154,7 +157,7 @@ impl Files {
         Map::from_entries(
             self.0
                 .iter()
-                .map(|(name, data)| (name.clone(), Value::Bytes(data.clone()))),
+                .map(|(name, data)| (name.clone(), Value::Bytes(Rc::from(&data[..])))),
         )
     }
 }

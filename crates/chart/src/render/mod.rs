@@ -9,13 +9,14 @@ pub mod manifest;
 pub use context::{default_capabilities, parse_kube_version};
 pub use manifest::{Manifest, sort_manifests, split_manifests};
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::chart::Chart;
 use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
-use crate::data::{Data, Map as DataMap};
+use crate::data::Map as DataMap;
 use crate::engine::{self, Engine, ErrorKind};
 use crate::funcs::{Lookup, install_lookup};
 use crate::objects::{ApiVersions, Capabilities};
@@ -278,8 +279,8 @@ fn render_resources(
 }
 
 /// One template to render, with the context of the chart it belongs to.
-struct Renderable {
-    text: String,
+struct Renderable<'c> {
+    text: Cow<'c, str>,
     dot: Map,
     base_path: String,
 }
@@ -303,7 +304,7 @@ pub fn render_chart(
         capabilities: Value::object(capabilities(options)),
     };
     let mut renderables = BTreeMap::new();
-    let root_values = Value::from_data(&Data::Map(values.clone()));
+    let root_values = Value::from_data_map(values);
     collect(
         chart,
         chart.name(),
@@ -326,7 +327,7 @@ pub fn render_chart(
     }
     let files: Vec<(&str, &str)> = names
         .iter()
-        .map(|name| (name.as_str(), renderables[*name].text.as_str()))
+        .map(|name| (name.as_str(), renderables[*name].text.as_ref()))
         .collect();
     engine
         .add_templates(&files)
@@ -380,13 +381,13 @@ struct Top {
 
 /// Helm's `recAllTpls`: the context map of `chart` (shared by its templates), registering
 /// its templates and recursing into subcharts.
-fn collect(
-    chart: &Chart,
+fn collect<'c>(
+    chart: &'c Chart,
     full_path: &str,
     is_root: bool,
     values: Value,
     top: &Top,
-    out: &mut BTreeMap<String, Renderable>,
+    out: &mut BTreeMap<String, Renderable<'c>>,
 ) -> Map {
     let subcharts = Map::new();
     let dot = Map::new();
@@ -394,10 +395,7 @@ fn collect(
     dot.insert(
         "Files",
         Value::object(Files::new(
-            chart
-                .files
-                .iter()
-                .map(|f| (f.name.clone(), f.data.as_slice())),
+            chart.files.iter().map(|f| (f.name.clone(), f.data.clone())),
         )),
     );
     dot.insert("Release", top.release.clone());
@@ -432,10 +430,10 @@ fn collect(
 
 /// A template's text, invalid UTF-8 replaced as Go's parser would see U+FFFD (checked with the
 /// fast validator first: almost every template is valid).
-fn text_of(data: &[u8]) -> String {
+fn text_of(data: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(data) {
-        Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(data).into_owned(),
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(data),
     }
 }
 
@@ -492,6 +490,7 @@ fn source_name(doc: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::Data;
 
     fn chart(template: &str) -> Chart {
         chart_of(&[
@@ -565,7 +564,7 @@ mod tests {
                 .iter()
                 .map(|(name, data)| crate::chart::File {
                     name: name.to_string(),
-                    data: data.as_bytes().to_vec(),
+                    data: data.as_bytes().into(),
                     modified: None,
                 })
                 .collect(),

@@ -24,10 +24,15 @@ impl Value {
             Data::Float(f) => Value::Float(*f),
             Data::String(s) => Value::from(s.as_str()),
             Data::List(items) => Value::list(items.iter().map(Value::from_data).collect()),
-            Data::Map(map) => Value::Map(Map::from_entries(
-                map.iter().map(|(k, v)| (k.clone(), Value::from_data(v))),
-            )),
+            Data::Map(map) => Value::from_data_map(map),
         }
+    }
+
+    /// [`Value::from_data`] of a data map, without first copying it into a [`Data`].
+    pub fn from_data_map(map: &data::Map) -> Value {
+        Value::Map(Map::from_entries(
+            map.iter().map(|(k, v)| (k.clone(), Value::from_data(v))),
+        ))
     }
 
     /// The data Go's `json.Marshal` sees in this value: byte slices become base64 strings,
