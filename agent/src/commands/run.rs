@@ -78,7 +78,8 @@ impl SettingsArgs {
 pub struct Args {
     #[command(flatten)]
     settings: SettingsArgs,
-    /// Helm DeployItems the embedded helm deployer reconciles at the same time.
+    /// Helm DeployItems the embedded helm deployer reconciles at the same time (chart
+    /// rendering within them runs at most once per CPU core at a time).
     #[arg(long, env = "LANDSCAPER_AGENT_HELM_WORKERS", default_value_t = 8)]
     helm_workers: u16,
 }
