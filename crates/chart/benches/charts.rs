@@ -3,7 +3,8 @@
 //! pipeline (values coalescing, every template parsed and executed, manifests split and
 //! sorted) repeated, reporting the median and best time per render.
 //!
-//! Run with `cargo bench -p landscaper-chart --bench charts`.
+//! Run with `cargo bench -p landscaper-chart --bench charts`; `BENCH_CHARTS=nginx,…` renders
+//! only the charts named (e.g. to profile one of them).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -22,7 +23,15 @@ fn charts_dir() -> PathBuf {
 
 fn main() {
     let options = TemplateOptions::default();
+    let only = std::env::var("BENCH_CHARTS").ok();
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
     for name in ["kube-prometheus-stack", "ingress-nginx", "nginx"] {
+        if !wanted(name) {
+            continue;
+        }
         let dir = charts_dir().join(name);
         let chart = match load(&dir.join("chart")) {
             Ok(chart) => chart,

@@ -92,6 +92,30 @@ pub struct TemplateCall {
     pub pipe: Option<Pipe>,
 }
 
+/// A byte range of the template's source. Names and spellings in the tree are ranges of the
+/// text it was parsed from rather than copies: a chart's templates hold tens of thousands of
+/// them, and allocating and freeing each was a large part of parsing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Offset of the first byte.
+    pub start: usize,
+    /// Offset after the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span's text in `text`, the source the tree was parsed from.
+    pub fn of(self, text: &str) -> &str {
+        &text[self.start..self.end]
+    }
+}
+
+/// The names of a field chain's text: `.A.B` gives `A`, `B`; a variable's `$x.A` gives `$x`,
+/// `A` (a chain's tokens are adjacent, so its text is the names joined by dots).
+pub fn chain_names(text: &str) -> impl DoubleEndedIterator<Item = &str> {
+    text.strip_prefix('.').unwrap_or(text).split('.')
+}
+
 /// A pipeline: optional variable declarations and commands joined by `|`.
 #[derive(Debug)]
 pub struct Pipe {
@@ -99,8 +123,8 @@ pub struct Pipe {
     pub pos: usize,
     /// Whether the variables are assigned (`=`) rather than declared (`:=`).
     pub is_assign: bool,
-    /// The variables declared or assigned, with their offsets.
-    pub decl: Vec<(String, usize)>,
+    /// The variables declared or assigned.
+    pub decl: Vec<Span>,
     /// The commands; each one's result is the next one's last argument.
     pub cmds: Vec<Command>,
 }
@@ -121,22 +145,22 @@ pub enum Arg {
     Field {
         /// Offset of the node (Go puts a chain at its second field).
         pos: usize,
-        /// Field names.
-        names: Vec<String>,
+        /// The chain's text, `.A.B` (see [`chain_names`]).
+        names: Span,
     },
-    /// `$x.A.B` (names[0] is the variable).
+    /// `$x.A.B`.
     Variable {
         /// Offset of the node.
         pos: usize,
-        /// The variable then field names.
-        names: Vec<String>,
+        /// The chain's text, `$x.A.B`: the variable, then field names.
+        names: Span,
     },
     /// A function name.
     Identifier {
         /// Offset.
         pos: usize,
         /// The name.
-        name: String,
+        name: Span,
     },
     /// `.`.
     Dot(usize),
@@ -149,7 +173,7 @@ pub enum Arg {
         /// Its index among the constants of the parsed file.
         index: usize,
         /// The source spelling (Go prints it in errors).
-        source: String,
+        source: Span,
     },
     /// `(pipeline)`.
     Pipe(Box<Pipe>),
@@ -159,8 +183,8 @@ pub enum Arg {
         pos: usize,
         /// The operand whose result the fields apply to.
         node: Box<Arg>,
-        /// The field names.
-        fields: Vec<String>,
+        /// The fields' text, `.A.B`.
+        fields: Span,
     },
 }
 
@@ -180,69 +204,84 @@ impl Arg {
     }
 }
 
-impl fmt::Display for Arg {
+/// A node printed as Go prints it in error messages; `text` is the source the tree was parsed
+/// from.
+pub struct Shown<'a, T> {
+    node: &'a T,
+    text: &'a str,
+}
+
+/// Nodes that print themselves as Go's `String` methods do, given their source.
+pub trait Show: Sized {
+    /// This node with the source it was parsed from, ready to print.
+    fn show<'a>(&'a self, text: &'a str) -> Shown<'a, Self> {
+        Shown { node: self, text }
+    }
+}
+
+impl Show for Arg {}
+impl Show for Command {}
+impl Show for Pipe {}
+impl Show for TemplateCall {}
+
+impl fmt::Display for Shown<'_, Arg> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Arg::Field { names, .. } => {
-                for name in names {
-                    write!(f, ".{name}")?;
-                }
-                Ok(())
-            }
-            Arg::Variable { names, .. } => f.write_str(&names.join(".")),
-            Arg::Identifier { name, .. } => f.write_str(name),
+        let text = self.text;
+        match self.node {
+            Arg::Field { names: span, .. }
+            | Arg::Variable { names: span, .. }
+            | Arg::Identifier { name: span, .. }
+            | Arg::Constant { source: span, .. } => f.write_str(span.of(text)),
             Arg::Dot(_) => f.write_str("."),
             Arg::Nil(_) => f.write_str("nil"),
-            Arg::Constant { source, .. } => f.write_str(source),
-            Arg::Pipe(pipe) => write!(f, "({pipe})"),
+            Arg::Pipe(pipe) => write!(f, "({})", pipe.show(text)),
             Arg::Chain { node, fields, .. } => {
                 match node.as_ref() {
-                    Arg::Pipe(pipe) => write!(f, "({pipe})")?,
-                    other => write!(f, "{other}")?,
+                    Arg::Pipe(pipe) => write!(f, "({})", pipe.show(text))?,
+                    other => write!(f, "{}", other.show(text))?,
                 }
-                for field in fields {
-                    write!(f, ".{field}")?;
-                }
-                Ok(())
+                f.write_str(fields.of(text))
             }
         }
     }
 }
 
-impl fmt::Display for Command {
+impl fmt::Display for Shown<'_, Command> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, arg) in self.args.iter().enumerate() {
+        for (i, arg) in self.node.args.iter().enumerate() {
             if i > 0 {
                 f.write_str(" ")?;
             }
-            write!(f, "{arg}")?;
+            write!(f, "{}", arg.show(self.text))?;
         }
         Ok(())
     }
 }
 
-impl fmt::Display for Pipe {
+impl fmt::Display for Shown<'_, Pipe> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.decl.is_empty() {
-            let names: Vec<&str> = self.decl.iter().map(|(n, _)| n.as_str()).collect();
-            let op = if self.is_assign { "=" } else { ":=" };
+        let pipe = self.node;
+        if !pipe.decl.is_empty() {
+            let names: Vec<&str> = pipe.decl.iter().map(|n| n.of(self.text)).collect();
+            let op = if pipe.is_assign { "=" } else { ":=" };
             write!(f, "{} {op} ", names.join(", "))?;
         }
-        for (i, cmd) in self.cmds.iter().enumerate() {
+        for (i, cmd) in pipe.cmds.iter().enumerate() {
             if i > 0 {
                 f.write_str(" | ")?;
             }
-            write!(f, "{cmd}")?;
+            write!(f, "{}", cmd.show(self.text))?;
         }
         Ok(())
     }
 }
 
-impl fmt::Display for TemplateCall {
+impl fmt::Display for Shown<'_, TemplateCall> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = crate::value::format::quote(&self.name);
-        match &self.pipe {
-            Some(pipe) => write!(f, "{{{{template {name} {pipe}}}}}"),
+        let call = self.node;
+        let name = crate::value::format::quote(&call.name);
+        match &call.pipe {
+            Some(pipe) => write!(f, "{{{{template {name} {}}}}}", pipe.show(self.text)),
             None => write!(f, "{{{{template {name}}}}}"),
         }
     }

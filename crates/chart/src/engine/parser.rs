@@ -1,7 +1,9 @@
 //! Builds parse trees from tokens with Go's grammar, checks (undefined functions and variables,
 //! `break` outside `range`) and error messages (`template: NAME:LINE: unexpected …`).
 
-use super::ast::{Arg, Branch, BranchKind, Command, List, Literal, Node, Pipe, TemplateCall};
+use super::ast::{
+    Arg, Branch, BranchKind, Command, List, Literal, Node, Pipe, Show, Span, TemplateCall,
+};
 use super::error::Error;
 use super::lexer::{Token, TokenKind, lex};
 use super::literal::{parse_number, unquote_char, unquote_string};
@@ -44,7 +46,7 @@ pub fn parse(
         index: 0,
         text,
         parse_name,
-        vars: vec!["$".to_string()],
+        vars: vec!["$"],
         range_depth: 0,
         depth: 0,
         action_pos: None,
@@ -76,7 +78,7 @@ struct Parser<'a> {
     index: usize,
     text: &'a str,
     parse_name: &'a str,
-    vars: Vec<String>,
+    vars: Vec<&'a str>,
     range_depth: usize,
     depth: usize,
     action_pos: Option<usize>,
@@ -162,13 +164,26 @@ impl<'a> Parser<'a> {
         Ok(token)
     }
 
-    /// A constant node for `literal`, written as `source` at `pos`.
-    fn constant(&mut self, pos: usize, literal: Literal, source: &str) -> Arg {
+    /// Where `token` is in the source (lexing errors are messages, not source text).
+    fn span(token: &Token) -> Span {
+        Span {
+            start: token.pos,
+            end: token.pos + token.text.len(),
+        }
+    }
+
+    /// The source text of `token`.
+    fn source(&self, token: &Token) -> &'a str {
+        Self::span(token).of(self.text)
+    }
+
+    /// A constant node for `literal`, written as `token`.
+    fn constant(&mut self, token: &Token, literal: Literal) -> Arg {
         self.literals.push(literal);
         Arg::Constant {
-            pos,
+            pos: token.pos,
             index: self.literals.len() - 1,
-            source: source.to_string(),
+            source: Self::span(token),
         }
     }
 
@@ -209,7 +224,7 @@ impl<'a> Parser<'a> {
         }
         let name = unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
         self.expect(TokenKind::RightDelim, context)?;
-        let outer_vars = std::mem::replace(&mut self.vars, vec!["$".to_string()]);
+        let outer_vars = std::mem::replace(&mut self.vars, vec!["$"]);
         let (root, end) = self.item_list()?;
         self.vars = outer_vars;
         match end {
@@ -385,7 +400,7 @@ impl<'a> Parser<'a> {
         let token = self.template_name(context)?;
         let name = unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
         let pipe = self.pipeline(context, TokenKind::RightDelim)?;
-        let outer_vars = std::mem::replace(&mut self.vars, vec!["$".to_string()]);
+        let outer_vars = std::mem::replace(&mut self.vars, vec!["$"]);
         let outer_range = std::mem::replace(&mut self.range_depth, 0);
         let listed = self.item_list();
         self.vars = outer_vars;
@@ -459,14 +474,14 @@ impl<'a> Parser<'a> {
                 TokenKind::Assign | TokenKind::Declare => {
                     pipe.is_assign = next.kind == TokenKind::Assign;
                     self.next_non_space();
-                    pipe.decl.push((v.text.to_string(), v.pos));
-                    self.vars.push(v.text.into_owned());
+                    pipe.decl.push(Self::span(&v));
+                    self.vars.push(self.source(&v));
                     return Ok(());
                 }
                 TokenKind::Char if next.text == "," => {
                     self.next_non_space();
-                    pipe.decl.push((v.text.to_string(), v.pos));
-                    self.vars.push(v.text.into_owned());
+                    pipe.decl.push(Self::span(&v));
+                    self.vars.push(self.source(&v));
                     if context == "range" && pipe.decl.len() < 2 {
                         let following = self.peek_non_space().kind;
                         if matches!(
@@ -536,28 +551,31 @@ impl<'a> Parser<'a> {
             return Ok(Some(node));
         }
         let chain_pos = self.peek().pos;
-        let mut fields = Vec::new();
+        let mut fields = Span {
+            start: chain_pos,
+            end: chain_pos,
+        };
         while self.peek().kind == TokenKind::Field {
             let token = self.next();
-            fields.push(token.text[1..].to_string());
+            fields.end = Self::span(&token).end;
         }
         let node = match node {
-            Arg::Field { mut names, .. } => {
-                names.append(&mut fields);
-                Arg::Field {
-                    pos: chain_pos,
-                    names,
-                }
-            }
-            Arg::Variable { mut names, .. } => {
-                names.append(&mut fields);
-                Arg::Variable {
-                    pos: chain_pos,
-                    names,
-                }
-            }
+            Arg::Field { names, .. } => Arg::Field {
+                pos: chain_pos,
+                names: Span {
+                    end: fields.end,
+                    ..names
+                },
+            },
+            Arg::Variable { names, .. } => Arg::Variable {
+                pos: chain_pos,
+                names: Span {
+                    end: fields.end,
+                    ..names
+                },
+            },
             Arg::Constant { .. } | Arg::Nil(_) | Arg::Dot(_) => {
-                let quoted = crate::value::format::quote(&node.to_string());
+                let quoted = crate::value::format::quote(&node.show(self.text).to_string());
                 return Err(self.error(format!("unexpected . after term {quoted}")));
             }
             other => Arg::Chain {
@@ -580,38 +598,38 @@ impl<'a> Parser<'a> {
                 }
                 Arg::Identifier {
                     pos,
-                    name: token.text.into_owned(),
+                    name: Self::span(&token),
                 }
             }
             TokenKind::Dot => Arg::Dot(pos),
             TokenKind::Nil => Arg::Nil(pos),
             TokenKind::Variable => {
-                if !self.vars.iter().any(|v| *v == *token.text) {
+                if !self.vars.iter().any(|v| **v == *token.text) {
                     let name = crate::value::format::quote(&token.text);
                     return Err(self.error(format!("undefined variable {name}")));
                 }
                 Arg::Variable {
                     pos,
-                    names: vec![token.text.into_owned()],
+                    names: Self::span(&token),
                 }
             }
             TokenKind::Field => Arg::Field {
                 pos,
-                names: vec![token.text[1..].to_string()],
+                names: Self::span(&token),
             },
-            TokenKind::Bool => self.constant(pos, Literal::Bool(token.text == "true"), &token.text),
+            TokenKind::Bool => self.constant(&token, Literal::Bool(token.text == "true")),
             TokenKind::CharConstant => {
                 let code = unquote_char(&token.text).ok_or_else(|| {
                     self.error(format!("malformed character constant: {}", token.text))
                 })?;
-                self.constant(pos, Literal::Int(code), &token.text)
+                self.constant(&token, Literal::Int(code))
             }
             TokenKind::Complex => {
                 return Err(self.error(format!("complex constant {} is not supported", token.text)));
             }
             TokenKind::Number => {
                 let literal = parse_number(&token.text).map_err(|m| self.error(m))?;
-                self.constant(pos, literal, &token.text)
+                self.constant(&token, literal)
             }
             TokenKind::LeftParen => {
                 self.nest()?;
@@ -624,7 +642,7 @@ impl<'a> Parser<'a> {
             TokenKind::String | TokenKind::RawString => {
                 let value =
                     unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
-                self.constant(pos, Literal::Str(value), &token.text)
+                self.constant(&token, Literal::Str(value))
             }
             _ => {
                 self.backup();

@@ -1,7 +1,7 @@
 //! Function and method calls, the short-circuit builtins, and Go's messages for failed calls.
 
 use super::{At, Ev, Exe, State};
-use crate::engine::ast::Arg;
+use crate::engine::ast::{Arg, Show};
 use crate::engine::error::Error;
 use crate::funcs::{FuncError, Function};
 use crate::value::format::quote;
@@ -160,7 +160,9 @@ impl<'t> State<'t, '_, '_> {
     ) -> Error {
         let detail = match (explicit.get(index), evaluated.get(index)) {
             (Some(Arg::Nil(_)), _) => format!("cannot assign nil to {expected}"),
-            (Some(Arg::Constant { source, .. }), _) => literal_mismatch(source, expected),
+            (Some(Arg::Constant { source, .. }), _) => {
+                literal_mismatch(self.text(*source), expected)
+            }
             (_, evaluated) => value_mismatch(evaluated, expected),
         };
         self.error(detail)
@@ -214,7 +216,8 @@ impl<'t> State<'t, '_, '_> {
                 "error calling call: call of nil".to_string()
             }
             Ev::Val(v) | Ev::Iface(v) => format!(
-                "error calling call: non-function {callee} of type {}",
+                "error calling call: non-function {} of type {}",
+                callee.show(&self.template.text),
                 v.type_name()
             ),
         };

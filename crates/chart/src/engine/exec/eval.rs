@@ -2,7 +2,7 @@
 
 use super::{At, Ev, Exe, STACK_RED_ZONE, STACK_SEGMENT, State};
 use crate::engine::MissingKey;
-use crate::engine::ast::{Arg, Command, Pipe};
+use crate::engine::ast::{Arg, Command, Pipe, Show, Span, chain_names};
 use crate::value::Value;
 use crate::value::format::quote;
 
@@ -21,11 +21,12 @@ impl<'t> State<'t, '_, '_> {
             value = Some(result.concrete());
         }
         let value = value.unwrap_or(Ev::Missing);
-        for (name, _) in &pipe.decl {
+        for name in &pipe.decl {
+            let name = self.text(*name);
             if pipe.is_assign {
                 self.set_var(name, value.clone())?;
             } else {
-                self.vars.push((name.as_str(), value.clone()));
+                self.vars.push((name, value.clone()));
             }
         }
         Ok(value)
@@ -40,9 +41,17 @@ impl<'t> State<'t, '_, '_> {
             .unwrap_or_default()
     }
 
+    /// The text of `span` in the current template's source.
+    pub(super) fn text(&self, span: Span) -> &'t str {
+        span.of(&self.template.text)
+    }
+
     pub(super) fn not_a_function(&self, args: &'t [Arg], last: &Option<Ev>) -> Exe<()> {
         if args.len() > 1 || last.is_some() {
-            let first = args.first().map(ToString::to_string).unwrap_or_default();
+            let first = args
+                .first()
+                .map(|a| a.show(&self.template.text).to_string())
+                .unwrap_or_default();
             return Err(self.error(format!("can't give argument to non-function {first}")));
         }
         Ok(())
@@ -53,17 +62,18 @@ impl<'t> State<'t, '_, '_> {
         match first {
             Arg::Field { names, .. } => {
                 self.at = At::Arg(first);
-                self.eval_field_chain(dot, dot.clone(), names, &cmd.args, last)
+                self.eval_field_chain(dot, dot.clone(), *names, &cmd.args, last)
             }
             Arg::Chain { .. } => self.eval_chain(dot, first, &cmd.args, last),
             Arg::Identifier { name, .. } => {
+                let name = self.text(*name);
                 self.eval_function(dot, first, name, At::Command(cmd), &cmd.args, last)
             }
             Arg::Pipe(pipe) => {
                 self.not_a_function(&cmd.args, &last)?;
                 self.eval_pipeline(dot, pipe)
             }
-            Arg::Variable { names, .. } => self.eval_variable(dot, first, names, &cmd.args, last),
+            Arg::Variable { names, .. } => self.eval_variable(dot, first, *names, &cmd.args, last),
             Arg::Constant { index, .. } => {
                 self.at = At::Arg(first);
                 self.not_a_function(&cmd.args, &last)?;
@@ -88,10 +98,11 @@ impl<'t> State<'t, '_, '_> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Ev::Iface(Value::Nil)),
-            Arg::Field { names, .. } => self.eval_field_chain(dot, dot.clone(), names, &[], None),
-            Arg::Variable { names, .. } => self.eval_variable(dot, arg, names, &[], None),
+            Arg::Field { names, .. } => self.eval_field_chain(dot, dot.clone(), *names, &[], None),
+            Arg::Variable { names, .. } => self.eval_variable(dot, arg, *names, &[], None),
             Arg::Pipe(pipe) => self.eval_pipeline(dot, pipe),
             Arg::Identifier { name, .. } => {
+                let name = self.text(*name);
                 self.eval_function(dot, arg, name, At::Arg(arg), &[], None)
             }
             Arg::Chain { .. } => self.eval_chain(dot, arg, &[], None),
@@ -103,17 +114,24 @@ impl<'t> State<'t, '_, '_> {
         &mut self,
         dot: &Ev,
         node: &'t Arg,
-        names: &'t [String],
+        names: Span,
         args: &'t [Arg],
         last: Option<Ev>,
     ) -> Exe<Ev> {
         self.at = At::Arg(node);
-        let value = self.var_value(&names[0])?;
-        if names.len() == 1 {
-            self.not_a_function(args, &last)?;
-            return Ok(value);
+        let text = self.text(names);
+        let (variable, fields) = match text.find('.') {
+            Some(dot) => (&text[..dot], Some(&text[dot..])),
+            None => (text, None),
+        };
+        let value = self.var_value(variable)?;
+        match fields {
+            Some(fields) => self.eval_field_names(dot, value, fields, args, last),
+            None => {
+                self.not_a_function(args, &last)?;
+                Ok(value)
+            }
         }
-        self.eval_field_chain(dot, value, &names[1..], args, last)
     }
 
     pub(super) fn eval_chain(
@@ -133,26 +151,42 @@ impl<'t> State<'t, '_, '_> {
             return self.eval_arg(dot, node);
         };
         if matches!(inner.as_ref(), Arg::Nil(_)) {
-            return Err(self.error(format!("indirection through explicit nil in {node}")));
+            let shown = node.show(&self.template.text);
+            return Err(self.error(format!("indirection through explicit nil in {shown}")));
         }
         // Go leaves the error context on the last node the inner operand evaluated.
         let receiver = self.eval_arg(dot, inner)?;
-        self.eval_field_chain(dot, receiver, fields, args, last)
+        self.eval_field_chain(dot, receiver, *fields, args, last)
     }
 
+    /// Applies the field chain `names` (the source of `.A.B`) to `receiver`.
     pub(super) fn eval_field_chain(
         &mut self,
         dot: &Ev,
         receiver: Ev,
-        names: &'t [String],
+        names: Span,
         args: &'t [Arg],
         last: Option<Ev>,
     ) -> Exe<Ev> {
-        let Some((final_name, leading)) = names.split_last() else {
+        let names = self.text(names);
+        self.eval_field_names(dot, receiver, names, args, last)
+    }
+
+    /// Applies the fields of `chain` (`.A.B`) to `receiver`; the last one gets the arguments.
+    fn eval_field_names(
+        &mut self,
+        dot: &Ev,
+        receiver: Ev,
+        chain: &'t str,
+        args: &'t [Arg],
+        last: Option<Ev>,
+    ) -> Exe<Ev> {
+        let mut names = chain_names(chain);
+        let Some(final_name) = names.next_back() else {
             return Ok(receiver);
         };
         let mut receiver = receiver;
-        for name in leading {
+        for name in names {
             receiver = self.eval_field(dot, name, &[], None, receiver)?;
         }
         self.eval_field(dot, final_name, args, last, receiver)

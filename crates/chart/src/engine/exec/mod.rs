@@ -12,7 +12,7 @@ mod walk;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::ast::{Arg, Command, Pipe, TemplateCall};
+use super::ast::{Arg, Command, Pipe, Show, TemplateCall};
 use super::error::{Error, Location};
 use super::{Engine, MissingKey, Template, parser};
 use crate::value::Value;
@@ -101,13 +101,14 @@ impl At<'_> {
         }
     }
 
-    fn context(&self) -> String {
+    /// The node as Go prints it; `text` is the source of the template being run.
+    fn context(&self, text: &str) -> String {
         match self {
             At::Start => String::new(),
-            At::Arg(arg) => arg.to_string(),
-            At::Command(cmd) => cmd.to_string(),
-            At::Pipe(pipe) => pipe.to_string(),
-            At::Template(call) => call.to_string(),
+            At::Arg(arg) => arg.show(text).to_string(),
+            At::Command(cmd) => cmd.show(text).to_string(),
+            At::Pipe(pipe) => pipe.show(text).to_string(),
+            At::Template(call) => call.show(text).to_string(),
         }
     }
 }
@@ -253,7 +254,7 @@ impl<'t, 'x, 'e> State<'t, 'x, 'e> {
         Error::exec(
             location,
             &self.template.name,
-            self.at.context(),
+            self.at.context(&self.template.text),
             detail,
             cause,
         )

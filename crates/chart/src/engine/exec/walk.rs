@@ -153,7 +153,8 @@ impl<'t> State<'t, '_, '_> {
         out: &mut String,
     ) -> Exe<bool> {
         let decl = &branch.pipe.decl;
-        if let Some((first, _)) = decl.first() {
+        if let Some(first) = decl.first() {
+            let first = self.text(*first);
             if branch.pipe.is_assign {
                 let value = if decl.len() > 1 {
                     index.clone()
@@ -165,9 +166,9 @@ impl<'t> State<'t, '_, '_> {
                 self.set_top_var(1, elem.clone());
             }
         }
-        if let Some((second, _)) = decl.get(1) {
+        if let Some(second) = decl.get(1) {
             if branch.pipe.is_assign {
-                self.set_var(second, elem.clone())?;
+                self.set_var(self.text(*second), elem.clone())?;
             } else {
                 self.set_top_var(2, index);
             }
