@@ -1,6 +1,8 @@
 //! Order-keeping parallel maps over the cores of the machine, for the independent steps of a
 //! render (parsing template files, reading the YAML of rendered documents).
 
+use std::sync::{Mutex, PoisonError, mpsc};
+
 /// Most threads a map uses (the calling one included).
 pub const MAX_THREADS: usize = 4;
 
@@ -45,6 +47,63 @@ where
     })
 }
 
+/// Runs `produce` on the calling thread while other threads (one fewer than the cores, at
+/// most [`MAX_THREADS`] − 1) apply `work` to each job it submits, so that the two overlap.
+/// Returns what `produce` returned and the jobs' results in submission order. On one core the
+/// jobs run on the calling thread as they are submitted. A panic in `work` is passed on.
+pub fn pipeline<J, R, P>(
+    work: impl Fn(J) -> R + Sync,
+    produce: impl FnOnce(&mut dyn FnMut(J)) -> P,
+) -> (P, Vec<R>)
+where
+    J: Send,
+    R: Send,
+{
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .saturating_sub(1)
+        .min(MAX_THREADS - 1);
+    if workers == 0 {
+        let mut results = Vec::new();
+        let produced = produce(&mut |job| results.push(work(job)));
+        return (produced, results);
+    }
+    let (sender, receiver) = mpsc::channel::<(usize, J)>();
+    let receiver = Mutex::new(receiver);
+    std::thread::scope(|scope| {
+        let worker = || {
+            let mut done = Vec::new();
+            loop {
+                let next = receiver
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .recv();
+                let Ok((index, job)) = next else {
+                    return done;
+                };
+                done.push((index, work(job)));
+            }
+        };
+        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(worker)).collect();
+        let mut submitted = 0;
+        let produced = produce(&mut |job| {
+            // The workers outlive the producer, so the channel is open while it runs.
+            let _ = sender.send((submitted, job));
+            submitted += 1;
+        });
+        drop(sender);
+        let mut results: Vec<(usize, R)> = Vec::with_capacity(submitted);
+        for handle in handles {
+            match handle.join() {
+                Ok(done) => results.extend(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        results.sort_unstable_by_key(|(index, _)| *index);
+        (produced, results.into_iter().map(|(_, r)| r).collect())
+    })
+}
+
 /// Cuts `items` into at most `parts` consecutive runs of about `total / parts` each.
 fn split_by_size<'i, T>(
     items: &'i [T],
@@ -78,6 +137,21 @@ mod tests {
         assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
         let small = map_ordered(&items, |_| 1, |i| i + 1);
         assert_eq!(small[999], 1000);
+    }
+
+    #[test]
+    fn pipeline_results_follow_the_submission_order() {
+        let (count, results) = pipeline(
+            |i: usize| i * 3,
+            |submit| {
+                for i in 0..500 {
+                    submit(i);
+                }
+                500
+            },
+        );
+        assert_eq!(count, 500);
+        assert_eq!(results, (0..500).map(|i| i * 3).collect::<Vec<_>>());
     }
 
     #[test]

@@ -101,56 +101,68 @@ pub fn split_manifests(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Splits rendered files (in path order) into plain manifests and hooks, both in install
-/// order; a document that is not valid YAML fails with Helm's message naming the file.
-pub fn sort_manifests<'a>(
-    files: impl IntoIterator<Item = (&'a String, &'a String)>,
-) -> Result<(Vec<Manifest>, Vec<Manifest>), String> {
-    let mut docs: Vec<(&String, String)> = Vec::new();
-    for (path, content) in files {
-        let base = path.rsplit('/').next().unwrap_or(path);
-        if base.starts_with('_') || content.trim().is_empty() {
-            continue;
-        }
-        docs.extend(split_manifests(content).into_iter().map(|doc| (path, doc)));
+/// The documents of one rendered file, each with what Helm reads from it or Helm's error
+/// naming the file.
+#[derive(Debug, Default)]
+pub struct CheckedFile {
+    docs: Vec<(String, Result<Head, String>)>,
+}
+
+/// Splits a rendered file into documents and reads each one's YAML (the check Helm makes of
+/// every document). Partial templates (`_*`) and empty files have no documents.
+pub fn check_file(path: &str, content: &str) -> CheckedFile {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    if base.starts_with('_') || content.trim().is_empty() {
+        return CheckedFile::default();
     }
-    // Reading the YAML is most of the work and each document stands alone: read them on all
-    // cores, then take the results (and the first error) in document order.
-    let heads = crate::parallel::map_ordered(
-        &docs,
-        |(_, doc)| doc.len(),
-        |(path, doc)| {
-            let head = yaml::parse_value(doc)
-                .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()))?;
-            read_head(&head).map_err(|e| format!("YAML parse error on {path}: {e}"))
-        },
-    );
+    let docs = split_manifests(content)
+        .into_iter()
+        .map(|doc| {
+            let head = yaml::parse_value(&doc)
+                .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()))
+                .and_then(|head| {
+                    read_head(&head).map_err(|e| format!("YAML parse error on {path}: {e}"))
+                });
+            (doc, head)
+        })
+        .collect();
+    CheckedFile { docs }
+}
+
+/// Splits checked files (in path order) into plain manifests and hooks, both in install
+/// order; the first document that is not valid YAML fails with Helm's message naming the file.
+pub fn sort_manifests(
+    files: impl IntoIterator<Item = (String, CheckedFile)>,
+) -> Result<(Vec<Manifest>, Vec<Manifest>), String> {
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
-    for ((path, doc), head) in docs.into_iter().zip(heads) {
-        let head = head?;
-        let manifest = Manifest {
-            path: path.clone(),
-            content: doc,
-            kind: head.kind,
-            events: Vec::new(),
-        };
-        let Some(hook) = head.hook else {
-            generic.push(manifest);
-            continue;
-        };
-        let events: Vec<String> = hook.split(',').map(|e| e.trim().to_lowercase()).collect();
-        if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
-            // Helm logs "skipping unknown hook" and drops the document.
-            continue;
+    for (path, checked) in files {
+        for (doc, head) in checked.docs {
+            let head = head?;
+            let manifest = Manifest {
+                path: path.clone(),
+                content: doc,
+                kind: head.kind,
+                events: Vec::new(),
+            };
+            let Some(hook) = head.hook else {
+                generic.push(manifest);
+                continue;
+            };
+            let events: Vec<String> = hook.split(',').map(|e| e.trim().to_lowercase()).collect();
+            if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
+                // Helm logs "skipping unknown hook" and drops the document.
+                continue;
+            }
+            hooks.push(Manifest { events, ..manifest });
         }
-        hooks.push(Manifest { events, ..manifest });
     }
     sort_by_kind(&mut generic);
     sort_by_kind(&mut hooks);
     Ok((generic, hooks))
 }
 
+#[derive(Debug)]
 struct Head {
     kind: String,
     hook: Option<String>,
@@ -250,6 +262,13 @@ fn sort_by_kind(manifests: &mut [Manifest]) {
 mod tests {
     use super::*;
 
+    fn checked(files: &[(String, String)]) -> Vec<(String, CheckedFile)> {
+        files
+            .iter()
+            .map(|(path, content)| (path.clone(), check_file(path, content)))
+            .collect()
+    }
+
     #[test]
     fn splits_on_line_start_separators_only() {
         let docs = split_manifests("\n---\na: 1\n---   \nb: 2\nc: ---x\n---\n\n");
@@ -263,7 +282,7 @@ mod tests {
             "c/templates/a.yaml".to_string(),
             "kind: Deployment\n---\nkind: Zed\n---\nkind: Alpha\n---\nkind: ServiceAccount\n---\nkind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: Test\n".to_string(),
         )];
-        let (generic, hooks) = sort_manifests(files.iter().map(|(a, b)| (a, b))).unwrap();
+        let (generic, hooks) = sort_manifests(checked(&files)).unwrap();
         let kinds: Vec<&str> = generic.iter().map(|m| m.kind.as_str()).collect();
         assert_eq!(kinds, ["ServiceAccount", "Deployment", "Alpha", "Zed"]);
         assert!(hooks[0].is_test_hook());
@@ -272,7 +291,7 @@ mod tests {
     #[test]
     fn invalid_documents_name_the_file() {
         let files = [("c/templates/a.yaml".to_string(), "a: [\n".to_string())];
-        let err = sort_manifests(files.iter().map(|(a, b)| (a, b))).unwrap_err();
+        let err = sort_manifests(checked(&files)).unwrap_err();
         assert!(
             err.starts_with(
                 "YAML parse error on c/templates/a.yaml: error converting YAML to JSON: yaml: line"

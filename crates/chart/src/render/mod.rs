@@ -7,7 +7,7 @@ pub mod context;
 pub mod manifest;
 
 pub use context::{default_capabilities, parse_kube_version};
-pub use manifest::{Manifest, sort_manifests, split_manifests};
+pub use manifest::{CheckedFile, Manifest, check_file, sort_manifests, split_manifests};
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -240,12 +240,37 @@ fn render_resources(
             String::new(),
         ));
     }
-    let mut files = render_chart(chart, values, options)?;
+    // Each file's YAML is checked on other cores while the next templates render.
+    let (rendered, checked) = crate::parallel::pipeline(
+        |(path, content): (String, String)| {
+            let checked = if path.ends_with("NOTES.txt") {
+                CheckedFile::default()
+            } else {
+                check_file(&path, &content)
+            };
+            (path, content, checked)
+        },
+        |submit| {
+            render_each(chart, values, options, &mut |path, text| {
+                submit((path, text))
+            })
+        },
+    );
+    rendered?;
     let notes_key = format!("{}/templates/NOTES.txt", chart.name());
-    let notes = files.get(&notes_key).cloned().unwrap_or_default();
-    files.retain(|k, _| !k.ends_with("NOTES.txt"));
+    let mut notes = String::new();
+    let mut files = BTreeMap::new();
+    let mut checked_files = BTreeMap::new();
+    for (path, content, checked) in checked {
+        if path == notes_key {
+            notes = content;
+        } else if !path.ends_with("NOTES.txt") {
+            checked_files.insert(path.clone(), checked);
+            files.insert(path, content);
+        }
+    }
 
-    let (manifests, hooks) = match sort_manifests(files.iter()) {
+    let (manifests, hooks) = match sort_manifests(checked_files) {
         Ok(sorted) => sorted,
         Err(e) => {
             let mut blob = String::new();
@@ -292,6 +317,21 @@ pub fn render_chart(
     values: &DataMap,
     options: &TemplateOptions,
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    let mut out = BTreeMap::new();
+    render_each(chart, values, options, &mut |path, text| {
+        out.insert(path, text);
+    })?;
+    Ok(out)
+}
+
+/// Renders every template of `chart` and its subcharts, handing each path and text to `emit`
+/// as soon as it is rendered (in Helm's parse order, not path order).
+fn render_each(
+    chart: &Chart,
+    values: &DataMap,
+    options: &TemplateOptions,
+    emit: &mut dyn FnMut(String, String),
+) -> Result<(), RenderError> {
     let release = Map::new();
     release.insert("Name", Value::from(options.release.name.as_str()));
     release.insert("Namespace", Value::from(options.release.namespace.as_str()));
@@ -332,7 +372,6 @@ pub fn render_chart(
     engine
         .add_templates(&files)
         .map_err(|e| RenderError::template(&e, e.helm_message()))?;
-    let mut out = BTreeMap::new();
     for name in names {
         let base = name.rsplit('/').next().unwrap_or(name);
         if base.starts_with('_') {
@@ -346,9 +385,9 @@ pub fn render_chart(
         let rendered = engine
             .render_helm(name, &Value::Map(r.dot.clone()))
             .map_err(|e| RenderError::template(&e, exec_message(&e)))?;
-        out.insert(name.clone(), rendered);
+        emit(name.clone(), rendered);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `.Capabilities` for `options`: Helm's defaults, or the cluster's API versions when known.
