@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 use crate::value::Value;
 
 /// A constant written in a template. Parse trees hold these rather than [`Value`]s (whose
@@ -126,7 +128,7 @@ pub struct Pipe {
     /// The variables declared or assigned.
     pub decl: Vec<Span>,
     /// The commands; each one's result is the next one's last argument.
-    pub cmds: Vec<Command>,
+    pub cmds: SmallVec<[Command; 1]>,
 }
 
 /// One command of a pipeline: a function or value with arguments.
@@ -135,7 +137,7 @@ pub struct Command {
     /// Byte offset of the first word.
     pub pos: usize,
     /// The operands; the first is what gets called.
-    pub args: Vec<Arg>,
+    pub args: SmallVec<[Arg; 2]>,
 }
 
 /// An operand.

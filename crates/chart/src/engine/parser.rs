@@ -7,6 +7,7 @@ use super::ast::{
 use super::error::Error;
 use super::lexer::{Token, TokenKind, lex};
 use super::literal::{parse_number, unquote_char, unquote_string};
+use smallvec::SmallVec;
 
 /// Deeper nesting of parentheses or control structures is refused, as Go refuses it, so a
 /// hostile template cannot exhaust the stack.
@@ -429,7 +430,7 @@ impl<'a> Parser<'a> {
             pos: start.pos,
             is_assign: false,
             decl: Vec::new(),
-            cmds: Vec::new(),
+            cmds: SmallVec::new(),
         };
         self.declarations(&mut pipe, context)?;
         loop {
@@ -522,7 +523,7 @@ impl<'a> Parser<'a> {
 
     fn command(&mut self) -> Parsed<Command> {
         let pos = self.peek_non_space().pos;
-        let mut args = Vec::new();
+        let mut args = SmallVec::new();
         loop {
             self.peek_non_space();
             if let Some(operand) = self.operand()? {
