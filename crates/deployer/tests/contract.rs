@@ -66,12 +66,7 @@ async fn readiness_waits_for_the_workload_to_become_ready() {
     .await;
     let di = env.finished("web", "job-1").await;
     let status = di.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
 }
 
 #[tokio::test]
@@ -290,12 +285,7 @@ async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
     env.target_cluster().faults().drop_watches();
     let di = env.finished("app", "job-1").await;
     let status = di.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     assert_eq!(status.last_error, None);
     assert_eq!(status.job_id_finished.as_deref(), Some("job-1"));
     let managed = status.provider_status.unwrap()["managedResources"]

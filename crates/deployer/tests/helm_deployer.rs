@@ -124,12 +124,7 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     .await;
     let di = env.finished("web", "job-1").await;
     let status = di.status.clone().unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     let cm = env
         .configmap("apps", "web-config")
         .await
@@ -281,12 +276,7 @@ async fn a_release_left_pending_by_a_crash_is_recovered() {
     .await;
     let di = env.finished("web", "job-1").await;
     let status = di.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     let states: Vec<_> = records(&env)
         .await
         .into_iter()
@@ -329,12 +319,7 @@ async fn a_job_resumed_after_a_restart_reads_the_inline_archive() {
     let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
     let di = env.finished("web", "job-1").await;
     let status = di.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }

@@ -154,16 +154,6 @@ fn status(di: &DeployItem) -> DeployItemStatus {
     di.status.clone().unwrap_or_default()
 }
 
-fn assert_succeeded(di: &DeployItem) {
-    let s = status(di);
-    assert_eq!(
-        s.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        s.last_error
-    );
-}
-
 #[tokio::test]
 async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     let env = env().await;
@@ -191,7 +181,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     )
     .await
     .unwrap();
-    assert_succeeded(&env.finished("web", "job-1").await);
+    assert_succeeded(&status(&env.finished("web", "job-1").await));
     assert!(pods.get_opt("smoke").await.unwrap().is_none());
 
     // Pre-install hooks by weight, then name; the Job completed before the next hook; all
@@ -258,7 +248,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     )
     .await;
     env.trigger("web", "job-2").await;
-    assert_succeeded(&env.finished("web", "job-2").await);
+    assert_succeeded(&status(&env.finished("web", "job-2").await));
     assert_eq!(
         (rv(&env, "pre-a").await, rv(&env, "post").await),
         install_hooks
@@ -383,7 +373,7 @@ async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
     // Without the hook the install succeeds.
     set_config(&env, "web", helm_config(&archive, json!({"run": false}))).await;
     env.trigger("web", "job-3").await;
-    assert_succeeded(&env.finished("web", "job-3").await);
+    assert_succeeded(&status(&env.finished("web", "job-3").await));
     assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }
@@ -491,7 +481,7 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
     )
     .await;
     env.trigger("web", "job-2").await;
-    assert_succeeded(&env.finished("web", "job-2").await);
+    assert_succeeded(&status(&env.finished("web", "job-2").await));
     let data = env
         .configmap("apps", "web-seen")
         .await
@@ -607,7 +597,7 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
     // A good install, then an upgrade whose post-upgrade hook fails: rolled back.
     set_config(&env, "web", atomic(json!({"run": false}))).await;
     env.trigger("web", "job-2").await;
-    assert_succeeded(&env.finished("web", "job-2").await);
+    assert_succeeded(&status(&env.finished("web", "job-2").await));
     set_config(
         &env,
         "web",

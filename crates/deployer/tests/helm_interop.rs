@@ -15,7 +15,6 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
-use landscaper_api::core::DeployItemPhase;
 use landscaper_deployer::helm::{self, release};
 use serde_json::{Value, json};
 use std::io::Read;
@@ -271,12 +270,7 @@ impl Bed {
             .await
             .status
             .unwrap_or_default();
-        assert_eq!(
-            status.phase,
-            Some(DeployItemPhase::Succeeded),
-            "{:?}",
-            status.last_error
-        );
+        assert_succeeded(&status);
     }
 
     async fn configmap(&self, name: &str) -> Option<ConfigMap> {

@@ -251,12 +251,7 @@ impl Bed {
 
     async fn succeeded(&self, name: &str, job: &str) {
         let status = self.status(name, job).await;
-        assert_eq!(
-            status.phase,
-            Some(DeployItemPhase::Succeeded),
-            "{:?}",
-            status.last_error
-        );
+        assert_succeeded(&status);
     }
 
     /// The ConfigMaps of the target equal what `template` renders for `archive` and `values`
@@ -531,12 +526,7 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
             "job-2",
         )
         .await;
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
 
     bed.item(
         "broken",
@@ -558,12 +548,7 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
             "job-2",
         )
         .await;
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
 
     bed.item(
         "schema",
@@ -593,12 +578,7 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
             "job-2",
         )
         .await;
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     bed.stop().await;
 }
 
@@ -739,12 +719,7 @@ async fn an_unreachable_repository_is_retried_with_backoff_until_the_timeout_the
             "job-2",
         )
         .await;
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     bed.stop().await;
 }
 

@@ -50,12 +50,7 @@ async fn a_manifest_item_is_applied_labelled_and_succeeds() {
     .await;
     let di = env.finished("app", "job-1").await;
     let status = di.status.clone().unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     assert_eq!(status.job_id_finished, status.job_id);
     assert_eq!(status.observed_generation, di.metadata.generation);
     assert_eq!(status.deployer.as_ref().unwrap().name, "test-deployer");
@@ -244,12 +239,7 @@ async fn exports_land_in_the_export_secret() {
     env.item("app", MANIFEST, Some("cluster"), cfg).await;
     let di = env.finished("app", "job-1").await;
     let status = di.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     let export_ref = status.export_ref.expect("exportRef is set");
     assert_eq!(export_ref.name, "app-export");
     let secret = Api::<Secret>::namespaced(env.ls.clone(), NS)

@@ -53,12 +53,7 @@ async fn a_secret_ref_is_resolved_in_the_deployers_own_cluster() {
     )
     .await;
     let status = env.finished("app", "job-1").await.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     assert!(env.configmap("default", "a").await.is_some());
 }
 
@@ -130,12 +125,7 @@ async fn fallback_leaves_objects_of_other_items_alone_and_ignore_skips() {
     .await;
     let di = env.finished("app", "job-1").await;
     let status = di.status.unwrap();
-    assert_eq!(
-        status.phase,
-        Some(DeployItemPhase::Succeeded),
-        "{:?}",
-        status.last_error
-    );
+    assert_succeeded(&status);
     assert_eq!(
         cms.get("shared").await.unwrap().data.unwrap()["owner"],
         "other"
@@ -173,12 +163,7 @@ async fn merge_keeps_live_values_and_merge_overwrite_replaces_them() {
         cfg["updateStrategy"] = json!(strategy);
         env.item(name, MANIFEST, Some("cluster"), cfg).await;
         let status = env.finished(name, "job-1").await.status.unwrap();
-        assert_eq!(
-            status.phase,
-            Some(DeployItemPhase::Succeeded),
-            "{:?}",
-            status.last_error
-        );
+        assert_succeeded(&status);
     }
     let merged = cms.get("merged").await.unwrap().data.unwrap();
     assert_eq!(

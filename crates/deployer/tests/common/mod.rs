@@ -9,7 +9,8 @@ use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use landscaper_api::constants::target_types;
 use landscaper_api::core::{
-    DeployItem, DeployItemSpec, DeployItemStatus, ObjectReference, Target, TargetSpec,
+    DeployItem, DeployItemPhase, DeployItemSpec, DeployItemStatus, ObjectReference, Target,
+    TargetSpec,
 };
 use landscaper_deployer::Deployer;
 use landscaper_deployer::controller::{DeployerConfig, Setup};
@@ -183,6 +184,17 @@ impl Env {
             .await
             .unwrap()
     }
+}
+
+/// Asserts that a finished item succeeded; otherwise the failure shows its lastError.
+#[track_caller]
+pub fn assert_succeeded(status: &DeployItemStatus) {
+    assert_eq!(
+        status.phase,
+        Some(DeployItemPhase::Succeeded),
+        "{:?}",
+        status.last_error
+    );
 }
 
 /// A manifest deployer config with short retries.
