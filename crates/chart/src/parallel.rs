@@ -1,5 +1,6 @@
-//! Order-keeping parallel maps over the cores of the machine, for the independent steps of a
-//! render (parsing template files, reading the YAML of rendered documents).
+//! Order-keeping parallel work over the cores of the machine, for the independent steps of a
+//! render: [`map_ordered`] parses template files on all cores, [`pipeline`] reads the YAML of
+//! rendered files on other cores while the next templates execute.
 
 use std::sync::{Mutex, PoisonError, mpsc};
 
