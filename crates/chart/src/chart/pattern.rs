@@ -23,7 +23,7 @@ pub fn matches(pattern: &str, name: &str) -> Result<bool, BadPattern> {
     match_from(&p, &n)
 }
 
-/// [`matches`] on a pattern and name already split into characters.
+/// [`matches()`] on a pattern and name already split into characters.
 pub fn matches_chars(pattern: &[char], name: &[char]) -> Result<bool, BadPattern> {
     match_from(pattern, name)
 }
