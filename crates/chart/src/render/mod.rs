@@ -310,22 +310,9 @@ struct Renderable<'c> {
     base_path: String,
 }
 
-/// Renders every template of `chart` and its subcharts; keys are template paths such as
-/// `mychart/charts/sub/templates/x.yaml`, values the text with `<no value>` removed.
-pub fn render_chart(
-    chart: &Chart,
-    values: &DataMap,
-    options: &TemplateOptions,
-) -> Result<BTreeMap<String, String>, RenderError> {
-    let mut out = BTreeMap::new();
-    render_each(chart, values, options, &mut |path, text| {
-        out.insert(path, text);
-    })?;
-    Ok(out)
-}
-
-/// Renders every template of `chart` and its subcharts, handing each path and text to `emit`
-/// as soon as it is rendered (in Helm's parse order, not path order).
+/// Renders every template of `chart` and its subcharts, handing each path (such as
+/// `mychart/charts/sub/templates/x.yaml`) and text (`<no value>` removed) to `emit` as soon as
+/// it is rendered, in Helm's parse order, not path order.
 fn render_each(
     chart: &Chart,
     values: &DataMap,
