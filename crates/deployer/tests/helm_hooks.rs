@@ -15,6 +15,7 @@ use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemStatus};
 use landscaper_deployer::helm::{self, release};
 use serde_json::{Value, json};
+use testbed::faults::{Fault, Matcher};
 
 const HOOKED_CHART: &str = "apiVersion: v2\nname: hooked\nversion: 0.1.0\n";
 
@@ -505,6 +506,76 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
         listed.contains("ConfigMap/one,") && listed.contains("ConfigMap/two,"),
         "{listed}"
     );
+    deployer.stop().await;
+}
+
+const LOOKS_UP: &str = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-counted
+data:
+  widgets: {{ (lookup "example.com/v1" "Widget" "data" "").items | len | quote }}
+  configmaps: {{ (lookup "v1" "ConfigMap" "data" "").items | len | quote }}
+"#;
+
+#[tokio::test]
+async fn lookups_the_cluster_fails_to_answer_are_retried_rather_than_failing_the_item() {
+    let env = env().await;
+    prepare_target(&env).await;
+    env.target("cluster", &[]).await;
+    // The discovery of the Widget kind and the list of ConfigMaps answer 500 at first: the
+    // cluster is in trouble, the chart is fine.
+    let faults = env.target_cluster().faults();
+    faults.fail_next(
+        2,
+        Matcher::any().verb("get").resource("/apis/example.com/v1"),
+        Fault::InternalError,
+    );
+    faults.fail_next(
+        1,
+        Matcher::any()
+            .verb("list")
+            .resource("configmaps")
+            .namespace("data"),
+        Fault::InternalError,
+    );
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = chart_archive(&[
+        (
+            "counter/Chart.yaml",
+            "apiVersion: v2\nname: counter\nversion: 0.1.0\n",
+        ),
+        ("counter/templates/counted.yaml", LOOKS_UP),
+    ]);
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive, json!({})),
+    )
+    .await;
+    assert_succeeded(&status(&env.finished("web", "job-1").await));
+    let failed = env
+        .target_cluster()
+        .requests()
+        .iter()
+        .filter(|r| r.code == 500)
+        .count();
+    assert_eq!(failed, 3, "every injected fault met a request");
+    let data = env
+        .configmap("apps", "web-counted")
+        .await
+        .unwrap()
+        .data
+        .unwrap();
+    let configmaps = Api::<ConfigMap>::namespaced(env.target.clone(), "data")
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .len();
+    assert_eq!(data["widgets"], "0");
+    assert_eq!(data["configmaps"], configmaps.to_string());
     deployer.stop().await;
 }
 

@@ -12,6 +12,7 @@ use landscaper_api::core::DeployItemPhase;
 use landscaper_api::deployer::ManifestProviderStatus;
 use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
 use serde_json::json;
+use testbed::faults::{Fault, Matcher};
 
 fn managed(di: &landscaper_api::core::DeployItem) -> Vec<(String, String, Option<String>)> {
     let ps: ManifestProviderStatus =
@@ -177,6 +178,56 @@ async fn deleting_the_item_removes_everything_but_keep_objects() {
     let ns: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(env.target.clone());
     let gone = ns.get_opt("gone").await.unwrap();
     assert!(gone.is_none() || gone.unwrap().metadata.deletion_timestamp.is_some());
+}
+
+#[tokio::test]
+async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished_kind() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.item(
+        "app",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![configmap("default", "doomed", json!({}), "manage")]),
+    )
+    .await;
+    assert_succeeded(&env.finished("app", "job-1").await.status.unwrap());
+    deployer.stop().await;
+
+    // A new deployer knows no kinds yet, and the cluster's discovery fails once.
+    env.target_cluster().faults().fail_next(
+        1,
+        Matcher::any().verb("get").resource("/api/v1"),
+        Fault::InternalError,
+    );
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    env.items()
+        .delete("app", &DeleteParams::default())
+        .await
+        .unwrap();
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move { items.get_opt("app").await.unwrap().is_none() }
+    })
+    .await;
+    let failed = env
+        .target_cluster()
+        .requests()
+        .iter()
+        .filter(|r| r.code == 500)
+        .count();
+    assert_eq!(failed, 1, "the injected fault met a request");
+    assert!(env.configmap("default", "doomed").await.is_none());
 }
 
 #[tokio::test]

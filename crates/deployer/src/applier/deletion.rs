@@ -1,6 +1,7 @@
 //! Deleting managed objects: in deletion groups (predefined or custom), each group in reverse
 //! apply order, waiting until a group's objects are gone before the next; `keep` objects stay.
 
+use super::discovery::UNKNOWN_KIND;
 use super::object::{Category, ObjectKey, category_of_managed};
 use crate::contract::interrupt::{Backoff, Interrupt};
 use crate::error::{Error, is_not_found};
@@ -156,7 +157,7 @@ async fn delete_one(cluster: &TargetCluster, m: &ManagedResourceStatus) -> Resul
     let (api, name) = match api_for(cluster, m).await {
         Ok(x) => x,
         // A kind the cluster no longer serves has no objects left to delete.
-        Err(e) if e.reason == "UnknownKind" => return Ok(()),
+        Err(e) if e.reason == UNKNOWN_KIND => return Ok(()),
         Err(e) => return Err(e),
     };
     if let Some(annotations) = m.annotate_before_delete.as_ref().filter(|a| !a.is_empty()) {
@@ -187,8 +188,10 @@ async fn wait_gone(
     loop {
         let mut left = Vec::new();
         for m in &group.objects {
-            let Ok((api, name)) = api_for(cluster, m).await else {
-                continue;
+            let (api, name) = match api_for(cluster, m).await {
+                Ok(x) => x,
+                Err(e) if e.reason == UNKNOWN_KIND => continue,
+                Err(e) => return Err(e),
             };
             match api.get_opt(&name).await {
                 Ok(Some(obj)) => left.push((api, name, obj)),

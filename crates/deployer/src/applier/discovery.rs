@@ -8,6 +8,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The reason of [`Discovery::resolve`]'s error for a kind the cluster does not serve.
+pub const UNKNOWN_KIND: &str = "UnknownKind";
+
 /// How long [`Discovery::served`] answers from its cache: long enough that a burst of items
 /// for one cluster asks once, short enough that a CRD installed meanwhile is soon seen.
 pub const SERVED_TTL: Duration = Duration::from_secs(10);
@@ -116,7 +119,10 @@ impl Discovery {
         })
     }
 
-    /// Resolves a kind; an unknown kind is a transient error (its CRD may still be coming).
+    /// Resolves a kind. A kind the cluster does not serve is the transient error
+    /// [`UNKNOWN_KIND`] (its CRD may still be coming); a discovery request that fails is
+    /// classified as any API error, so that callers never mistake an unreachable cluster for
+    /// a missing kind.
     pub async fn resolve(&self, api_version: &str, kind: &str) -> Result<Resolved, Error> {
         let key = (api_version.to_string(), kind.to_string());
         if let Some(r) = self.lock().get(&key) {
@@ -125,11 +131,21 @@ impl Discovery {
         let (group, version) = split_api_version(api_version);
         let gvk = GroupVersionKind::gvk(group, version, kind);
         let (resource, caps) = pinned_kind(&self.client, &gvk).await.map_err(|e| {
-            Error::transient(
-                "Discovery",
-                "UnknownKind",
-                format!("kind {kind} of apiVersion {api_version} is not served by the target cluster: {}", crate::error::describe_kube_error(&e)),
-            )
+            let what = format!("kind {kind} of apiVersion {api_version}");
+            let unknown = matches!(&e, kube::Error::Discovery(_))
+                || matches!(&e, kube::Error::Api(status) if status.code == 404);
+            if unknown {
+                Error::transient(
+                    "Discovery",
+                    UNKNOWN_KIND,
+                    format!(
+                        "{what} is not served by the target cluster: {}",
+                        describe_kube_error(&e)
+                    ),
+                )
+            } else {
+                Error::from_kube("Discovery", &format!("discovery of {what}"), &e)
+            }
         })?;
         let resolved = Resolved {
             resource,

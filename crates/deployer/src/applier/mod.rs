@@ -8,7 +8,7 @@ mod discovery;
 mod object;
 
 pub use deletion::{Group, plan as plan_deletion};
-pub use discovery::{Discovery, Resolved, SERVED_TTL, Served, split_api_version};
+pub use discovery::{Discovery, Resolved, SERVED_TTL, Served, UNKNOWN_KIND, split_api_version};
 pub use object::{Category, ObjectKey, deep_merge};
 
 use crate::contract::interrupt::Interrupt;

@@ -402,7 +402,8 @@ impl Run<'_> {
         let previous: HelmProviderStatus = self.job.previous_provider_status();
         let previous = match deployed {
             Some(d) => {
-                takeover::with_release_objects(&self.cluster, d, &previous.managed_resources).await
+                takeover::with_release_objects(&self.cluster, d, &previous.managed_resources)
+                    .await?
             }
             None => previous.managed_resources,
         };
@@ -522,7 +523,7 @@ impl Deployer for HelmDeployer {
         };
         let managed = match &deployed {
             Some(d) => {
-                takeover::with_release_objects(&cluster, d, &previous.managed_resources).await
+                takeover::with_release_objects(&cluster, d, &previous.managed_resources).await?
             }
             None => previous.managed_resources,
         };

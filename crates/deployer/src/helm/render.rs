@@ -88,6 +88,8 @@ pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
         lookup: Some(req.target.lookup.clone()),
         ..Default::default()
     };
+    // A failure left by an earlier render must not explain this one.
+    req.target.take_lookup_failure();
     let (chart, values) = (req.chart.clone(), req.values.clone());
     let rendered = tokio::task::spawn_blocking(move || render::install(&chart, &values, &options))
         .await
@@ -102,11 +104,17 @@ pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
             )
         })?;
     let release = rendered.map_err(|e| {
-        Error::config(
-            OPERATION,
-            "RenderChart",
-            format!("DeployItem {}: chart {chart_id}: {}", req.item, e.summary),
-        )
+        let message = format!("DeployItem {}: chart {chart_id}: {}", req.item, e.summary);
+        // A template cannot recover from a failed `lookup`: when one failed, it is why the
+        // render did, and its classification decides whether a retry can help.
+        match req.target.take_lookup_failure() {
+            Some(cause) => Error {
+                operation: OPERATION.into(),
+                message,
+                ..cause
+            },
+            None => Error::config(OPERATION, "RenderChart", message),
+        }
     })?;
     let objects = parse_documents(&release.manifest, &chart_id, req.item)?;
     let mut crds = Vec::new();

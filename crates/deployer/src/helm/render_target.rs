@@ -3,6 +3,7 @@
 //! cluster for [`crate::applier::SERVED_TTL`]), and `lookup` answered by reading the cluster
 //! with the deploying identity — only `get` and `list`, never a write.
 
+use crate::applier::UNKNOWN_KIND;
 use crate::error::{Error, describe_kube_error, is_not_found};
 use crate::target_access::TargetCluster;
 use kube::Api;
@@ -11,8 +12,11 @@ use landscaper_chart::data::{Data, Map};
 use landscaper_chart::funcs::Lookup;
 use landscaper_chart::objects::KubeVersion;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::runtime::Handle;
+
+/// The operation a failed `lookup` reports.
+const OPERATION: &str = "Lookup";
 
 /// The cluster-dependent inputs of a render.
 #[derive(Debug, Clone)]
@@ -24,6 +28,9 @@ pub struct RenderTarget {
     /// `lookup` against the cluster. It blocks on the runtime, so it must only run on a
     /// blocking thread (the render runs in `spawn_blocking`).
     pub lookup: Lookup,
+    /// Why the last failed `lookup` failed, classified: the template only sees a message, but
+    /// whether the failed render is worth retrying depends on it.
+    lookup_failure: Arc<Mutex<Option<Error>>>,
 }
 
 impl RenderTarget {
@@ -34,37 +41,66 @@ impl RenderTarget {
             .served()
             .await
             .map_err(|e| e.with_operation("RenderChart"))?;
+        let failure = Arc::new(Mutex::new(None));
         Ok(RenderTarget {
             kube_version: KubeVersion::parse(&served.git_version),
             api_versions: served.api_versions.clone(),
-            lookup: cluster_lookup(cluster.clone(), Handle::current()),
+            lookup: cluster_lookup(cluster.clone(), Handle::current(), failure.clone()),
+            lookup_failure: failure,
         })
+    }
+
+    /// Takes the error of the last `lookup` that failed since the last call.
+    pub fn take_lookup_failure(&self) -> Option<Error> {
+        lock(&self.lookup_failure).take()
     }
 }
 
+fn lock(failure: &Mutex<Option<Error>>) -> MutexGuard<'_, Option<Error>> {
+    failure.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Helm's `lookup`: one object by name, or a list when the name is empty (across all
-/// namespaces when the namespace is empty); nothing found is an empty map.
-fn cluster_lookup(cluster: TargetCluster, runtime: Handle) -> Lookup {
+/// namespaces when the namespace is empty); nothing found is an empty map. A failure is also
+/// kept in `failure`, classified.
+fn cluster_lookup(
+    cluster: TargetCluster,
+    runtime: Handle,
+    failure: Arc<Mutex<Option<Error>>>,
+) -> Lookup {
     Lookup(Arc::new(move |api_version, kind, namespace, name| {
         let call = format!("lookup {api_version:?} {kind:?} {namespace:?} {name:?}");
         runtime
             .block_on(read(&cluster, api_version, kind, namespace, name))
-            .map_err(|e| format!("{call} in the target cluster: {e}"))
+            .map_err(|e| {
+                let message = format!("{call} in the target cluster: {}", e.message);
+                *lock(&failure) = Some(e);
+                message
+            })
     }))
 }
 
+/// Reads what `lookup` asks for. A kind the cluster does not serve is final, as it fails
+/// Helm's render; a failing request is classified by its status (an unreachable or
+/// overloaded API server is worth a retry, a forbidden read is not).
 async fn read(
     cluster: &TargetCluster,
     api_version: &str,
     kind: &str,
     namespace: &str,
     name: &str,
-) -> Result<Data, String> {
+) -> Result<Data, Error> {
     let resolved = cluster
         .discovery
         .resolve(api_version, kind)
         .await
-        .map_err(|e| e.message)?;
+        .map_err(|e| {
+            if e.reason == UNKNOWN_KIND {
+                Error::config(OPERATION, UNKNOWN_KIND, e.message)
+            } else {
+                e.with_operation(OPERATION)
+            }
+        })?;
     let api: Api<DynamicObject> = if resolved.namespaced && !namespace.is_empty() {
         Api::namespaced_with(cluster.client.clone(), namespace, &resolved.resource)
     } else {
@@ -73,7 +109,7 @@ async fn read(
     let found = if name.is_empty() {
         match api.list(&ListParams::default()).await {
             Ok(list) => {
-                let mut value = serde_json::to_value(&list).map_err(|e| e.to_string())?;
+                let mut value = serde_json::to_value(&list).map_err(|e| unreadable(&e))?;
                 // The API leaves out each item's type in a list; client-go puts it back.
                 if let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) {
                     for item in items.iter_mut().filter_map(Value::as_object_mut) {
@@ -84,16 +120,30 @@ async fn read(
                 value
             }
             Err(e) if is_not_found(&e) => return Ok(Data::Map(Map::new())),
-            Err(e) => return Err(describe_kube_error(&e)),
+            Err(e) => return Err(failed_read(&e)),
         }
     } else {
         match api.get_opt(name).await {
-            Ok(Some(obj)) => serde_json::to_value(&obj).map_err(|e| e.to_string())?,
+            Ok(Some(obj)) => serde_json::to_value(&obj).map_err(|e| unreadable(&e))?,
             Ok(None) => return Ok(Data::Map(Map::new())),
-            Err(e) => return Err(describe_kube_error(&e)),
+            Err(e) => return Err(failed_read(&e)),
         }
     };
     Ok(to_data(found))
+}
+
+/// A read the API server refused or could not answer, classified by its status. The message
+/// is the server's own: the lookup's message already says what was read.
+fn failed_read(e: &kube::Error) -> Error {
+    Error {
+        message: describe_kube_error(e),
+        ..Error::from_kube(OPERATION, "", e)
+    }
+}
+
+/// An object that does not convert to template data.
+fn unreadable(e: &serde_json::Error) -> Error {
+    Error::config(OPERATION, "InvalidObject", e.to_string())
 }
 
 /// JSON as client-go's unstructured decoding holds it: integers as `int64`, other numbers

@@ -5,7 +5,8 @@
 
 use super::release::Release;
 use super::render::parse_documents;
-use crate::applier::ObjectKey;
+use crate::applier::{ObjectKey, UNKNOWN_KIND};
+use crate::error::Error;
 use crate::target_access::TargetCluster;
 use landscaper_api::deployer::{ManagedResourceStatus, ManifestPolicy, ResourceReference};
 use serde_json::Value;
@@ -30,12 +31,13 @@ pub fn policy(obj: &Value) -> ManifestPolicy {
 }
 
 /// `managed` followed by the objects of `release`'s manifest not already in it. Objects
-/// whose kind the cluster no longer serves have nothing left to delete and are skipped.
+/// whose kind the cluster no longer serves have nothing left to delete and are skipped; a
+/// discovery that fails otherwise is the error (an object skipped then would never be pruned).
 pub async fn with_release_objects(
     cluster: &TargetCluster,
     release: &Release,
     managed: &[ManagedResourceStatus],
-) -> Vec<ManagedResourceStatus> {
+) -> Result<Vec<ManagedResourceStatus>, Error> {
     let mut out = managed.to_vec();
     let mut seen: HashSet<ObjectKey> = managed.iter().map(ObjectKey::of_managed).collect();
     let what = format!("release {} revision {}", release.name, release.version);
@@ -43,7 +45,7 @@ pub async fn with_release_objects(
         Ok(o) => o,
         Err(e) => {
             tracing::warn!(release = %release.name, revision = release.version, error = %e.message, "release manifest unreadable: its objects are not pruned");
-            return out;
+            return Ok(out);
         }
     };
     for obj in objects {
@@ -55,10 +57,11 @@ pub async fn with_release_objects(
         };
         let resolved = match cluster.discovery.resolve(api_version, kind).await {
             Ok(r) => r,
-            Err(e) => {
+            Err(e) if e.reason == UNKNOWN_KIND => {
                 tracing::info!(release = %release.name, kind, name, error = %e.message, "object of the previous revision skipped");
                 continue;
             }
+            Err(e) => return Err(e),
         };
         let namespace = resolved.namespaced.then(|| {
             text("/metadata/namespace")
@@ -80,7 +83,7 @@ pub async fn with_release_objects(
             out.push(entry);
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
