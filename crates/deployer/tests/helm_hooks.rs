@@ -1,13 +1,15 @@
 //! Helm hooks and target-aware rendering of the helm deployer on two testbed clusters:
 //! install, upgrade and delete hooks run in Helm's order with Jobs awaited and delete
 //! policies applied; a failing or timed-out hook fails the item naming the hook; templates
-//! see the target's `lookup`, API versions and Kubernetes version.
+//! see the target's `lookup`, API versions and Kubernetes version, and a lookup the cluster
+//! fails to answer is retried while a forbidden one fails the item.
 
 mod common;
 
 use common::*;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -576,6 +578,85 @@ async fn lookups_the_cluster_fails_to_answer_are_retried_rather_than_failing_the
         .len();
     assert_eq!(data["widgets"], "0");
     assert_eq!(data["configmaps"], configmaps.to_string());
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
+    let env = env().await;
+    prepare_target(&env).await;
+    // An identity that may do anything in `apps`, and nothing in `data` beyond discovery.
+    let token = env.target_cluster().add_user("apps-only", &[]);
+    let admin = env.target.clone();
+    Api::<Namespace>::all(admin.clone())
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "apps"}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let role: Role = serde_json::from_value(json!({
+        "metadata": {"name": "everything"},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]
+    }))
+    .unwrap();
+    Api::<Role>::namespaced(admin.clone(), "apps")
+        .create(&PostParams::default(), &role)
+        .await
+        .unwrap();
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "apps-only"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "everything"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "apps-only"}]
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(admin, "apps")
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    let target: landscaper_api::core::Target = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Target",
+        "metadata": {"name": "apps-only", "namespace": NS},
+        "spec": {
+            "type": "landscaper.gardener.cloud/kubernetes-cluster",
+            "config": {"kubeconfig": env.target_cluster().kubeconfig_yaml_for(&token)}
+        }
+    }))
+    .unwrap();
+    Api::<landscaper_api::core::Target>::namespaced(env.ls.clone(), NS)
+        .create(&PostParams::default(), &target)
+        .await
+        .unwrap();
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = chart_archive(&[
+        (
+            "aware/Chart.yaml",
+            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
+        ),
+        ("aware/values.yaml", "badLookup: false\n"),
+        ("aware/templates/seen.yaml", AWARE),
+    ]);
+    let mut provider = helm_config(&archive, json!({}));
+    provider["createNamespace"] = json!(false);
+    env.item("web", HELM, Some("apps-only"), provider).await;
+    let s = status(&env.finished("web", "job-1").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "Forbidden");
+    assert!(
+        error
+            .message
+            .contains(r#"lookup "v1" "Secret" "data" "existing" in the target cluster"#),
+        "{}",
+        error.message
+    );
+    let forbidden = env
+        .target_cluster()
+        .requests()
+        .iter()
+        .filter(|r| r.code == 403)
+        .count();
+    assert_eq!(forbidden, 1, "the job was not retried");
     deployer.stop().await;
 }
 
