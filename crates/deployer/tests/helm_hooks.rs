@@ -2,7 +2,8 @@
 //! install, upgrade and delete hooks run in Helm's order with Jobs awaited and delete
 //! policies applied; a failing or timed-out hook fails the item naming the hook; templates
 //! see the target's `lookup`, API versions and Kubernetes version, and a lookup the cluster
-//! fails to answer is retried while a forbidden one fails the item.
+//! fails to answer is retried, a forbidden one fails the item, and one it never answers ends
+//! at the item's timeout.
 
 mod common;
 
@@ -657,6 +658,60 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
         .filter(|r| r.code == 403)
         .count();
     assert_eq!(forbidden, 1, "the job was not retried");
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    env.target_cluster().faults().fail_next(
+        1,
+        Matcher::any()
+            .verb("get")
+            .resource("configmaps")
+            .name("probe"),
+        Fault::Hang,
+    );
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let archive = chart_archive(&[
+        (
+            "probe/Chart.yaml",
+            "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
+        ),
+        (
+            "probe/templates/probe.yaml",
+            "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: seen\ndata:\n  seen: {{ lookup \"v1\" \"ConfigMap\" \"data\" \"probe\" | len | quote }}\n",
+        ),
+    ]);
+    // Without a bound the lookup would wait for the client's read timeout (minutes), far
+    // beyond `finished`'s patience, holding a render slot all along.
+    let item: DeployItem = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+        "metadata": {"name": "web"},
+        "spec": {
+            "type": HELM, "target": {"name": "cluster", "namespace": NS}, "timeout": "2s",
+            "config": helm_config(&archive, json!({}))
+        }
+    }))
+    .unwrap();
+    env.items()
+        .create(&PostParams::default(), &item)
+        .await
+        .unwrap();
+    env.trigger("web", "job-1").await;
+    let s = status(&env.finished("web", "job-1").await);
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "ProgressingTimeout");
+    assert!(
+        error
+            .message
+            .contains(r#"lookup "v1" "ConfigMap" "data" "probe" in the target cluster"#),
+        "{}",
+        error.message
+    );
+    env.target_cluster().faults().restart();
     deployer.stop().await;
 }
 

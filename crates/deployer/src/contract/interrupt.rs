@@ -77,6 +77,29 @@ impl Interrupt {
             tokio::time::sleep((end - now).min(SLICE)).await;
         }
     }
+
+    /// Runs `work`, ending it early with an error on abort or timeout: for work that may wait
+    /// on a cluster that never answers.
+    pub async fn bound<T>(
+        &self,
+        work: impl Future<Output = Result<T, Error>>,
+        operation: &str,
+    ) -> Result<T, Error> {
+        tokio::select! {
+            result = work => result,
+            stop = self.stopped(operation) => Err(stop),
+        }
+    }
+
+    /// The error, once work must stop.
+    async fn stopped(&self, operation: &str) -> Error {
+        loop {
+            if let Err(stop) = self.check(operation) {
+                return stop;
+            }
+            tokio::time::sleep(SLICE).await;
+        }
+    }
 }
 
 /// Exponential backoff for polling: starts at `initial`, doubles, capped at `max`.

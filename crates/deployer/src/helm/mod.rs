@@ -225,7 +225,7 @@ impl Run<'_> {
             None => (Operation::Install, Event::PreInstall, Event::PostInstall),
         };
         let hook_timeout = options::timeout(config, operation, &item)?;
-        let target = RenderTarget::of(&self.cluster).await?;
+        let target = RenderTarget::of(&self.cluster, &self.job.interrupt).await?;
         let input = Input {
             chart: &chart,
             values: &values,

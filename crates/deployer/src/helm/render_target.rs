@@ -4,6 +4,7 @@
 //! with the deploying identity — only `get` and `list`, never a write.
 
 use crate::applier::UNKNOWN_KIND;
+use crate::contract::interrupt::Interrupt;
 use crate::error::{Error, describe_kube_error, is_not_found};
 use crate::target_access::TargetCluster;
 use kube::Api;
@@ -34,8 +35,9 @@ pub struct RenderTarget {
 }
 
 impl RenderTarget {
-    /// Asks the cluster's discovery (cached) and prepares `lookup` for it.
-    pub async fn of(cluster: &TargetCluster) -> Result<RenderTarget, Error> {
+    /// Asks the cluster's discovery (cached) and prepares `lookup` for it; a lookup waits for
+    /// the cluster no longer than `interrupt` lets the job run.
+    pub async fn of(cluster: &TargetCluster, interrupt: &Interrupt) -> Result<RenderTarget, Error> {
         let served = cluster
             .discovery
             .served()
@@ -45,7 +47,12 @@ impl RenderTarget {
         Ok(RenderTarget {
             kube_version: KubeVersion::parse(&served.git_version),
             api_versions: served.api_versions.clone(),
-            lookup: cluster_lookup(cluster.clone(), Handle::current(), failure.clone()),
+            lookup: cluster_lookup(
+                cluster.clone(),
+                interrupt.clone(),
+                Handle::current(),
+                failure.clone(),
+            ),
             lookup_failure: failure,
         })
     }
@@ -62,16 +69,19 @@ fn lock(failure: &Mutex<Option<Error>>) -> MutexGuard<'_, Option<Error>> {
 
 /// Helm's `lookup`: one object by name, or a list when the name is empty (across all
 /// namespaces when the namespace is empty); nothing found is an empty map. A failure is also
-/// kept in `failure`, classified.
+/// kept in `failure`, classified. A lookup ends with the job's timeout or abort: a render
+/// waiting on a cluster that never answers would hold its render slot and its thread.
 fn cluster_lookup(
     cluster: TargetCluster,
+    interrupt: Interrupt,
     runtime: Handle,
     failure: Arc<Mutex<Option<Error>>>,
 ) -> Lookup {
     Lookup(Arc::new(move |api_version, kind, namespace, name| {
         let call = format!("lookup {api_version:?} {kind:?} {namespace:?} {name:?}");
+        let read = read(&cluster, api_version, kind, namespace, name);
         runtime
-            .block_on(read(&cluster, api_version, kind, namespace, name))
+            .block_on(interrupt.bound(read, OPERATION))
             .map_err(|e| {
                 let message = format!("{call} in the target cluster: {}", e.message);
                 *lock(&failure) = Some(e);
