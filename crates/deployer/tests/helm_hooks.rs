@@ -558,12 +558,7 @@ async fn lookups_the_cluster_fails_to_answer_are_retried_rather_than_failing_the
     )
     .await;
     assert_succeeded(&status(&env.finished("web", "job-1").await));
-    let failed = env
-        .target_cluster()
-        .requests()
-        .iter()
-        .filter(|r| r.code == 500)
-        .count();
+    let failed = answered_with(env.target_cluster(), 500);
     assert_eq!(failed, 3, "every injected fault met a request");
     let data = env
         .configmap("apps", "web-counted")
@@ -651,12 +646,7 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
         "{}",
         error.message
     );
-    let forbidden = env
-        .target_cluster()
-        .requests()
-        .iter()
-        .filter(|r| r.code == 403)
-        .count();
+    let forbidden = answered_with(env.target_cluster(), 403);
     assert_eq!(forbidden, 1, "the job was not retried");
     deployer.stop().await;
 }

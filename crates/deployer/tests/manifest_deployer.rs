@@ -220,12 +220,7 @@ async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished
         async move { items.get_opt("app").await.unwrap().is_none() }
     })
     .await;
-    let failed = env
-        .target_cluster()
-        .requests()
-        .iter()
-        .filter(|r| r.code == 500)
-        .count();
+    let failed = answered_with(env.target_cluster(), 500);
     assert_eq!(failed, 1, "the injected fault met a request");
     assert!(env.configmap("default", "doomed").await.is_none());
 }

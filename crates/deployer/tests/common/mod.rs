@@ -197,6 +197,11 @@ pub fn assert_succeeded(status: &DeployItemStatus) {
     );
 }
 
+/// How many requests `cluster` answered with status `code` (an injected fault, a refusal).
+pub fn answered_with(cluster: &testbed::Cluster, code: u16) -> usize {
+    cluster.requests().iter().filter(|r| r.code == code).count()
+}
+
 /// A manifest deployer config with short retries.
 pub fn config(type_: &str) -> DeployerConfig {
     let mut c = DeployerConfig::new(type_, "test-deployer");
