@@ -81,19 +81,8 @@ async fn a_workload_that_never_becomes_ready_fails_with_a_timeout() {
     ));
     let mut cfg = manifests(vec![deployment("stuck", true)]);
     cfg["readinessChecks"] = json!({});
-    env.items()
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({
-                "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
-                "metadata": {"name": "stuck"},
-                "spec": {"type": MANIFEST, "target": {"name": "cluster", "namespace": NS}, "timeout": "1s", "config": cfg}
-            }))
-            .unwrap(),
-        )
-        .await
-        .unwrap();
-    env.trigger("stuck", "job-1").await;
+    env.item_with_timeout("stuck", MANIFEST, Some("cluster"), cfg, "1s")
+        .await;
     let di = env.finished("stuck", "job-1").await;
     let status = di.status.unwrap();
     assert_eq!(status.phase, Some(DeployItemPhase::Failed));

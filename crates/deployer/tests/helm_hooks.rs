@@ -664,32 +664,11 @@ async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
         Fault::Hang,
     );
     let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
-    let archive = chart_archive(&[
-        (
-            "probe/Chart.yaml",
-            "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
-        ),
-        (
-            "probe/templates/probe.yaml",
-            "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: seen\ndata:\n  seen: {{ lookup \"v1\" \"ConfigMap\" \"data\" \"probe\" | len | quote }}\n",
-        ),
-    ]);
     // Without a bound the lookup would wait for the client's read timeout (minutes), far
     // beyond `finished`'s patience, holding a render slot all along.
-    let item: DeployItem = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
-        "metadata": {"name": "web"},
-        "spec": {
-            "type": HELM, "target": {"name": "cluster", "namespace": NS}, "timeout": "2s",
-            "config": helm_config(&archive, json!({}))
-        }
-    }))
-    .unwrap();
-    env.items()
-        .create(&PostParams::default(), &item)
-        .await
-        .unwrap();
-    env.trigger("web", "job-1").await;
+    let provider = helm_config(&lookup_probe_archive(), json!({}));
+    env.item_with_timeout("web", HELM, Some("cluster"), provider, "2s")
+        .await;
     let s = status(&env.finished("web", "job-1").await);
     assert_eq!(s.phase, Some(DeployItemPhase::Failed));
     let error = s.last_error.unwrap();

@@ -15,15 +15,6 @@ use landscaper_deployer::helm;
 use serde_json::json;
 use testbed::faults::{Fault, Matcher};
 
-const CHART_YAML: &str = "apiVersion: v2\nname: probe\nversion: 0.1.0\n";
-const PROBE: &str = r#"apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-probe
-data:
-  seen: {{ lookup "v1" "ConfigMap" "data" "probe" | len | quote }}
-"#;
-
 /// The lookups of the probe chart that are waiting for an answer right now.
 fn waiting_lookups(env: &Env) -> usize {
     env.target_cluster()
@@ -61,10 +52,7 @@ async fn renders_beyond_one_per_core_wait_for_a_slot() {
     let mut config = config(HELM);
     config.workers = u16::try_from(items + 2).unwrap();
     let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config));
-    let archive = chart_archive(&[
-        ("probe/Chart.yaml", CHART_YAML),
-        ("probe/templates/probe.yaml", PROBE),
-    ]);
+    let archive = lookup_probe_archive();
     for i in 0..items {
         let provider = json!({
             "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",

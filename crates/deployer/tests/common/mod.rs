@@ -129,23 +129,31 @@ impl Env {
         target: Option<&str>,
         config: Value,
     ) -> DeployItem {
-        let di = DeployItem::new(
-            name,
-            DeployItemSpec {
-                type_: type_.into(),
-                target: target.map(|t| ObjectReference {
-                    name: t.into(),
-                    namespace: Some(NS.into()),
-                }),
-                config: Some(config),
-                ..Default::default()
-            },
-        );
+        self.create_item(new_item(name, type_, target, config))
+            .await
+    }
+
+    /// [`Env::item`] with a progressing timeout (a Go duration such as `2s`).
+    pub async fn item_with_timeout(
+        &self,
+        name: &str,
+        type_: &str,
+        target: Option<&str>,
+        config: Value,
+        timeout: &str,
+    ) -> DeployItem {
+        let mut di = new_item(name, type_, target, config);
+        di.spec.timeout = Some(serde_json::from_value(json!(timeout)).expect("a Go duration"));
+        self.create_item(di).await
+    }
+
+    async fn create_item(&self, di: DeployItem) -> DeployItem {
+        let name = di.metadata.name.clone().unwrap_or_default();
         self.items()
             .create(&PostParams::default(), &di)
             .await
             .expect("item created");
-        self.trigger(name, "job-1").await
+        self.trigger(&name, "job-1").await
     }
 
     /// Sets a new job ID, as the landscaper does to start a job.
@@ -195,6 +203,41 @@ pub fn assert_succeeded(status: &DeployItemStatus) {
         "{:?}",
         status.last_error
     );
+}
+
+fn new_item(name: &str, type_: &str, target: Option<&str>, config: Value) -> DeployItem {
+    DeployItem::new(
+        name,
+        DeployItemSpec {
+            type_: type_.into(),
+            target: target.map(|t| ObjectReference {
+                name: t.into(),
+                namespace: Some(NS.into()),
+            }),
+            config: Some(config),
+            ..Default::default()
+        },
+    )
+}
+
+/// A helm chart whose one template looks up ConfigMap `data/probe` in the target cluster.
+pub fn lookup_probe_archive() -> String {
+    chart_archive(&[
+        (
+            "probe/Chart.yaml",
+            "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
+        ),
+        (
+            "probe/templates/probe.yaml",
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-probe
+data:
+  seen: {{ lookup "v1" "ConfigMap" "data" "probe" | len | quote }}
+"#,
+        ),
+    ])
 }
 
 /// How many requests `cluster` answered with status `code` (an injected fault, a refusal).
