@@ -671,19 +671,7 @@ impl<D: Deployer> Context<D> {
             .into()),
             _ => match job.interrupt.check("Reconcile") {
                 Err(e) => Err(with_retried_error(e, &current).into()),
-                Ok(()) => match work {
-                    Work::Delete if decision::delete_without_uninstall(&current) => {
-                        tracing::info!("deleting without uninstall");
-                        Ok(Outcome::default())
-                    }
-                    Work::Delete => self
-                        .deployer
-                        .delete(&job)
-                        .await
-                        .map(|()| Outcome::default()),
-                    Work::Reconcile { force: true } => self.deployer.force_reconcile(&job).await,
-                    _ => self.deployer.reconcile(&job).await,
-                },
+                Ok(()) => job.interrupt.scope(self.work(&job, work, &current)).await,
             },
         };
         match result {
@@ -695,6 +683,19 @@ impl<D: Deployer> Context<D> {
                 self.failed(key, &writer, &job, current, failure, deletion)
                     .await
             }
+        }
+    }
+
+    /// The deployer's part of a job.
+    async fn work(&self, job: &Job, work: Work, current: &DeployItem) -> Result<Outcome, Failure> {
+        match work {
+            Work::Delete if decision::delete_without_uninstall(current) => {
+                tracing::info!("deleting without uninstall");
+                Ok(Outcome::default())
+            }
+            Work::Delete => self.deployer.delete(job).await.map(|()| Outcome::default()),
+            Work::Reconcile { force: true } => self.deployer.force_reconcile(job).await,
+            _ => self.deployer.reconcile(job).await,
         }
     }
 

@@ -108,6 +108,15 @@ impl Error {
                 409 => Self::transient(operation, "Conflict", message),
                 _ => Self::transient(operation, "ApiError", message),
             },
+            // A request the job's interrupt ended (`contract::interruptible`).
+            kube::Error::Service(source) => match source.downcast_ref::<Error>() {
+                Some(stopped) => Self {
+                    operation: operation.into(),
+                    message: format!("{what}: {}", stopped.message),
+                    ..stopped.clone()
+                },
+                None => Self::transient(operation, "ConnectionProblem", message),
+            },
             _ => Self::transient(operation, "ConnectionProblem", message),
         }
     }

@@ -6,6 +6,7 @@
 //! anything on its own machine.
 
 use crate::applier::Discovery;
+use crate::contract::interruptible::InterruptibleLayer;
 use crate::error::{Error, is_not_found};
 use k8s_openapi::api::core::v1::Secret;
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -196,7 +197,8 @@ fn kubeconfig_from_content(content: &str, target: &str, field: &str) -> Result<S
     }
 }
 
-/// Parses and checks a kubeconfig and builds a client for its current context.
+/// Parses and checks a kubeconfig and builds a client for its current context, whose requests
+/// end with the job that sends them.
 pub async fn client_from_kubeconfig(text: &str, target: &str) -> Result<kube::Client, Error> {
     let invalid = |msg: String| {
         Error::config(
@@ -211,7 +213,9 @@ pub async fn client_from_kubeconfig(text: &str, target: &str) -> Result<kube::Cl
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .map_err(|e| invalid(format!("kubeconfig: {e}")))?;
-    kube::Client::try_from(config).map_err(|e| invalid(format!("client: {e}")))
+    let builder = kube::client::ClientBuilder::try_from(config)
+        .map_err(|e| invalid(format!("client: {e}")))?;
+    Ok(builder.with_layer(&InterruptibleLayer::default()).build())
 }
 
 /// Rejects kubeconfigs that run commands, use auth providers or read local files.

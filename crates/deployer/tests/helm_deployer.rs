@@ -323,3 +323,43 @@ async fn a_job_resumed_after_a_restart_reads_the_inline_archive() {
     assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }
+
+#[tokio::test]
+async fn an_apply_the_cluster_never_answers_ends_at_the_timeout_and_the_release_records_it() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    env.never_answer("patch", "configmaps", "web-config");
+    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    env.item_with_timeout(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive(false), json!({})),
+        "2s",
+    )
+    .await;
+    let s = env.finished("web", "job-1").await.status.unwrap();
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "ProgressingTimeout");
+    assert!(
+        error.message.contains("ConfigMap apps/web-config"),
+        "{}",
+        error.message
+    );
+    // The record of the failed revision is written after the job had to stop.
+    let recs = records(&env).await;
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].1, "failed");
+    assert!(
+        recs[0]
+            .2
+            .info
+            .description
+            .contains("did not finish within its timeout of 2s"),
+        "{}",
+        recs[0].2.info.description
+    );
+    env.answer_again();
+    deployer.stop().await;
+}

@@ -655,14 +655,7 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
 async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    env.target_cluster().faults().fail_next(
-        1,
-        Matcher::any()
-            .verb("get")
-            .resource("configmaps")
-            .name("probe"),
-        Fault::Hang,
-    );
+    env.never_answer("get", "configmaps", "probe");
     let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
     // Without a bound the lookup would wait for the client's read timeout (minutes), far
     // beyond `finished`'s patience, holding a render slot all along.
@@ -680,7 +673,7 @@ async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
         "{}",
         error.message
     );
-    env.target_cluster().faults().restart();
+    env.answer_again();
     deployer.stop().await;
 }
 

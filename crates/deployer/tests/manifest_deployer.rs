@@ -226,6 +226,41 @@ async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished
 }
 
 #[tokio::test]
+async fn an_apply_the_cluster_never_answers_ends_at_the_items_timeout() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    env.never_answer("patch", "configmaps", "stuck");
+    let _deployer = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    // Without a bound the apply would wait for the client's read timeout (minutes), far
+    // beyond `finished`'s patience.
+    env.item_with_timeout(
+        "app",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![configmap("default", "stuck", json!({}), "manage")]),
+        "2s",
+    )
+    .await;
+    let s = env.finished("app", "job-1").await.status.unwrap();
+    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
+    let error = s.last_error.unwrap();
+    assert_eq!(error.reason, "ProgressingTimeout");
+    assert!(
+        error.message.contains("ConfigMap default/stuck")
+            && error
+                .message
+                .contains("did not finish within its timeout of 2s"),
+        "{}",
+        error.message
+    );
+    env.answer_again();
+}
+
+#[tokio::test]
 async fn delete_without_uninstall_removes_nothing() {
     let env = env().await;
     env.target("cluster", &[]).await;

@@ -1,10 +1,16 @@
 //! Stopping long work: the item's progressing timeout and the `abort` operation, checked
-//! between steps and while waiting.
+//! between steps and while waiting, and carried along with a job's work ([`Interrupt::scope`])
+//! so that its requests to the target cluster end with it.
 
 use crate::error::Error;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+tokio::task_local! {
+    /// The interrupt of the job whose work runs in this task.
+    static JOB: Interrupt;
+}
 
 /// The longest single sleep, so an abort or timeout is noticed promptly while waiting.
 const SLICE: Duration = Duration::from_millis(200);
@@ -46,6 +52,22 @@ impl Interrupt {
             timeout,
             aborted,
         }
+    }
+
+    /// Runs `work` as the work of this interrupt's job: requests it sends through a target
+    /// client end when the job must stop (see `contract::interruptible`).
+    pub async fn scope<F: Future>(&self, work: F) -> F::Output {
+        JOB.scope(self.clone(), work).await
+    }
+
+    /// The interrupt of the job whose work is running, if any.
+    pub fn current() -> Option<Interrupt> {
+        JOB.try_with(Interrupt::clone).ok()
+    }
+
+    /// Whether work must stop now.
+    pub fn must_stop(&self) -> bool {
+        (self.aborted)() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// An error when work must stop now.
@@ -92,7 +114,7 @@ impl Interrupt {
     }
 
     /// The error, once work must stop.
-    async fn stopped(&self, operation: &str) -> Error {
+    pub(crate) async fn stopped(&self, operation: &str) -> Error {
         loop {
             if let Err(stop) = self.check(operation) {
                 return stop;

@@ -4,6 +4,7 @@
 
 pub mod decision;
 pub mod interrupt;
+pub mod interruptible;
 pub mod status;
 
 use std::sync::atomic::{AtomicU64, Ordering};

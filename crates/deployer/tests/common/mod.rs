@@ -17,6 +17,7 @@ use landscaper_deployer::controller::{DeployerConfig, Setup};
 use serde_json::{Value, json};
 use std::time::Duration;
 use testbed::Testbed;
+use testbed::faults::{Fault, Matcher};
 
 /// The namespace of items and targets in the landscaper cluster.
 pub const NS: &str = "items";
@@ -92,6 +93,21 @@ impl Env {
     /// The target cluster.
     pub fn target_cluster(&self) -> &testbed::Cluster {
         self.bed.cluster_named("target").unwrap()
+    }
+
+    /// Makes the target cluster never answer the next `verb` request on the object `name` of
+    /// `resource` (until [`Env::answer_again`]).
+    pub fn never_answer(&self, verb: &str, resource: &str, name: &str) {
+        self.target_cluster().faults().fail_next(
+            1,
+            Matcher::any().verb(verb).resource(resource).name(name),
+            Fault::Hang,
+        );
+    }
+
+    /// Closes the requests the target cluster left unanswered.
+    pub fn answer_again(&self) {
+        self.target_cluster().faults().restart();
     }
 
     /// Creates a kubernetes-cluster Target with the target cluster's admin kubeconfig inline.
