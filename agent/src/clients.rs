@@ -6,6 +6,7 @@ use std::path::Path;
 use base64::Engine;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::core::ClusterRestConfig;
+use landscaper_deployer::client_config::with_bounded_reads;
 
 /// A connected cluster: its client and how it is reached.
 #[derive(Clone)]
@@ -79,7 +80,7 @@ impl ClusterAccess {
             insecure: config.accept_invalid_certs,
             tls_server_name: config.tls_server_name.clone(),
         };
-        let client = kube::Client::try_from(config)?;
+        let client = kube::Client::try_from(with_bounded_reads(config))?;
         Ok(Self { client, endpoint })
     }
 }

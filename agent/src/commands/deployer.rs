@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
+use landscaper_deployer::client_config::with_bounded_reads;
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_deployer::{helm, manifest_deployer, mock_deployer};
 
@@ -98,7 +99,7 @@ async fn client(path: Option<&PathBuf>, flag: &str) -> Result<kube::Client, Stri
             format!("{flag} is not set and no cluster configuration was found: {e}")
         })?,
     };
-    kube::Client::try_from(config).map_err(|e| format!("{flag}: {e}"))
+    kube::Client::try_from(with_bounded_reads(config)).map_err(|e| format!("{flag}: {e}"))
 }
 
 async fn serve(args: Args) -> Result<(), String> {

@@ -9,6 +9,7 @@
 //! [`controller::run`]. It knows nothing of how the agent registers itself.
 
 pub mod applier;
+pub mod client_config;
 pub mod continuous_reconcile;
 pub mod contract;
 pub mod controller;

@@ -6,6 +6,7 @@
 //! anything on its own machine.
 
 use crate::applier::Discovery;
+use crate::client_config::with_bounded_reads;
 use crate::contract::interruptible::InterruptibleLayer;
 use crate::error::{Error, is_not_found};
 use k8s_openapi::api::core::v1::Secret;
@@ -213,7 +214,7 @@ pub async fn client_from_kubeconfig(text: &str, target: &str) -> Result<kube::Cl
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .map_err(|e| invalid(format!("kubeconfig: {e}")))?;
-    let builder = kube::client::ClientBuilder::try_from(config)
+    let builder = kube::client::ClientBuilder::try_from(with_bounded_reads(config))
         .map_err(|e| invalid(format!("client: {e}")))?;
     Ok(builder.with_layer(&InterruptibleLayer::default()).build())
 }

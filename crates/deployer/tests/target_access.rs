@@ -9,8 +9,10 @@ use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use landscaper_api::constants::{deploy_item_types::MANIFEST, target_types};
 use landscaper_api::core::{DeployItemPhase, Target, TargetSpec};
+use landscaper_deployer::client_config;
 use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
 use serde_json::json;
+use std::time::Duration;
 
 #[tokio::test]
 async fn a_secret_ref_is_resolved_in_the_deployers_own_cluster() {
@@ -231,4 +233,27 @@ async fn server_side_apply_removes_fields_the_item_stopped_setting() {
             .iter()
             .any(|f| f.manager.as_deref() == Some(manifest_deployer::FIELD_MANAGER))
     );
+}
+
+#[tokio::test]
+async fn a_client_with_bounded_reads_ends_a_request_the_cluster_never_answers() {
+    let env = env().await;
+    let kubeconfig =
+        kube::config::Kubeconfig::from_yaml(&env.target_cluster().kubeconfig_yaml()).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(client_config::with_read_timeout(
+        config,
+        Duration::from_millis(500),
+    ))
+    .unwrap();
+    env.never_answer("get", "configmaps", "silent");
+    let configmaps = Api::<ConfigMap>::namespaced(client, "default");
+    // kube's own default would wait for good; the test's patience stands for that.
+    let answer = tokio::time::timeout(Duration::from_secs(20), configmaps.get("silent"))
+        .await
+        .expect("the read timeout ended the request");
+    assert!(answer.is_err(), "{answer:?}");
+    env.answer_again();
 }

@@ -8,6 +8,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper::settings::Settings;
 use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::decode::config_from_yaml;
+use landscaper_deployer::client_config::with_bounded_reads;
 
 /// Arguments of `landscaper run`.
 #[derive(clap::Args, Debug)]
@@ -54,8 +55,8 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .context("no kubeconfig given and none found (in-cluster or KUBECONFIG)")?,
     };
     tracing::info!(server = %config.cluster_url, namespace = %settings.namespace, "starting the landscaper");
-    let client =
-        kube::Client::try_from(config).context("building the client of the landscaper cluster")?;
+    let client = kube::Client::try_from(with_bounded_reads(config))
+        .context("building the client of the landscaper cluster")?;
     landscaper::controllers::run(client, settings, landscaper_agent::shutdown::signal()).await;
     tracing::info!("landscaper stopped");
     Ok(ExitCode::SUCCESS)
