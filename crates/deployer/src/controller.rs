@@ -496,9 +496,12 @@ impl<D: Deployer> Context<D> {
             .hook(HookType::ShouldReconcile, &item, target.as_ref())
             .await?;
         run = accumulate(run, should);
+        let deleting = item.metadata.deletion_timestamp.is_some();
         let (work, quiet) = match decision.work {
             Some(w) => (w, false),
-            None if should.is_some_and(|s| !s.abort_reconcile) => {
+            // A hook may ask for a reconcile, never for one of an item being deleted (its
+            // failed deletion waits for a requested retry).
+            None if !deleting && should.is_some_and(|s| !s.abort_reconcile) => {
                 (Work::Reconcile { force: false }, true)
             }
             None => {

@@ -368,6 +368,41 @@ async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() 
 }
 
 #[tokio::test]
+async fn continuous_reconcile_leaves_an_item_whose_deletion_failed_alone() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MANIFEST),
+    ));
+    let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
+    cfg["continuousReconcile"] = json!({"every": "1s"});
+    env.item_with_timeout("app", MANIFEST, Some("cluster"), cfg, "2s")
+        .await;
+    env.finished("app", "job-1").await;
+    // The deletion runs into the item's timeout and fails for good.
+    env.never_answer("delete", "configmaps", "cm");
+    env.items()
+        .delete("app", &DeleteParams::default())
+        .await
+        .unwrap();
+    let items = env.items();
+    let phase = || {
+        let items = items.clone();
+        async move {
+            let di = items.get("app").await.unwrap();
+            di.status.and_then(|s| s.phase)
+        }
+    };
+    wait_until(|| async { phase().await == Some(DeployItemPhase::DeleteFailed) }).await;
+    // Three intervals pass without a reconcile re-installing the item and calling it fine.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(phase().await, Some(DeployItemPhase::DeleteFailed));
+    env.answer_again();
+}
+
+#[tokio::test]
 async fn both_every_and_cron_is_a_configuration_error() {
     let env = env().await;
     env.target("cluster", &[]).await;

@@ -81,11 +81,11 @@ pub fn is_paused(item: &DeployItem) -> bool {
         .is_some_and(|v| v == "false")
 }
 
-/// What the hook decides for `item` at `now`: `None` when continuous reconcile does not apply;
-/// otherwise force a reconcile when due (`abort_reconcile: false`) or not (`true`), with a
-/// requeue at the next due time.
+/// What the hook decides for `item` at `now`: `None` when continuous reconcile does not apply
+/// (paused, or the item is being deleted); otherwise force a reconcile when due
+/// (`abort_reconcile: false`) or not (`true`), with a requeue at the next due time.
 pub fn decide(item: &DeployItem, now: Timestamp) -> Option<HookResult> {
-    if is_paused(item) {
+    if is_paused(item) || item.metadata.deletion_timestamp.is_some() {
         return None;
     }
     let schedule = Schedule::from_spec_lenient(&spec_from_config(item)?)?;
@@ -207,6 +207,16 @@ mod tests {
         assert_eq!(decide(&di, at("2026-01-02T00:00:00Z")), None);
         let plain = item(json!({}), "2026-01-01T00:00:00Z");
         assert_eq!(decide(&plain, at("2026-01-02T00:00:00Z")), None);
+    }
+
+    #[test]
+    fn an_item_being_deleted_is_not_reconciled() {
+        let mut di = item(
+            json!({"continuousReconcile": {"every": "1s"}}),
+            "2026-01-01T00:00:00Z",
+        );
+        di.metadata.deletion_timestamp = Some(Time(at("2026-01-01T00:00:01Z")));
+        assert_eq!(decide(&di, at("2026-01-02T00:00:00Z")), None);
     }
 
     #[test]
