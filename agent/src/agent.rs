@@ -112,17 +112,10 @@ impl Agent {
             }
         };
         info!(environment = %self.names.environment, token_expires = %lifetime.expires, "environment registered");
-        let heartbeat = Heartbeat {
-            client: &self.landscaper.client,
-            names: &self.names,
-            namespace: &self.settings.landscaper_namespace,
-            period: self.settings.heartbeat_period,
-            version: &self.version,
-        };
         let mut deregistered = false;
         loop {
             if !deregistered {
-                match self.tick(&heartbeat, &mut lifetime).await {
+                match self.tick(&mut lifetime).await {
                     Ok(Beat::Renewed) => {}
                     Ok(Beat::Deregistered) => {
                         deregistered = true;
@@ -138,22 +131,35 @@ impl Agent {
         }
     }
 
-    /// One period: heartbeat, then token renewal when due, then repair of the host objects.
-    async fn tick(
-        &self,
-        heartbeat: &Heartbeat<'_>,
-        lifetime: &mut TokenLifetime,
-    ) -> Result<Beat, RegistrationError> {
-        if heartbeat.beat().await? == Beat::Deregistered {
-            return Ok(Beat::Deregistered);
+    /// One period of [`Agent::run`] after the registration: the heartbeat, then renewal of the
+    /// token `lifetime` describes when it is due, else repair of the host objects. The host
+    /// steps run even when the heartbeat failed: the embedded deployer keeps using the token,
+    /// and must not meet an expired one once the landscaper answers again. A failure of both
+    /// is logged for the host and returned for the heartbeat.
+    pub async fn tick(&self, lifetime: &mut TokenLifetime) -> Result<Beat, RegistrationError> {
+        let heartbeat = Heartbeat {
+            client: &self.landscaper.client,
+            names: &self.names,
+            namespace: &self.settings.landscaper_namespace,
+            period: self.settings.heartbeat_period,
+            version: &self.version,
+        };
+        let beat = heartbeat.beat().await;
+        if matches!(beat, Ok(Beat::Deregistered)) {
+            return beat;
         }
         let host = self.host_registration();
-        *lifetime = if Timestamp::now() >= lifetime.renew_at() {
-            host.renew_token().await?
+        let host_step = if Timestamp::now() >= lifetime.renew_at() {
+            host.renew_token().await
         } else {
-            host.ensure().await?
+            host.ensure().await
         };
-        Ok(Beat::Renewed)
+        match host_step {
+            Ok(renewed) => *lifetime = renewed,
+            Err(error) if beat.is_err() => log_failure(&error, self.settings.heartbeat_period),
+            Err(error) => return Err(error),
+        }
+        beat
     }
 }
 

@@ -14,6 +14,7 @@ use landscaper_agent::token::TokenLifetime;
 use landscaper_api::constants::{annotations, conditions, finalizers};
 use landscaper_api::core::{ConditionStatus, Environment, Target, find_condition};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
+use testbed::{Fault, Matcher};
 
 async fn environment(world: &World, name: &str) -> Option<Environment> {
     Api::<Environment>::all(world.landscaper_cluster().client())
@@ -222,6 +223,30 @@ async fn token_renewal_replaces_the_token_before_expiry() {
             .as_deref(),
         Some("system:serviceaccount:ls-system:deployer-renew")
     );
+}
+
+#[tokio::test]
+async fn the_token_is_renewed_while_the_landscaper_cannot_be_reached() {
+    let world = World::start().await;
+    let agent = world.agent(world.agent_settings("outage")).await;
+    let mut lifetime = agent.register().await.unwrap();
+    let old =
+        token_of_kubeconfig(&target_access_kubeconfig(&world, "outage").await.unwrap()).unwrap();
+    // Renewal is due, and the landscaper answers every request with an error.
+    lifetime.expires = lifetime.issued;
+    world
+        .landscaper_cluster()
+        .faults()
+        .fail_next(1000, Matcher::any(), Fault::InternalError);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let beat = agent.tick(&mut lifetime).await;
+    world.landscaper_cluster().faults().clear();
+    assert!(beat.is_err(), "the heartbeat failed: {beat:?}");
+    let new =
+        token_of_kubeconfig(&target_access_kubeconfig(&world, "outage").await.unwrap()).unwrap();
+    // Compared without printing: tokens stay out of test output too.
+    assert!(old != new, "the host's token was renewed all the same");
+    assert!(lifetime.expires > lifetime.issued, "{lifetime:?}");
 }
 
 #[tokio::test]
