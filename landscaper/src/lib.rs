@@ -1,8 +1,9 @@
 //! The landscaper's controllers and configuration.
 //!
-//! The landscaper reacts to Environments (registered by agents in fenced clusters) and
-//! DeployerRegistrations, and runs the installation, execution and deploy-item flow. This
-//! library holds the controllers; the `landscaper` binary wires them to a cluster.
+//! The landscaper reconciles Environments (registered by agents in fenced clusters) into
+//! Targets and watches their agents' heartbeats. DeployerRegistrations and the installation and
+//! execution flow have no controller yet. This library holds the controllers; the `landscaper`
+//! binary wires them to a cluster.
 
 pub mod controllers;
 pub mod crds;

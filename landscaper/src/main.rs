@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// The landscaper: reacts to Environments and DeployerRegistrations and runs the
-/// installation, execution and deploy-item flow.
+/// The landscaper: reconciles the Environments agents register into Targets and watches the
+/// agents' heartbeats.
 #[derive(Parser, Debug)]
 #[command(name = "landscaper", version, about, long_about = None)]
 struct Cli {

@@ -579,3 +579,104 @@ async fn unreachable_landscaper_is_retried_not_fatal() {
     stop.send(()).unwrap();
     task.await.unwrap();
 }
+
+#[tokio::test]
+async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() {
+    let world = World::start().await;
+    let targets = Api::<Target>::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    let theirs: Target = serde_json::from_value(serde_json::json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Target",
+        "metadata": {"name": "prod", "namespace": LS_NAMESPACE},
+        "spec": {"type": "landscaper.gardener.cloud/kubernetes-cluster",
+                 "config": {"kubeconfig": "someone else's"}}
+    }))
+    .unwrap();
+    targets
+        .create(&PostParams::default(), &theirs)
+        .await
+        .unwrap();
+    let (stop, task) = spawn_agent(world.agent(world.agent_settings("prod")).await);
+    let target_condition = || async {
+        let environment = environment(&world, "prod").await?;
+        find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
+    };
+    eventually("the conflict is reported", || async {
+        target_condition()
+            .await
+            .is_some_and(|c| c.reason == "TargetConflict")
+    })
+    .await;
+    let condition = target_condition().await.unwrap();
+    assert_eq!(condition.status, ConditionStatus::False);
+    assert!(
+        condition.message.contains("Target ls-system/prod exists")
+            && condition.message.contains("no controller"),
+        "{}",
+        condition.message
+    );
+    assert_eq!(
+        agent_condition(&world, "prod").await,
+        Some(ConditionStatus::True),
+        "the heartbeat is still checked"
+    );
+    let kept = target(&world, "prod").await.unwrap();
+    assert_eq!(kept.spec, theirs.spec);
+    assert!(kept.metadata.owner_references.is_none());
+
+    // Removing the environment leaves their Target too.
+    stop.send(()).unwrap();
+    task.await.unwrap();
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = world.landscaper_cluster().client();
+    let names = Names::new("prod");
+    cleanup_for(&world, &landscaper, &host, &names, 30, false)
+        .run()
+        .await
+        .unwrap();
+    assert!(environment(&world, "prod").await.is_none());
+    assert_eq!(target(&world, "prod").await.unwrap().spec, theirs.spec);
+}
+
+#[tokio::test]
+async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_still_checked() {
+    let world = World::start().await;
+    world.landscaper_cluster().faults().fail_next(
+        1000,
+        Matcher::any().verb("create").resource("targets"),
+        Fault::InternalError,
+    );
+    let (_stop, _task) = spawn_agent(world.agent(world.agent_settings("stuck")).await);
+    let target_condition = || async {
+        let environment = environment(&world, "stuck").await?;
+        find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
+    };
+    eventually("the failure is reported", || async {
+        target_condition()
+            .await
+            .is_some_and(|c| c.reason == "TargetError")
+    })
+    .await;
+    assert!(
+        target_condition()
+            .await
+            .unwrap()
+            .message
+            .contains("creating its Target"),
+        "{:?}",
+        target_condition().await
+    );
+    eventually("the heartbeat is checked all the same", || async {
+        agent_condition(&world, "stuck").await == Some(ConditionStatus::True)
+    })
+    .await;
+    world.landscaper_cluster().faults().clear();
+    eventually(
+        "the Target is made once the landscaper may write it",
+        || async {
+            target_condition()
+                .await
+                .is_some_and(|c| c.reason == "TargetReconciled")
+        },
+    )
+    .await;
+}

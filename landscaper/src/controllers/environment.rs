@@ -1,5 +1,6 @@
 //! Reconciles Environments: keeps the environment's host Target in the deployer management
-//! namespace, holds the deployer management finalizer until that Target is gone, and marks
+//! namespace (a Target of that name that is not the environment's is reported and left
+//! alone), holds the deployer management finalizer until that Target is deleted, and marks
 //! the agent condition Unknown when the agent stops renewing its heartbeat Lease.
 
 use std::collections::BTreeMap;
@@ -11,7 +12,7 @@ use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{Event as FinalizerEvent, finalizer};
@@ -135,48 +136,94 @@ fn error_policy(environment: Arc<Environment>, error: &Error, _: Arc<Context>) -
 }
 
 async fn apply(environment: &Environment, context: &Context) -> Result<Action, Error> {
-    let mut updates = Vec::new();
-    match desired_target(environment, &context.settings.namespace) {
-        Ok(target) => {
-            ensure_target(environment, target, context).await?;
-            updates.push(ConditionUpdate {
-                type_: conditions::TARGET_READY,
-                status: ConditionStatus::True,
-                reason: "TargetReconciled",
-                message: format!(
-                    "Target {}/{} is up to date",
-                    context.settings.namespace,
-                    environment.name_any()
-                ),
-            });
-        }
+    let name = environment.name_any();
+    let namespace = &context.settings.namespace;
+    // A failure on the Target is reported in status like the heartbeat, which is still
+    // checked, and then retried.
+    let mut failure = None;
+    let target = match desired_target(environment, namespace) {
         Err(problem) => {
-            warn!(name = %environment.name_any(), %problem, "invalid Environment");
-            updates.push(ConditionUpdate {
-                type_: conditions::TARGET_READY,
-                status: ConditionStatus::False,
-                reason: "InvalidSpec",
-                message: problem,
-            });
+            warn!(name = %name, %problem, "invalid Environment");
+            target_condition(ConditionStatus::False, "InvalidSpec", problem)
         }
-    }
+        Ok(target) => match ensure_target(environment, target, context).await {
+            Ok(TargetState::Reconciled) => target_condition(
+                ConditionStatus::True,
+                "TargetReconciled",
+                format!("Target {namespace}/{name} is up to date"),
+            ),
+            Ok(TargetState::Foreign(owner)) => {
+                warn!(name = %name, namespace = %namespace, owner = %owner, "the environment's Target exists and is not the environment's");
+                target_condition(
+                    ConditionStatus::False,
+                    "TargetConflict",
+                    format!(
+                        "Target {namespace}/{name} exists and is not this Environment's ({owner}); it is left as it is: rename or delete it"
+                    ),
+                )
+            }
+            Err(error) => {
+                let update =
+                    target_condition(ConditionStatus::False, "TargetError", error.to_string());
+                failure = Some(error);
+                update
+            }
+        },
+    };
     let (heartbeat, next_check) = heartbeat_state(environment, context).await?;
+    let mut updates = vec![target];
     updates.extend(heartbeat);
     update_conditions(environment, updates, context).await?;
-    Ok(Action::requeue(next_check.min(RESYNC)))
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(Action::requeue(next_check.min(RESYNC))),
+    }
+}
+
+fn target_condition(
+    status: ConditionStatus,
+    reason: &'static str,
+    message: String,
+) -> ConditionUpdate<'static> {
+    ConditionUpdate {
+        type_: conditions::TARGET_READY,
+        status,
+        reason,
+        message,
+    }
 }
 
 async fn cleanup(environment: &Environment, context: &Context) -> Result<Action, Error> {
     let name = environment.name_any();
-    let targets: Api<Target> = Api::namespaced(context.client.clone(), &context.settings.namespace);
-    match targets.delete(&name, &Default::default()).await {
+    let namespace = &context.settings.namespace;
+    let targets: Api<Target> = Api::namespaced(context.client.clone(), namespace);
+    let existing = targets
+        .get_opt(&name)
+        .await
+        .map_err(|e| api_error(&name, "reading its Target", e))?;
+    let Some(existing) = existing else {
+        return Ok(Action::await_change());
+    };
+    if let Some(owner) = foreign_owner(&existing, &name) {
+        info!(name = %name, namespace = %namespace, owner = %owner, "kept the Target of the same name, which is not the environment's");
+        return Ok(Action::await_change());
+    }
+    // Only the Target just read: one made again in between is not the environment's.
+    let only_this = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: existing.uid(),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match targets.delete(&name, &only_this).await {
         Ok(_) => {
-            info!(name = %name, namespace = %context.settings.namespace, "deleted the environment's Target");
+            info!(name = %name, namespace = %namespace, "deleted the environment's Target");
             publish(
                 context,
                 environment,
                 "TargetDeleted",
-                format!("deleted Target {}/{name}", context.settings.namespace),
+                format!("deleted Target {namespace}/{name}"),
             )
             .await;
         }
@@ -184,6 +231,29 @@ async fn cleanup(environment: &Environment, context: &Context) -> Result<Action,
         Err(source) => return Err(api_error(&name, "deleting its Target", source)),
     }
     Ok(Action::await_change())
+}
+
+/// Who controls a Target named like the environment `environment`, when that is not an
+/// Environment of this name (this one, or an earlier one of the same name whose Target was
+/// left behind): another controller, or nobody.
+fn foreign_owner(target: &Target, environment: &str) -> Option<String> {
+    let controller = target
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.controller == Some(true));
+    match controller {
+        Some(o)
+            if o.kind == Environment::kind(&())
+                && o.api_version == Environment::api_version(&())
+                && o.name == environment =>
+        {
+            None
+        }
+        Some(o) => Some(format!("controlled by {} {}", o.kind, o.name)),
+        None => Some("made by someone else: it has no controller".to_owned()),
+    }
 }
 
 /// The Target the environment's `hostTarget` describes, owned by the environment.
@@ -223,12 +293,21 @@ pub fn desired_target(environment: &Environment, namespace: &str) -> Result<Targ
     })
 }
 
-/// Creates the Target, or updates it when it differs from what the environment describes.
+/// What became of the environment's Target.
+enum TargetState {
+    /// It is as the environment describes it.
+    Reconciled,
+    /// A Target of that name is someone else's (who, in words); it was left alone.
+    Foreign(String),
+}
+
+/// Creates the Target, or updates it when it differs from what the environment describes;
+/// a Target of that name that is not the environment's is left alone.
 async fn ensure_target(
     environment: &Environment,
     desired: Target,
     context: &Context,
-) -> Result<(), Error> {
+) -> Result<TargetState, Error> {
     let name = environment.name_any();
     let targets: Api<Target> = Api::namespaced(context.client.clone(), &context.settings.namespace);
     let existing = targets
@@ -251,6 +330,9 @@ async fn ensure_target(
             .await;
         }
         Some(existing) if target_is_current(&existing, &desired) => {}
+        Some(existing) if let Some(owner) = foreign_owner(&existing, &name) => {
+            return Ok(TargetState::Foreign(owner));
+        }
         Some(existing) => {
             let mut updated = existing.clone();
             updated.spec = desired.spec;
@@ -274,7 +356,7 @@ async fn ensure_target(
             .await;
         }
     }
-    Ok(())
+    Ok(TargetState::Reconciled)
 }
 
 fn target_is_current(existing: &Target, desired: &Target) -> bool {
