@@ -12,7 +12,7 @@ use crate::exports;
 use crate::hooks::{HookResult, HookType, Hooks, accumulate};
 use crate::responsibility;
 use crate::target_access::TargetAccess;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Resource as _;
 use kube::runtime::WatchStreamExt;
@@ -169,7 +169,17 @@ pub async fn run<D: Deployer>(
         let mut events = std::pin::pin!(target_events);
         while events.next().await.is_some() {}
     });
-    if target_reader.wait_until_ready().await.is_err() {
+    // A landscaper that cannot be reached keeps the Target watch from getting ready: shutdown
+    // must end the wait, or a stopping pod would wait for its kill.
+    let shutdown = shutdown.boxed().shared();
+    let ready = tokio::select! {
+        ready = target_reader.wait_until_ready() => ready,
+        () = shutdown.clone() => {
+            tracing::info!("stopped before the Target watch was ready");
+            return;
+        }
+    };
+    if ready.is_err() {
         tracing::error!("the Target watch ended before it was ready");
         return;
     }

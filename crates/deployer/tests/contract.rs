@@ -491,3 +491,33 @@ async fn test_reconcile_starts_a_job_on_a_standalone_item_and_is_removed() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_deployer_whose_landscaper_cannot_be_reached_stops_on_shutdown() {
+    let env = env().await;
+    let yaml = env
+        .bed
+        .cluster_named("landscaper")
+        .unwrap()
+        .kubeconfig_yaml()
+        .replace(
+            &env.bed.cluster_named("landscaper").unwrap().url(),
+            "https://127.0.0.1:1",
+        );
+    let kubeconfig = kube::config::Kubeconfig::from_yaml(&yaml).unwrap();
+    let unreachable = kube::Client::try_from(
+        kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    let deployer = start(manifest_deployer::setup(
+        unreachable.clone(),
+        unreachable,
+        config(MANIFEST),
+    ));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::timeout(Duration::from_secs(10), deployer.stop())
+        .await
+        .expect("the deployer stopped on shutdown while waiting for the landscaper");
+}
