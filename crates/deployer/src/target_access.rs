@@ -32,10 +32,12 @@ pub struct TargetCluster {
     pub discovery: Arc<Discovery>,
 }
 
-/// Resolves Targets to clients, caching one client per distinct kubeconfig.
+/// Resolves Targets to clients, caching one client per Target (by `namespace/name`) along
+/// with a hash of the kubeconfig it was built from. A changed kubeconfig (a renewed token)
+/// replaces the Target's client, so the cache does not grow with every renewal.
 pub struct TargetAccess {
     secrets: kube::Client,
-    clusters: Mutex<HashMap<u64, TargetCluster>>,
+    clusters: Mutex<HashMap<String, (u64, TargetCluster)>>,
 }
 
 impl TargetAccess {
@@ -53,20 +55,28 @@ impl TargetAccess {
         let text = self.kubeconfig_text(target).await?;
         let mut hasher = DefaultHasher::new();
         text.hash(&mut hasher);
-        let key = hasher.finish();
-        if let Some(c) = self.lock().get(&key) {
-            return Ok(c.clone());
+        let hash = hasher.finish();
+        let name = target_name(target);
+        if let Some((built_from, cluster)) = self.lock().get(&name)
+            && *built_from == hash
+        {
+            return Ok(cluster.clone());
         }
-        let client = client_from_kubeconfig(&text, &target_name(target)).await?;
+        let client = client_from_kubeconfig(&text, &name).await?;
         let cluster = TargetCluster {
             discovery: Arc::new(Discovery::new(client.clone())),
             client,
         };
-        self.lock().insert(key, cluster.clone());
+        self.lock().insert(name, (hash, cluster.clone()));
         Ok(cluster)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, TargetCluster>> {
+    /// How many clients are cached: one per Target resolved so far.
+    pub fn cached(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (u64, TargetCluster)>> {
         self.clusters.lock().unwrap_or_else(|e| e.into_inner())
     }
 

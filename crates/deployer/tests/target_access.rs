@@ -11,6 +11,7 @@ use landscaper_api::constants::{deploy_item_types::MANIFEST, target_types};
 use landscaper_api::core::{DeployItemPhase, Target, TargetSpec};
 use landscaper_deployer::client_config;
 use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
+use landscaper_deployer::target_access::{TargetAccess, TargetCluster};
 use serde_json::json;
 use std::time::Duration;
 
@@ -256,4 +257,32 @@ async fn a_client_with_bounded_reads_ends_a_request_the_cluster_never_answers() 
         .expect("the read timeout ended the request");
     assert!(answer.is_err(), "{answer:?}");
     env.answer_again();
+}
+
+#[tokio::test]
+async fn a_renewed_kubeconfig_replaces_the_targets_cached_client() {
+    let env = env().await;
+    let access = TargetAccess::new(env.target.clone());
+    let mut target = env.target("cluster", &[]).await;
+    let configmaps =
+        |cluster: TargetCluster| Api::<ConfigMap>::namespaced(cluster.client, "default");
+    access.cluster(&target).await.unwrap();
+    // The agent renews the token every ~48 minutes: the same Target, another kubeconfig.
+    let token = env
+        .target_cluster()
+        .add_user("renewed", &["system:masters"]);
+    target.spec.config =
+        Some(json!({"kubeconfig": env.target_cluster().kubeconfig_yaml_for(&token)}));
+    let renewed = access.cluster(&target).await.unwrap();
+    assert_eq!(access.cached(), 1, "the old client was replaced");
+    configmaps(renewed)
+        .list(&Default::default())
+        .await
+        .expect("the new client acts with the renewed token");
+    access.cluster(&target).await.unwrap();
+    assert_eq!(
+        access.cached(),
+        1,
+        "an unchanged kubeconfig reuses the client"
+    );
 }
