@@ -37,8 +37,12 @@ impl Names {
     }
 }
 
+/// Longest label value Kubernetes accepts; the environment name is one.
+const MAX_LABEL_VALUE: usize = 63;
+
 /// Checks that `name` can name the Environment and the objects derived from it: a DNS-1123
-/// subdomain that still fits when prefixed with `deployer-` and suffixed with `-target-access`.
+/// subdomain that still fits when prefixed with `deployer-` and suffixed with `-target-access`,
+/// and a label value (the environment label on every object the agent and landscaper make).
 pub fn validate_environment_name(name: &str) -> Result<(), String> {
     const LONGEST_AFFIX: usize = "-target-access".len();
     let valid_chars = name
@@ -61,6 +65,28 @@ pub fn validate_environment_name(name: &str) -> Result<(), String> {
     if name.len() + LONGEST_AFFIX > 253 {
         return Err(format!(
             "{name:?} is too long: derived names such as \"{name}-target-access\" exceed 253 characters"
+        ));
+    }
+    if name.len() > MAX_LABEL_VALUE {
+        return Err(format!(
+            "{name:?} is too long: it is also a label value, at most {MAX_LABEL_VALUE} characters"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `name` can name a namespace: a DNS-1123 label (lower case alphanumeric
+/// characters or '-', starting and ending with an alphanumeric one, at most 63 characters).
+pub fn validate_namespace_name(name: &str) -> Result<(), String> {
+    let valid_chars = name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let valid_ends = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    if !valid_chars || !valid_ends || name.len() > MAX_LABEL_VALUE {
+        return Err(format!(
+            "{name:?} is not a valid namespace name: it must consist of at most {MAX_LABEL_VALUE} lower case \
+             alphanumeric characters or '-', and start and end with an alphanumeric character"
         ));
     }
     Ok(())
@@ -92,10 +118,27 @@ mod tests {
                 "{bad}: {message}"
             );
         }
-        assert!(
-            validate_environment_name(&"a".repeat(250))
-                .unwrap_err()
-                .contains("too long")
-        );
+        for long in [250, 64] {
+            assert!(
+                validate_environment_name(&"a".repeat(long))
+                    .unwrap_err()
+                    .contains("too long"),
+                "{long} characters"
+            );
+        }
+        assert!(validate_environment_name(&"a".repeat(63)).is_ok());
+    }
+
+    #[test]
+    fn invalid_namespace_names_are_explained() {
+        assert!(validate_namespace_name("ls-system").is_ok());
+        assert!(validate_namespace_name(&"a".repeat(63)).is_ok());
+        for bad in ["", "ls.system", "-a", "a-", "UPPER", &"a".repeat(64)] {
+            let message = validate_namespace_name(bad).unwrap_err();
+            assert!(
+                message.contains("not a valid namespace name"),
+                "{bad}: {message}"
+            );
+        }
     }
 }

@@ -9,7 +9,7 @@ use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
 use landscaper_api::decode::config_from_yaml;
 
-use crate::names::validate_environment_name;
+use crate::names::{validate_environment_name, validate_namespace_name};
 
 /// Host namespace for deployers when none is configured.
 pub const DEFAULT_NAMESPACE: &str = "ls-system";
@@ -115,12 +115,12 @@ impl Settings {
             .namespace
             .or(config.namespace)
             .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
-        validate_environment_name(&namespace).map_err(|message| invalid("namespace", message))?;
+        validate_namespace_name(&namespace).map_err(|message| invalid("namespace", message))?;
         let landscaper_namespace = overrides
             .landscaper_namespace
             .or(config.landscaper_namespace)
             .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
-        validate_environment_name(&landscaper_namespace)
+        validate_namespace_name(&landscaper_namespace)
             .map_err(|message| invalid("landscaperNamespace", message))?;
         let landscaper_kubeconfig = overrides
             .landscaper_kubeconfig
@@ -278,6 +278,18 @@ mod tests {
             .to_string();
         assert!(
             message.starts_with("configuration key heartbeatPeriod: invalid duration \"soon\""),
+            "{message}"
+        );
+        // A namespace name is a DNS-1123 label: no dots, as an object name would allow.
+        let dotted = Overrides {
+            namespace: Some("ls.system".into()),
+            ..Default::default()
+        };
+        let message = Settings::resolve(base(), dotted).unwrap_err().to_string();
+        assert!(
+            message.starts_with(
+                "configuration key namespace: \"ls.system\" is not a valid namespace name"
+            ),
             "{message}"
         );
     }
