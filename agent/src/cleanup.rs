@@ -104,11 +104,18 @@ impl Cleanup<'_> {
         let name = &self.names.environment;
         let deadline = Instant::now() + self.timeout;
         loop {
-            let Some(environment) = environments
-                .get_opt(name)
-                .await
-                .map_err(api_error("reading", format!("Environment {name}")))?
-            else {
+            let environment = match environments.get_opt(name).await {
+                Ok(environment) => environment,
+                Err(source) if worth_repeating(&source) && Instant::now() < deadline => {
+                    warn!(environment = %name, error = %source, "reading the Environment failed; retrying");
+                    tokio::time::sleep(POLL).await;
+                    continue;
+                }
+                Err(source) => {
+                    return Err(api_error("reading", format!("Environment {name}"))(source).into());
+                }
+            };
+            let Some(environment) = environment else {
                 return Ok(false);
             };
             let others: Vec<String> = environment
@@ -192,5 +199,14 @@ impl Cleanup<'_> {
                 }
             }
         }
+    }
+}
+
+/// Whether a failed request may succeed when repeated: the cluster failed (5xx), asked to slow
+/// down (429) or was not reached, rather than refusing the request.
+fn worth_repeating(error: &kube::Error) -> bool {
+    match error {
+        kube::Error::Api(status) => status.code >= 500 || status.code == 429,
+        _ => true,
     }
 }

@@ -680,3 +680,31 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
     )
     .await;
 }
+
+#[tokio::test]
+async fn cleanup_waits_through_a_failed_read_of_the_environment() {
+    let world = World::start().await;
+    let (stop, task) = spawn_agent(world.agent(world.agent_settings("flaky")).await);
+    eventually("the agent is ready", || async {
+        agent_condition(&world, "flaky").await == Some(ConditionStatus::True)
+    })
+    .await;
+    stop.send(()).unwrap();
+    task.await.unwrap();
+    world.landscaper_cluster().faults().fail_next(
+        1,
+        Matcher::any()
+            .verb("get")
+            .resource("environments")
+            .name("flaky"),
+        Fault::InternalError,
+    );
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = world.landscaper_cluster().client();
+    let names = Names::new("flaky");
+    cleanup_for(&world, &landscaper, &host, &names, 30, false)
+        .run()
+        .await
+        .unwrap();
+    nothing_left(&world, "flaky").await;
+}
