@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http::{Request, Response};
+use http::{Method, Request, Response, Uri};
 use http_body::{Body, Frame, SizeHint};
 use tower_layer::Layer;
 use tower_service::Service;
@@ -78,13 +78,13 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let operation = format!("{} {}", request.method(), request.uri().path());
+        let request_line = (request.method().clone(), request.uri().clone());
         let response = self.inner.call(request);
         let after_stop = self.after_stop;
         // The job is known where the answer is awaited: kube's client calls its services on a
         // task of its own, and only the returned future runs in the task of the job.
         Box::pin(async move {
-            let Some(mut stop) = stop_of(Interrupt::current(), operation, after_stop) else {
+            let Some(mut stop) = stop_of(Interrupt::current(), request_line, after_stop) else {
                 let answer = response.await.map_err(Into::into)?;
                 return Ok(answer.map(|inner| InterruptibleBody { inner, stop: None }));
             };
@@ -99,15 +99,21 @@ where
     }
 }
 
-/// When a request of the job `interrupt` must end: when the job must stop, or `after_stop`
-/// from now when it already had to. Requests outside a job are not bounded here.
-fn stop_of(interrupt: Option<Interrupt>, operation: String, after_stop: Duration) -> Option<Stop> {
+/// When a request (`method`, `uri`) of the job `interrupt` must end: when the job must stop,
+/// or `after_stop` from now when it already had to. Requests outside a job are not bounded
+/// here. The request is named only in the error, once there is one.
+fn stop_of(
+    interrupt: Option<Interrupt>,
+    (method, uri): (Method, Uri),
+    after_stop: Duration,
+) -> Option<Stop> {
     let interrupt = interrupt?;
+    let operation = move || format!("{method} {}", uri.path());
     if interrupt.must_stop() {
         return Some(Box::pin(async move {
             tokio::time::sleep(after_stop).await;
             Error::transient(
-                operation,
+                operation(),
                 "NoAnswer",
                 format!(
                     "no answer within {} after the job had to stop",
@@ -116,7 +122,9 @@ fn stop_of(interrupt: Option<Interrupt>, operation: String, after_stop: Duration
             )
         }));
     }
-    Some(Box::pin(async move { interrupt.stopped(&operation).await }))
+    Some(Box::pin(async move {
+        interrupt.stopped("").await.with_operation(operation())
+    }))
 }
 
 /// An answer's body that ends with the job too, should the cluster stall in the middle of it.
