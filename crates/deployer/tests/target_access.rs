@@ -11,8 +11,9 @@ use landscaper_api::constants::{deploy_item_types::MANIFEST, target_types};
 use landscaper_api::core::{DeployItemPhase, Target, TargetSpec};
 use landscaper_deployer::client_config;
 use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
-use landscaper_deployer::target_access::{TargetAccess, TargetCluster};
+use landscaper_deployer::target_access::TargetAccess;
 use serde_json::json;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[tokio::test]
@@ -264,9 +265,7 @@ async fn a_renewed_kubeconfig_replaces_the_targets_cached_client() {
     let env = env().await;
     let access = TargetAccess::new(env.target.clone());
     let mut target = env.target("cluster", &[]).await;
-    let configmaps =
-        |cluster: TargetCluster| Api::<ConfigMap>::namespaced(cluster.client, "default");
-    access.cluster(&target).await.unwrap();
+    let first = access.cluster(&target).await.unwrap();
     // The agent renews the token every ~48 minutes: the same Target, another kubeconfig.
     let token = env
         .target_cluster()
@@ -274,15 +273,16 @@ async fn a_renewed_kubeconfig_replaces_the_targets_cached_client() {
     target.spec.config =
         Some(json!({"kubeconfig": env.target_cluster().kubeconfig_yaml_for(&token)}));
     let renewed = access.cluster(&target).await.unwrap();
+    assert!(!Arc::ptr_eq(&first.discovery, &renewed.discovery));
     assert_eq!(access.cached(), 1, "the old client was replaced");
-    configmaps(renewed)
+    Api::<ConfigMap>::namespaced(renewed.client.clone(), "default")
         .list(&Default::default())
         .await
         .expect("the new client acts with the renewed token");
-    access.cluster(&target).await.unwrap();
-    assert_eq!(
-        access.cached(),
-        1,
+    let again = access.cluster(&target).await.unwrap();
+    assert!(
+        Arc::ptr_eq(&again.discovery, &renewed.discovery),
         "an unchanged kubeconfig reuses the client"
     );
+    assert_eq!(access.cached(), 1);
 }
