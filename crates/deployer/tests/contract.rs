@@ -52,11 +52,7 @@ async fn readiness_waits_for_the_workload_to_become_ready() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     env.item(
         "web",
         MANIFEST,
@@ -74,11 +70,7 @@ async fn a_workload_that_never_becomes_ready_fails_with_a_timeout() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![deployment("stuck", true)]);
     cfg["readinessChecks"] = json!({});
     env.item_with_timeout("stuck", MANIFEST, Some("cluster"), cfg, "1s")
@@ -100,11 +92,7 @@ async fn abort_during_a_readiness_wait_ends_failed_promptly() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     env.item(
         "stuck",
         MANIFEST,
@@ -256,11 +244,7 @@ async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
         Matcher::any().verb("patch").resource("configmaps"),
         Fault::InternalError,
     );
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     let items = env.items();
     wait_until(|| {
         let items = items.clone();
@@ -312,11 +296,7 @@ async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
 async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
     cfg["continuousReconcile"] = json!({"every": "1s"});
     env.item("app", MANIFEST, Some("cluster"), cfg).await;
@@ -371,11 +351,7 @@ async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() 
 async fn continuous_reconcile_leaves_an_item_whose_deletion_failed_alone() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
     cfg["continuousReconcile"] = json!({"every": "1s"});
     env.item_with_timeout("app", MANIFEST, Some("cluster"), cfg, "2s")
@@ -406,11 +382,7 @@ async fn continuous_reconcile_leaves_an_item_whose_deletion_failed_alone() {
 async fn both_every_and_cron_is_a_configuration_error() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
     cfg["continuousReconcile"] = json!({"every": "1h", "cron": "@daily"});
     env.item("app", MANIFEST, Some("cluster"), cfg).await;

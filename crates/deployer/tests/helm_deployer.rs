@@ -114,7 +114,7 @@ async fn set_config(env: &Env, name: &str, config: Value) {
 async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     env.item(
         "web",
         HELM,
@@ -214,7 +214,7 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
 async fn a_template_error_fails_naming_the_chart_and_a_fix_succeeds() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     env.item(
         "web",
         HELM,
@@ -266,7 +266,7 @@ async fn a_release_left_pending_by_a_crash_is_recovered() {
         })
         .await
         .unwrap();
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     env.item(
         "web",
         HELM,
@@ -316,7 +316,7 @@ async fn a_job_resumed_after_a_restart_reads_the_inline_archive() {
         )
         .await
         .unwrap();
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let di = env.finished("web", "job-1").await;
     let status = di.status.unwrap();
     assert_succeeded(&status);
@@ -329,7 +329,7 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_timeout_and_the_release_
     let env = env().await;
     env.target("cluster", &[]).await;
     env.never_answer("patch", "configmaps", "web-config");
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     env.item_with_timeout(
         "web",
         HELM,

@@ -16,7 +16,7 @@ use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemStatus};
-use landscaper_deployer::helm::{self, release};
+use landscaper_deployer::helm::release;
 use serde_json::{Value, json};
 use testbed::faults::{Fault, Matcher};
 
@@ -163,7 +163,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let archive = hooked_archive();
     env.item(
         "web",
@@ -318,7 +318,7 @@ async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let archive = failing_archive();
     env.item(
         "web",
@@ -453,7 +453,7 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
     let env = env().await;
     prepare_target(&env).await;
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let archive = chart_archive(&[
         (
             "aware/Chart.yaml",
@@ -542,7 +542,7 @@ async fn lookups_the_cluster_fails_to_answer_are_retried_rather_than_failing_the
             .namespace("data"),
         Fault::InternalError,
     );
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let archive = chart_archive(&[
         (
             "counter/Chart.yaml",
@@ -623,7 +623,7 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
         .create(&PostParams::default(), &target)
         .await
         .unwrap();
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let archive = chart_archive(&[
         (
             "aware/Chart.yaml",
@@ -656,7 +656,7 @@ async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
     let env = env().await;
     env.target("cluster", &[]).await;
     env.never_answer("get", "configmaps", "probe");
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     // Without a bound the lookup would wait for the client's read timeout (minutes), far
     // beyond `finished`'s patience, holding a render slot all along.
     let provider = helm_config(&lookup_probe_archive(), json!({}));
@@ -682,7 +682,7 @@ async fn abort_during_a_hook_wait_ends_the_job_as_aborted_naming_the_hook() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     env.item(
         "web",
         HELM,
@@ -733,7 +733,7 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
     env.target("cluster", &[]).await;
-    let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+    let deployer = env.start_helm_deployer();
     let archive = failing_archive();
     let atomic = |values: Value| {
         let mut c = helm_config(&archive, values);

@@ -227,7 +227,7 @@ impl Bed {
         let env = env().await;
         helm(&env)?;
         env.target("cluster", &[]).await;
-        let deployer = start(helm::setup(env.ls.clone(), env.ls.clone(), config(HELM)));
+        let deployer = env.start_helm_deployer();
         Some(Bed {
             env,
             deployer,

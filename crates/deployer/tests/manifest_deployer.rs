@@ -10,7 +10,7 @@ use kube::api::{DeleteParams, Patch, PatchParams};
 use landscaper_api::constants::{annotations, deploy_item_types::MANIFEST, finalizers};
 use landscaper_api::core::DeployItemPhase;
 use landscaper_api::deployer::ManifestProviderStatus;
-use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
+use landscaper_deployer::manifest_deployer::DEPLOY_ITEM_LABEL;
 use serde_json::json;
 use testbed::faults::{Fault, Matcher};
 
@@ -33,11 +33,7 @@ fn managed(di: &landscaper_api::core::DeployItem) -> Vec<(String, String, Option
 async fn a_manifest_item_is_applied_labelled_and_succeeds() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let deployer = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -96,11 +92,7 @@ async fn a_manifest_item_is_applied_labelled_and_succeeds() {
 async fn changing_manifests_updates_objects_and_deletes_dropped_ones() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -144,11 +136,7 @@ async fn changing_manifests_updates_objects_and_deletes_dropped_ones() {
 async fn deleting_the_item_removes_everything_but_keep_objects() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -184,11 +172,7 @@ async fn deleting_the_item_removes_everything_but_keep_objects() {
 async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished_kind() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let deployer = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -205,11 +189,7 @@ async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished
         Matcher::any().verb("get").resource("/api/v1"),
         Fault::InternalError,
     );
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     env.items()
         .delete("app", &DeleteParams::default())
         .await
@@ -230,11 +210,7 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_items_timeout() {
     let env = env().await;
     env.target("cluster", &[]).await;
     env.never_answer("patch", "configmaps", "stuck");
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     // Without a bound the apply would wait for the client's read timeout (minutes), far
     // beyond `finished`'s patience.
     env.item_with_timeout(
@@ -264,11 +240,7 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_items_timeout() {
 async fn delete_without_uninstall_removes_nothing() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -302,11 +274,7 @@ async fn delete_without_uninstall_removes_nothing() {
 async fn exports_land_in_the_export_secret() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap(
         "default",
         "src",
@@ -339,11 +307,7 @@ async fn exports_land_in_the_export_secret() {
 async fn an_invalid_manifest_fails_with_a_configuration_error_naming_the_field() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _deployer = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _deployer = env.start_manifest_deployer();
     env.item(
         "bad",
         MANIFEST,

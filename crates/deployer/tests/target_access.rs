@@ -77,11 +77,7 @@ async fn a_kubeconfig_that_runs_a_command_is_rejected() {
         .create(&PostParams::default(), &target)
         .await
         .unwrap();
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -111,11 +107,7 @@ async fn fallback_leaves_objects_of_other_items_alone_and_ignore_skips() {
     }))
     .unwrap();
     cms.create(&PostParams::default(), &foreign).await.unwrap();
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,
@@ -152,11 +144,7 @@ async fn merge_keeps_live_values_and_merge_overwrite_replaces_them() {
         .unwrap();
         cms.create(&PostParams::default(), &live).await.unwrap();
     }
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     for (name, strategy) in [("merged", "merge"), ("overwritten", "mergeOverwrite")] {
         let mut cfg = manifests(vec![configmap(
             "default",
@@ -193,11 +181,7 @@ async fn merge_keeps_live_values_and_merge_overwrite_replaces_them() {
 async fn server_side_apply_removes_fields_the_item_stopped_setting() {
     let env = env().await;
     env.target("cluster", &[]).await;
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MANIFEST),
-    ));
+    let _d = env.start_manifest_deployer();
     env.item(
         "app",
         MANIFEST,

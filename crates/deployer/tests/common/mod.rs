@@ -7,13 +7,13 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
-use landscaper_api::constants::target_types;
+use landscaper_api::constants::{deploy_item_types, target_types};
 use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployItemSpec, DeployItemStatus, ObjectReference, Target,
     TargetSpec,
 };
-use landscaper_deployer::Deployer;
 use landscaper_deployer::controller::{DeployerConfig, Setup};
+use landscaper_deployer::{Deployer, helm, manifest_deployer};
 use serde_json::{Value, json};
 use std::time::Duration;
 use testbed::Testbed;
@@ -88,6 +88,24 @@ impl Env {
     /// The landscaper cluster.
     pub fn ls_cluster(&self) -> &testbed::Cluster {
         self.bed.cluster_named("landscaper").unwrap()
+    }
+
+    /// Starts the manifest deployer on the landscaper cluster (items and Secrets there).
+    pub fn start_manifest_deployer(&self) -> Running {
+        start(manifest_deployer::setup(
+            self.ls.clone(),
+            self.ls.clone(),
+            config(deploy_item_types::MANIFEST),
+        ))
+    }
+
+    /// Starts the helm deployer on the landscaper cluster (items and Secrets there).
+    pub fn start_helm_deployer(&self) -> Running {
+        start(helm::setup(
+            self.ls.clone(),
+            self.ls.clone(),
+            config(deploy_item_types::HELM),
+        ))
     }
 
     /// The target cluster.
