@@ -12,7 +12,7 @@ use landscaper_agent::registration::RegistrationError;
 use landscaper_agent::registration::host::HostRegistration;
 use landscaper_agent::token::TokenLifetime;
 use landscaper_api::constants::{annotations, conditions, finalizers};
-use landscaper_api::core::{ConditionStatus, Environment, Target, find_condition};
+use landscaper_api::core::{Condition, ConditionStatus, Environment, Target, find_condition};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use testbed::{Fault, Matcher};
 
@@ -34,6 +34,11 @@ async fn agent_condition(world: &World, name: &str) -> Option<ConditionStatus> {
     let environment = environment(world, name).await?;
     find_condition(&environment.status?.conditions, conditions::AGENT_READY)
         .map(|c| c.status.clone())
+}
+
+async fn target_condition(world: &World, name: &str) -> Option<Condition> {
+    let environment = environment(world, name).await?;
+    find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
 }
 
 async fn target_access_kubeconfig(world: &World, name: &str) -> Option<String> {
@@ -596,17 +601,13 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
         .await
         .unwrap();
     let (stop, task) = spawn_agent(world.agent(world.agent_settings("prod")).await);
-    let target_condition = || async {
-        let environment = environment(&world, "prod").await?;
-        find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
-    };
     eventually("the conflict is reported", || async {
-        target_condition()
+        target_condition(&world, "prod")
             .await
             .is_some_and(|c| c.reason == "TargetConflict")
     })
     .await;
-    let condition = target_condition().await.unwrap();
+    let condition = target_condition(&world, "prod").await.unwrap();
     assert_eq!(condition.status, ConditionStatus::False);
     assert!(
         condition.message.contains("Target ls-system/prod exists")
@@ -646,24 +647,17 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
         Fault::InternalError,
     );
     let (_stop, _task) = spawn_agent(world.agent(world.agent_settings("stuck")).await);
-    let target_condition = || async {
-        let environment = environment(&world, "stuck").await?;
-        find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
-    };
     eventually("the failure is reported", || async {
-        target_condition()
+        target_condition(&world, "stuck")
             .await
             .is_some_and(|c| c.reason == "TargetError")
     })
     .await;
+    let failure = target_condition(&world, "stuck").await.unwrap();
     assert!(
-        target_condition()
-            .await
-            .unwrap()
-            .message
-            .contains("creating its Target"),
-        "{:?}",
-        target_condition().await
+        failure.message.contains("creating its Target"),
+        "{}",
+        failure.message
     );
     eventually("the heartbeat is checked all the same", || async {
         agent_condition(&world, "stuck").await == Some(ConditionStatus::True)
@@ -673,7 +667,7 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
     eventually(
         "the Target is made once the landscaper may write it",
         || async {
-            target_condition()
+            target_condition(&world, "stuck")
                 .await
                 .is_some_and(|c| c.reason == "TargetReconciled")
         },
