@@ -67,7 +67,11 @@ impl Interrupt {
 
     /// Whether work must stop now.
     pub fn must_stop(&self) -> bool {
-        (self.aborted)() || self.deadline.is_some_and(|d| Instant::now() >= d)
+        (self.aborted)() || self.timed_out()
+    }
+
+    fn timed_out(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// An error when work must stop now.
@@ -75,7 +79,7 @@ impl Interrupt {
         if (self.aborted)() {
             return Err(Error::aborted(operation));
         }
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.timed_out() {
             return Err(Error::timeout(
                 operation,
                 format!(
