@@ -4,16 +4,18 @@
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::ResourceExt;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use landscaper_agent::cleanup::Cleanup;
 use landscaper_agent::clients::token_of_kubeconfig;
 use landscaper_agent::names::Names;
 use landscaper_agent::registration::RegistrationError;
 use landscaper_agent::registration::host::HostRegistration;
 use landscaper_agent::token::TokenLifetime;
-use landscaper_api::constants::{annotations, conditions, finalizers};
+use landscaper_api::constants::{annotations, conditions, finalizers, labels};
 use landscaper_api::core::{Condition, ConditionStatus, Environment, Target, find_condition};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
+use serde_json::{Value, json};
 use testbed::{Fault, Matcher};
 
 async fn environment(world: &World, name: &str) -> Option<Environment> {
@@ -311,6 +313,109 @@ async fn deleted_target_is_recreated_by_the_landscaper() {
             .is_some_and(|t| t.metadata.uid != uid)
     })
     .await;
+}
+
+#[tokio::test]
+async fn labels_and_annotations_the_environment_drops_leave_its_target() {
+    let world = World::start().await;
+    world
+        .agent(world.agent_settings("tidy"))
+        .await
+        .register()
+        .await
+        .unwrap();
+    eventually("Target tidy exists", || async {
+        target(&world, "tidy").await.is_some()
+    })
+    .await;
+    let client = world.landscaper_cluster().client();
+    let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    // Someone else's label on the Target, which the landscaper must keep.
+    targets
+        .patch(
+            "tidy",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"team": "blue"}}})),
+        )
+        .await
+        .unwrap();
+    let environments: Api<Environment> = Api::all(client);
+    let set_host_target_metadata = |labels: Value, annotations: Value| {
+        let environments = environments.clone();
+        async move {
+            environments
+                .patch(
+                    "tidy",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"hostTarget": {
+                        "labels": labels, "annotations": annotations}}})),
+                )
+                .await
+                .unwrap();
+        }
+    };
+    let label = |t: &Target, key: &str| t.labels().get(key).cloned();
+    let annotation = |t: &Target, key: &str| t.annotations().get(key).cloned();
+
+    set_host_target_metadata(json!({"tier": "one"}), json!({"note": "hi"})).await;
+    eventually(
+        "the Target has the environment's new label and annotation",
+        || async {
+            target(&world, "tidy").await.is_some_and(|t| {
+                label(&t, "tier").as_deref() == Some("one")
+                    && annotation(&t, "note").as_deref() == Some("hi")
+            })
+        },
+    )
+    .await;
+
+    set_host_target_metadata(json!({"tier": null}), json!({"note": null})).await;
+    eventually(
+        "the dropped label and annotation are gone from the Target",
+        || async {
+            target(&world, "tidy")
+                .await
+                .is_some_and(|t| label(&t, "tier").is_none() && annotation(&t, "note").is_none())
+        },
+    )
+    .await;
+    let kept = target(&world, "tidy").await.unwrap();
+    assert_eq!(
+        label(&kept, "team").as_deref(),
+        Some("blue"),
+        "{:?}",
+        kept.metadata
+    );
+    assert_eq!(
+        annotation(&kept, annotations::ENVIRONMENT).as_deref(),
+        Some("tidy"),
+        "{:?}",
+        kept.metadata
+    );
+    assert_eq!(
+        label(&kept, labels::DEPLOYER_ENVIRONMENT).as_deref(),
+        Some("tidy"),
+        "{:?}",
+        kept.metadata
+    );
+
+    // A Target that is up to date is not written again.
+    let counters = world.landscaper_cluster().counters();
+    let writes = counters.count(Some("patch"), Some("targets"), None);
+    environments
+        .patch(
+            "tidy",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"touched": "yes"}}})),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    assert_eq!(
+        counters.count(Some("patch"), Some("targets"), None),
+        writes,
+        "an up-to-date Target was written again"
+    );
 }
 
 #[tokio::test]
@@ -643,7 +748,7 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
     let world = World::start().await;
     world.landscaper_cluster().faults().fail_next(
         1000,
-        Matcher::any().verb("create").resource("targets"),
+        Matcher::any().verb("patch").resource("targets"),
         Fault::InternalError,
     );
     let (_stop, _task) = spawn_agent(world.agent(world.agent_settings("stuck")).await);

@@ -12,7 +12,7 @@ use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, Preconditions};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{Event as FinalizerEvent, finalizer};
@@ -303,91 +303,125 @@ enum TargetState {
 
 /// Creates the Target, or updates it when it differs from what the environment describes;
 /// a Target of that name that is not the environment's is left alone.
+///
+/// Writes are server-side applies by [`MANAGER`], so that labels and annotations the
+/// environment no longer lists are removed, while those others put on the Target stay.
 async fn ensure_target(
     environment: &Environment,
     desired: Target,
     context: &Context,
 ) -> Result<TargetState, Error> {
     let name = environment.name_any();
-    let targets: Api<Target> = Api::namespaced(context.client.clone(), &context.settings.namespace);
+    let namespace = &context.settings.namespace;
+    let targets: Api<Target> = Api::namespaced(context.client.clone(), namespace);
     let existing = targets
         .get_opt(&name)
         .await
         .map_err(|e| api_error(&name, "reading its Target", e))?;
-    match existing {
-        None => {
-            targets
-                .create(&PostParams::default(), &desired)
-                .await
-                .map_err(|e| api_error(&name, "creating its Target", e))?;
-            info!(name = %name, namespace = %context.settings.namespace, "created the environment's Target");
-            publish(
-                context,
-                environment,
-                "TargetCreated",
-                format!("created Target {}/{name}", context.settings.namespace),
-            )
-            .await;
+    let (action, reason, done) = match &existing {
+        None => ("creating its Target", "TargetCreated", "created"),
+        Some(existing) if target_is_current(existing, &desired) => {
+            return Ok(TargetState::Reconciled);
         }
-        Some(existing) if target_is_current(&existing, &desired) => {}
-        Some(existing) if let Some(owner) = foreign_owner(&existing, &name) => {
+        Some(existing) if let Some(owner) = foreign_owner(existing, &name) => {
             return Ok(TargetState::Foreign(owner));
         }
-        Some(existing) => {
-            let mut updated = existing.clone();
-            updated.spec = desired.spec;
-            merge_into(&mut updated.metadata.labels, desired.metadata.labels);
-            merge_into(
-                &mut updated.metadata.annotations,
-                desired.metadata.annotations,
-            );
-            updated.metadata.owner_references = desired.metadata.owner_references;
-            targets
-                .replace(&name, &PostParams::default(), &updated)
-                .await
-                .map_err(|e| api_error(&name, "updating its Target", e))?;
-            info!(name = %name, namespace = %context.settings.namespace, "updated the environment's Target");
-            publish(
-                context,
-                environment,
-                "TargetUpdated",
-                format!("updated Target {}/{name}", context.settings.namespace),
-            )
-            .await;
-        }
-    }
+        Some(_) => ("updating its Target", "TargetUpdated", "updated"),
+    };
+    // A Target made by someone else between the read and this write would be taken over only
+    // if it had no controller: the API server refuses a second controller reference.
+    targets
+        .patch(
+            &name,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(&desired),
+        )
+        .await
+        .map_err(|e| api_error(&name, action, e))?;
+    info!(name = %name, namespace = %namespace, "{done} the environment's Target");
+    publish(
+        context,
+        environment,
+        reason,
+        format!("{done} Target {namespace}/{name}"),
+    )
+    .await;
     Ok(TargetState::Reconciled)
 }
 
+/// Whether `existing` is as `desired` describes it: same spec, the environment as an owner,
+/// the desired labels and annotations present, and none left over that this controller
+/// applied earlier and the environment no longer lists.
 fn target_is_current(existing: &Target, desired: &Target) -> bool {
-    existing.spec == desired.spec
-        && contains_all(&existing.metadata.labels, &desired.metadata.labels)
-        && contains_all(
-            &existing.metadata.annotations,
-            &desired.metadata.annotations,
-        )
-        && existing.metadata.owner_references == desired.metadata.owner_references
+    let Some(applied) = applied_keys(existing).filter(|_| existing.spec == desired.spec) else {
+        return false;
+    };
+    let (existing, desired) = (&existing.metadata, &desired.metadata);
+    contains_all(&existing.labels, &desired.labels)
+        && contains_all(&existing.annotations, &desired.annotations)
+        && applied
+            .labels
+            .iter()
+            .all(|key| has_key(&desired.labels, key))
+        && applied
+            .annotations
+            .iter()
+            .all(|key| has_key(&desired.annotations, key))
+        && desired.owner_references.iter().flatten().all(|owner| {
+            existing
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o == owner)
+        })
 }
 
 fn contains_all(
     existing: &Option<BTreeMap<String, String>>,
     wanted: &Option<BTreeMap<String, String>>,
 ) -> bool {
-    let empty = BTreeMap::new();
-    let existing = existing.as_ref().unwrap_or(&empty);
     wanted
         .iter()
         .flatten()
-        .all(|(k, v)| existing.get(k) == Some(v))
+        .all(|(k, v)| existing.as_ref().and_then(|e| e.get(k)) == Some(v))
 }
 
-fn merge_into(
-    target: &mut Option<BTreeMap<String, String>>,
-    extra: Option<BTreeMap<String, String>>,
-) {
-    target
-        .get_or_insert_with(BTreeMap::new)
-        .extend(extra.into_iter().flatten());
+fn has_key(map: &Option<BTreeMap<String, String>>, key: &str) -> bool {
+    map.as_ref().is_some_and(|m| m.contains_key(key))
+}
+
+/// The label and annotation keys a Target's fields record as applied by this controller.
+struct AppliedKeys {
+    labels: Vec<String>,
+    annotations: Vec<String>,
+}
+
+/// What this controller last applied to `target`, from its `managedFields` entry; `None` when
+/// it never applied to it (a Target made before it used server-side apply).
+fn applied_keys(target: &Target) -> Option<AppliedKeys> {
+    let entry = target
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .find(|entry| {
+            entry.manager.as_deref() == Some(MANAGER) && entry.operation.as_deref() == Some("Apply")
+        })?;
+    let metadata = entry.fields_v1.as_ref()?.0.get("f:metadata");
+    let keys = |field: &str| -> Vec<String> {
+        metadata
+            .and_then(|m| m.get(field))
+            .and_then(serde_json::Value::as_object)
+            .into_iter()
+            .flat_map(|fields| fields.keys())
+            .filter_map(|key| key.strip_prefix("f:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    Some(AppliedKeys {
+        labels: keys("f:labels"),
+        annotations: keys("f:annotations"),
+    })
 }
 
 /// The agent condition this controller must set (only ever Unknown: the agent itself reports
