@@ -297,6 +297,24 @@ fn action_after(delay: Option<Duration>) -> Action {
     delay.map_or_else(Action::await_change, Action::requeue)
 }
 
+/// Records the job just finished for `key`. Each time the record has doubled (64 items, 128,
+/// …) it forgets the items the store no longer holds: a deleted item leaves no trace once
+/// the store has caught up, and sweeping at doublings keeps the cost per job constant.
+fn remember_in(
+    remembered: &mut HashMap<ObjectRef<DeployItem>, Done>,
+    key: &ObjectRef<DeployItem>,
+    done: Done,
+    items: &Store<DeployItem>,
+) {
+    let added = remembered.insert(key.clone(), done).is_none();
+    if added && remembered.len() >= SWEEP_FROM && remembered.len().is_power_of_two() {
+        remembered.retain(|k, _| k == key || items.get(k).is_some());
+    }
+}
+
+/// The fewest remembered jobs [`remember_in`] sweeps.
+const SWEEP_FROM: usize = 64;
+
 /// The sooner of two optional requeue delays.
 fn sooner(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
     match (a, b) {
@@ -457,10 +475,8 @@ impl<D: Deployer> Context<D> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-        self.done
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.clone(), done);
+        let mut remembered = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        remember_in(&mut remembered, key, done, &self.items);
     }
 
     async fn hook(
@@ -897,5 +913,57 @@ impl<D: Deployer> Context<D> {
         )
         .await;
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::runtime::reflector::store::Writer;
+
+    fn item(name: &str) -> DeployItem {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+            "metadata": {"name": name, "namespace": "ns"},
+            "spec": {"type": "landscaper.gardener.cloud/mock"}
+        }))
+        .unwrap()
+    }
+
+    fn done() -> Done {
+        Done {
+            job_id: "job".to_owned(),
+            deleted: true,
+            touched: None,
+        }
+    }
+
+    #[test]
+    fn deleted_items_are_forgotten_and_existing_ones_kept() {
+        let mut writer = Writer::<DeployItem>::default();
+        let live: Vec<DeployItem> = (0..10).map(|i| item(&format!("live-{i}"))).collect();
+        for i in &live {
+            writer.apply_watcher_event(&watcher::Event::Apply(i.clone()));
+        }
+        let store = writer.as_reader();
+        let mut remembered = HashMap::new();
+        for i in &live {
+            remember_in(&mut remembered, &ObjectRef::from_obj(i), done(), &store);
+        }
+        for n in 0..1000 {
+            let gone = ObjectRef::from_obj(&item(&format!("gone-{n}")));
+            remember_in(&mut remembered, &gone, done(), &store);
+            assert!(
+                remembered.len() < 2 * SWEEP_FROM,
+                "{} remembered",
+                remembered.len()
+            );
+        }
+        for i in &live {
+            assert!(
+                remembered.contains_key(&ObjectRef::from_obj(i)),
+                "forgot an item that exists"
+            );
+        }
     }
 }
