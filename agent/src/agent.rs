@@ -2,12 +2,14 @@
 //! fresh and repair the host objects, until shut down or deregistered.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
 use tracing::{error, info, warn};
 
 use crate::clients::ClusterAccess;
+use crate::health::Health;
 use crate::heartbeat::{Beat, Heartbeat};
 use crate::names::Names;
 use crate::registration::RegistrationError;
@@ -19,6 +21,15 @@ use crate::token::TokenLifetime;
 /// Longest wait between registration attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
+/// Least time without a round of the loop after which the agent counts as dead. A round may
+/// wait the longest backoff plus several requests of up to five minutes each (the clients'
+/// read timeout) when an API server hangs; a restart then makes new connections.
+const MIN_STALL: Duration = Duration::from_secs(15 * 60);
+
+/// Heartbeat periods without a round of the loop after which the agent counts as dead, when
+/// that is longer than [`MIN_STALL`].
+const STALL_PERIODS: u32 = 4;
+
 /// A running agent for one environment.
 pub struct Agent {
     settings: Settings,
@@ -26,6 +37,7 @@ pub struct Agent {
     host: ClusterAccess,
     landscaper: ClusterAccess,
     version: String,
+    health: Arc<Health>,
 }
 
 /// Why the agent stopped.
@@ -45,13 +57,20 @@ impl Agent {
         version: &str,
     ) -> Self {
         let names = Names::new(&settings.name);
+        let health = Health::new(MIN_STALL.max(settings.heartbeat_period * STALL_PERIODS));
         Self {
             settings,
             names,
             host,
             landscaper,
             version: version.to_owned(),
+            health,
         }
+    }
+
+    /// What the agent's probes report; [`Agent::run`] keeps it up to date.
+    pub fn health(&self) -> Arc<Health> {
+        self.health.clone()
     }
 
     /// The agent's settings.
@@ -95,7 +114,9 @@ impl Agent {
         tokio::pin!(shutdown);
         let mut backoff = Duration::from_secs(1);
         let mut lifetime = loop {
-            match self.register().await {
+            let registered = self.register().await;
+            self.health.round_done();
+            match registered {
                 Ok(lifetime) => break lifetime,
                 Err(error) => {
                     log_failure(&error, backoff);
@@ -112,6 +133,7 @@ impl Agent {
             }
         };
         info!(environment = %self.names.environment, token_expires = %lifetime.expires, "environment registered");
+        self.health.set_registered(true);
         let mut deregistered = false;
         loop {
             if !deregistered {
@@ -119,11 +141,13 @@ impl Agent {
                     Ok(Beat::Renewed) => {}
                     Ok(Beat::Deregistered) => {
                         deregistered = true;
+                        self.health.set_registered(false);
                         warn!(environment = %self.names.environment, "the Environment is gone or being deleted; the agent stops renewing its registration until it is restarted");
                     }
                     Err(error) => log_failure(&error, self.settings.heartbeat_period),
                 }
             }
+            self.health.round_done();
             tokio::select! {
                 () = &mut shutdown => return,
                 () = tokio::time::sleep(self.settings.heartbeat_period) => {}

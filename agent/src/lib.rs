@@ -9,6 +9,7 @@
 
 pub mod cleanup;
 pub mod clients;
+pub mod health;
 pub mod heartbeat;
 pub mod helm_deployer;
 pub mod logging;

@@ -164,6 +164,7 @@ fn spawn_agent(world: &World, host: &PathBuf, landscaper: &PathBuf, workers: usi
         .arg("--landscaper-kubeconfig")
         .arg(landscaper)
         .args(["--helm-workers", &workers.to_string()])
+        .args(["--health-address", "127.0.0.1:0"])
         .env(
             "RUST_LOG",
             std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()),

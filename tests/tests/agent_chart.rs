@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Pod, Probe};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::api::Api;
 use landscaper_api::core::Target;
 use landscaper_chart::chart;
@@ -102,6 +104,44 @@ fn chart_without_landscaper_kubeconfig_fails_with_a_clear_message() {
     assert!(
         error.contains("agent.landscaperClusterKubeconfig: set secretRef.name or kubeconfig"),
         "{error}"
+    );
+}
+
+#[test]
+fn the_probes_ask_the_port_the_agent_serves_them_on() {
+    let rendered = render_ours(&[
+        "agent.landscaperClusterKubeconfig.secretRef.name=landscaper-kubeconfig",
+        "agent.healthPort=9090",
+    ]);
+    let deployment = documents(&rendered)
+        .into_iter()
+        .find(|d| d["kind"] == "Deployment")
+        .expect("a Deployment");
+    let deployment: Deployment = serde_json::from_value(deployment).unwrap();
+    let pod = deployment.spec.unwrap().template.spec.unwrap();
+    let agent = &pod.containers[0];
+    let args = agent.args.clone().unwrap();
+    assert!(
+        args.contains(&"--health-address=0.0.0.0:9090".to_owned()),
+        "{args:?}"
+    );
+    let port = &agent.ports.as_ref().unwrap()[0];
+    assert_eq!(
+        (port.name.as_deref(), port.container_port),
+        (Some("health"), 9090)
+    );
+    let probe_of = |probe: &Option<Probe>| {
+        let get = probe.as_ref().unwrap().http_get.clone().unwrap();
+        (get.path.unwrap(), get.port)
+    };
+    let health = IntOrString::String("health".to_owned());
+    assert_eq!(
+        probe_of(&agent.liveness_probe),
+        ("/healthz".to_owned(), health.clone())
+    );
+    assert_eq!(
+        probe_of(&agent.readiness_probe),
+        ("/readyz".to_owned(), health)
     );
 }
 

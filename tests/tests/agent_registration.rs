@@ -8,6 +8,7 @@ use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use landscaper_agent::cleanup::Cleanup;
 use landscaper_agent::clients::token_of_kubeconfig;
+use landscaper_agent::health;
 use landscaper_agent::names::Names;
 use landscaper_agent::registration::RegistrationError;
 use landscaper_agent::registration::host::HostRegistration;
@@ -806,4 +807,63 @@ async fn cleanup_waits_through_a_failed_read_of_the_environment() {
         .await
         .unwrap();
     nothing_left(&world, "flaky").await;
+}
+
+/// The status code and body of `GET path` on the probe server at `address`.
+async fn probe(address: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    let status = answer.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = answer
+        .split("\r\n\r\n")
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    (status, body)
+}
+
+#[tokio::test]
+async fn probes_say_live_while_registration_fails_and_ready_once_registered() {
+    let world = World::start().await;
+    world.landscaper_cluster().faults().fail_next(
+        1000,
+        Matcher::any().verb("create").resource("environments"),
+        Fault::InternalError,
+    );
+    let agent = world.agent(world.agent_settings("probed")).await;
+    let listener = health::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let probes = tokio::spawn(health::serve(listener, agent.health()));
+    let (_stop, _task) = spawn_agent(agent);
+
+    eventually("a registration attempt failed", || async {
+        world
+            .landscaper_cluster()
+            .counters()
+            .count(Some("create"), Some("environments"), None)
+            > 0
+    })
+    .await;
+    let (status, body) = probe(address, "/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("not registered"), "{body}");
+    assert_eq!(
+        probe(address, "/healthz").await.0,
+        200,
+        "an unreachable landscaper is no reason to restart"
+    );
+
+    world.landscaper_cluster().faults().clear();
+    eventually("the agent is ready once registered", || async {
+        probe(address, "/readyz").await.0 == 200
+    })
+    .await;
+    assert!(environment(&world, "probed").await.is_some());
+    assert_eq!(probe(address, "/healthz").await, (200, "ok\n".to_owned()));
+    assert_eq!(probe(address, "/metrics").await.0, 404);
+    probes.abort();
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use landscaper_agent::Agent;
 use landscaper_agent::clients::ClusterAccess;
+use landscaper_agent::health;
 use landscaper_agent::settings::{Overrides, Settings};
 
 /// Where the agent's settings come from: the file, overridden by environment variables,
@@ -82,20 +83,38 @@ pub struct Args {
     /// rendering within them runs at most once per CPU core at a time).
     #[arg(long, env = "LANDSCAPER_AGENT_HELM_WORKERS", default_value_t = 8)]
     helm_workers: u16,
+    /// Address of the probe endpoints `/healthz` (the agent's loop comes round) and `/readyz`
+    /// (the environment is registered); empty to serve none.
+    #[arg(
+        long,
+        env = "LANDSCAPER_AGENT_HEALTH_ADDRESS",
+        default_value = "0.0.0.0:8081",
+        value_name = "HOST:PORT"
+    )]
+    health_address: String,
 }
 
 /// Runs the agent until SIGTERM or Ctrl-C.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let settings = args.settings.settings()?;
+    let probes = match args.health_address.as_str() {
+        "" => None,
+        address => Some(health::bind(address).await?),
+    };
     let (host, landscaper) = args.settings.connect(&settings).await?;
     tracing::info!(environment = %settings.name, host = %host.endpoint.server, landscaper = %landscaper.endpoint.server, "starting the agent");
     let agent = Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"));
+    // Probes are answered until the agent has stopped.
+    let probes = probes.map(|listener| tokio::spawn(health::serve(listener, agent.health())));
     landscaper_agent::helm_deployer::run_with_agent(
         agent,
         args.helm_workers,
         landscaper_agent::shutdown::signal(),
     )
     .await;
+    if let Some(probes) = probes {
+        probes.abort();
+    }
     tracing::info!("agent stopped");
     Ok(())
 }
