@@ -420,6 +420,66 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
 }
 
 #[tokio::test]
+async fn the_landscaper_keeps_its_finalizer_until_the_target_is_gone() {
+    let world = World::start().await;
+    world
+        .agent(world.agent_settings("held"))
+        .await
+        .register()
+        .await
+        .unwrap();
+    eventually("Target held exists", || async {
+        target(&world, "held").await.is_some()
+    })
+    .await;
+    let client = world.landscaper_cluster().client();
+    let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    let hold = |finalizers: Value| {
+        let targets = targets.clone();
+        async move {
+            targets
+                .patch(
+                    "held",
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"finalizers": finalizers}})),
+                )
+                .await
+                .unwrap();
+        }
+    };
+    hold(json!(["example.com/hold"])).await;
+    let environments: Api<Environment> = Api::all(client);
+    environments
+        .delete("held", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("the landscaper deletes the Target", || async {
+        target(&world, "held")
+            .await
+            .is_some_and(|t| t.metadata.deletion_timestamp.is_some())
+    })
+    .await;
+    let landscaper_finalizer = || async {
+        environment(&world, "held").await.is_some_and(|e| {
+            e.finalizers()
+                .iter()
+                .any(|f| f == finalizers::DEPLOYER_MANAGEMENT)
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert!(
+        landscaper_finalizer().await,
+        "the finalizer went while the Target still exists"
+    );
+
+    hold(json!(null)).await;
+    eventually("the finalizer goes with the Target", || async {
+        target(&world, "held").await.is_none() && !landscaper_finalizer().await
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
     let world = World::start().await;
     let settings = world.agent_settings("beat");

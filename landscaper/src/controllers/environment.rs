@@ -15,7 +15,7 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
-use kube::runtime::finalizer::{Event as FinalizerEvent, finalizer};
+use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
@@ -75,9 +75,17 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// The environment's Target is being deleted, and others' finalizers still hold it.
+    #[error("Environment {name}: waiting for its Target to be deleted (finalizers: {finalizers})")]
+    TargetDeleting {
+        /// The Environment (and Target).
+        name: String,
+        /// The finalizers still on the Target.
+        finalizers: String,
+    },
     /// The finalizer helper failed.
     #[error("Environment finalizer: {0}")]
-    Finalizer(#[source] Box<kube::runtime::finalizer::Error<Error>>),
+    Finalizer(#[source] Box<FinalizerError<Error>>),
 }
 
 /// Runs the controller until `shutdown` completes.
@@ -131,7 +139,13 @@ async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Resu
 }
 
 fn error_policy(environment: Arc<Environment>, error: &Error, _: Arc<Context>) -> Action {
-    warn!(name = %environment.name_any(), %error, "will retry");
+    let waiting = matches!(error, Error::Finalizer(failed)
+        if matches!(**failed, FinalizerError::CleanupFailed(Error::TargetDeleting { .. })));
+    if waiting {
+        info!(name = %environment.name_any(), %error, "will look again");
+    } else {
+        warn!(name = %environment.name_any(), %error, "will retry");
+    }
     Action::requeue(ERROR_RETRY)
 }
 
@@ -217,6 +231,15 @@ async fn cleanup(environment: &Environment, context: &Context) -> Result<Action,
         ..DeleteParams::default()
     };
     match targets.delete(&name, &only_this).await {
+        // Finalizers of others hold it: the finalizer stays until the Target is gone, which
+        // the Target watch reports.
+        Ok(deleting) if deleting.is_left() => {
+            let finalizers = deleting.left().map(|held| held.finalizers().join(", "));
+            return Err(Error::TargetDeleting {
+                name,
+                finalizers: finalizers.unwrap_or_default(),
+            });
+        }
         Ok(_) => {
             info!(name = %name, namespace = %namespace, "deleted the environment's Target");
             publish(
