@@ -14,7 +14,7 @@ use http_body_util::Full;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
-use tracing::{debug, info};
+use tracing::{debug, info, warn};
 
 /// What the probes report, updated by the agent's loop.
 #[derive(Debug)]
@@ -50,10 +50,15 @@ impl Health {
         self.registered.store(registered, Ordering::Relaxed);
     }
 
+    /// How long ago the loop last came round (or the record was made, before its first round).
+    pub fn quiet_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_round.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(last)
+    }
+
     /// `Ok` while the loop comes round, else why the agent counts as dead.
     pub fn live(&self) -> Result<(), String> {
-        let last = Duration::from_millis(self.last_round.load(Ordering::Relaxed));
-        let quiet = self.started.elapsed().saturating_sub(last);
+        let quiet = self.quiet_for();
         if quiet > self.stall_after {
             return Err(format!(
                 "the agent's loop has not come round for {}s (limit {}s)",
@@ -75,7 +80,7 @@ impl Health {
 
     fn answer(&self, path: &str) -> (StatusCode, String) {
         let state = match path {
-            "/healthz" | "/livez" => self.live(),
+            "/healthz" => self.live(),
             "/readyz" => self.ready(),
             _ => return (StatusCode::NOT_FOUND, "not found\n".to_owned()),
         };
@@ -86,11 +91,25 @@ impl Health {
     }
 }
 
-/// Binds the probe address, naming it when that fails.
+/// Binds the probe address, naming it when that fails. `:PORT` means every address: IPv6
+/// and IPv4 where the host has IPv6 (a single-stack IPv6 pod is probed over IPv6), else IPv4.
 pub async fn bind(address: &str) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(address)
-        .await
-        .map_err(|e| anyhow::anyhow!("health probe address {address}: {e}"))
+    let bound = match address.strip_prefix(':') {
+        Some(port) => match TcpListener::bind(format!("[::]:{port}")).await {
+            Err(e) if e.kind() == std::io::ErrorKind::AddrNotAvailable || is_unsupported(&e) => {
+                TcpListener::bind(format!("0.0.0.0:{port}")).await
+            }
+            bound => bound,
+        },
+        None => TcpListener::bind(address).await,
+    };
+    bound.map_err(|e| anyhow::anyhow!("health probe address {address}: {e}"))
+}
+
+/// Whether the host has no IPv6 at all (`EAFNOSUPPORT`).
+fn is_unsupported(error: &std::io::Error) -> bool {
+    const EAFNOSUPPORT: i32 = 97;
+    error.raw_os_error() == Some(EAFNOSUPPORT)
 }
 
 /// Answers probes on `listener` until the task is dropped or aborted.
@@ -104,7 +123,7 @@ pub async fn serve(listener: TcpListener, health: Arc<Health>) {
                 tokio::spawn(answer_connection(stream, peer, health.clone()));
             }
             Err(error) => {
-                debug!(%error, "health probe connection not accepted");
+                warn!(%error, "health probe connection not accepted");
                 // Out of file descriptors, say: do not spin.
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
@@ -149,5 +168,25 @@ mod tests {
         health.round_done();
         assert_eq!(health.ready(), Ok(()));
         assert_eq!(health.answer("/other").0, StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn a_port_alone_serves_on_every_address() {
+        let listener = bind(":0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        assert!(address.ip().is_unspecified(), "{address}");
+        let health = Health::new(Duration::from_secs(60));
+        let server = tokio::spawn(serve(listener, health));
+        // IPv4 reaches it too (the IPv6 socket is dual-stack).
+        let stream = tokio::net::TcpStream::connect(("127.0.0.1", address.port())).await;
+        assert!(stream.is_ok(), "{stream:?}");
+        server.abort();
+        assert!(
+            bind("nonsense")
+                .await
+                .unwrap_err()
+                .to_string()
+                .contains("nonsense")
+        );
     }
 }

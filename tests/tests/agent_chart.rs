@@ -122,7 +122,7 @@ fn the_probes_ask_the_port_the_agent_serves_them_on() {
     let agent = &pod.containers[0];
     let args = agent.args.clone().unwrap();
     assert!(
-        args.contains(&"--health-address=0.0.0.0:9090".to_owned()),
+        args.contains(&"--health-address=:9090".to_owned()),
         "{args:?}"
     );
     let port = &agent.ports.as_ref().unwrap()[0];

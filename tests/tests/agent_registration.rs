@@ -400,9 +400,11 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
         kept.metadata
     );
 
-    // A Target that is up to date is not written again.
+    // A Target that is up to date is not written again: after the Target, a reconcile reads
+    // the heartbeat Lease, so once that read is seen the Target was looked at.
     let counters = world.landscaper_cluster().counters();
     let writes = counters.count(Some("patch"), Some("targets"), None);
+    let lease_reads = counters.count(Some("get"), Some("leases"), None);
     environments
         .patch(
             "tidy",
@@ -411,7 +413,10 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
         )
         .await
         .unwrap();
-    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    eventually("the touched Environment is reconciled", || async {
+        counters.count(Some("get"), Some("leases"), None) > lease_reads
+    })
+    .await;
     assert_eq!(
         counters.count(Some("patch"), Some("targets"), None),
         writes,
@@ -897,17 +902,24 @@ async fn probes_say_live_while_registration_fails_and_ready_once_registered() {
     let agent = world.agent(world.agent_settings("probed")).await;
     let listener = health::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let probes = tokio::spawn(health::serve(listener, agent.health()));
+    let health = agent.health();
+    let probes = tokio::spawn(health::serve(listener, health.clone()));
     let (_stop, _task) = spawn_agent(agent);
 
-    eventually("a registration attempt failed", || async {
+    // Backoff 1 s, then 2 s: the third attempt comes about 3 s after the start.
+    eventually("three registration attempts failed", || async {
         world
             .landscaper_cluster()
             .counters()
             .count(Some("create"), Some("environments"), None)
-            > 0
+            >= 3
     })
     .await;
+    assert!(
+        health.quiet_for() < std::time::Duration::from_secs(2),
+        "each failed attempt is a round of the loop: quiet for {:?}",
+        health.quiet_for()
+    );
     let (status, body) = probe(address, "/readyz").await;
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("not registered"), "{body}");

@@ -84,11 +84,12 @@ pub struct Args {
     #[arg(long, env = "LANDSCAPER_AGENT_HELM_WORKERS", default_value_t = 8)]
     helm_workers: u16,
     /// Address of the probe endpoints `/healthz` (the agent's loop comes round) and `/readyz`
-    /// (the environment is registered); empty to serve none.
+    /// (the environment is registered): HOST:PORT, or :PORT for every address (IPv6 and IPv4);
+    /// empty to serve none.
     #[arg(
         long,
         env = "LANDSCAPER_AGENT_HEALTH_ADDRESS",
-        default_value = "0.0.0.0:8081",
+        default_value = ":8081",
         value_name = "HOST:PORT"
     )]
     health_address: String,

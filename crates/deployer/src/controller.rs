@@ -115,7 +115,7 @@ pub struct Context<D> {
     target_access: Arc<TargetAccess>,
     recorder: Recorder,
     failures: Mutex<HashMap<ObjectRef<DeployItem>, u32>>,
-    done: Mutex<HashMap<ObjectRef<DeployItem>, Done>>,
+    done: Mutex<FinishedJobs>,
     /// When this process started each item's running job, to the nanosecond: the status's
     /// `lastReconcileTime` keeps whole seconds only, which would cut up to a second off the
     /// progressing timeout (all of a `1s` one).
@@ -202,7 +202,7 @@ pub async fn run<D: Deployer>(
         targets: target_reader,
         items,
         failures: Mutex::new(HashMap::new()),
-        done: Mutex::new(HashMap::new()),
+        done: Mutex::new(FinishedJobs::default()),
         started: Mutex::new(HashMap::new()),
         retrying: Mutex::new(HashMap::new()),
     });
@@ -297,22 +297,29 @@ fn action_after(delay: Option<Duration>) -> Action {
     delay.map_or_else(Action::await_change, Action::requeue)
 }
 
-/// Records the job just finished for `key`. Each time the record has doubled (64 items, 128,
-/// …) it forgets the items the store no longer holds: a deleted item leaves no trace once
-/// the store has caught up, and sweeping at doublings keeps the cost per job constant.
-fn remember_in(
-    remembered: &mut HashMap<ObjectRef<DeployItem>, Done>,
-    key: &ObjectRef<DeployItem>,
-    done: Done,
-    items: &Store<DeployItem>,
-) {
-    let added = remembered.insert(key.clone(), done).is_none();
-    if added && remembered.len() >= SWEEP_FROM && remembered.len().is_power_of_two() {
-        remembered.retain(|k, _| k == key || items.get(k).is_some());
+/// The last job this process finished for each item, until the item is gone.
+#[derive(Default)]
+struct FinishedJobs {
+    by_item: HashMap<ObjectRef<DeployItem>, Done>,
+    /// How many entries make the next sweep due.
+    sweep_at: usize,
+}
+
+impl FinishedJobs {
+    /// Records the job just finished for `key`. Once the record has doubled since the last
+    /// sweep, it forgets the items the store no longer holds: a deleted item leaves no trace
+    /// once the store has caught up, and sweeping at doublings keeps the cost per job constant.
+    fn remember(&mut self, key: &ObjectRef<DeployItem>, done: Done, items: &Store<DeployItem>) {
+        self.by_item.insert(key.clone(), done);
+        if self.by_item.len() >= self.sweep_at.max(SWEEP_FROM) {
+            self.by_item
+                .retain(|k, _| k == key || items.get(k).is_some());
+            self.sweep_at = 2 * self.by_item.len();
+        }
     }
 }
 
-/// The fewest remembered jobs [`remember_in`] sweeps.
+/// The fewest remembered jobs [`FinishedJobs::remember`] sweeps.
 const SWEEP_FROM: usize = 64;
 
 /// The sooner of two optional requeue delays.
@@ -422,13 +429,13 @@ impl<D: Deployer> Context<D> {
     /// Whether the store has not caught up with a job we finished.
     fn stale(&self, key: &ObjectRef<DeployItem>, item: &DeployItem, d: &Decision) -> bool {
         let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(last) = done.get(key) else {
+        let Some(last) = done.by_item.get(key) else {
             return false;
         };
         let status = item.status.clone().unwrap_or_default();
         let job = status.job_id.unwrap_or_default();
         if status.job_id_finished.as_deref() == Some(last.job_id.as_str()) && !last.deleted {
-            done.remove(key);
+            done.by_item.remove(key);
             return false;
         }
         match d.work {
@@ -475,8 +482,10 @@ impl<D: Deployer> Context<D> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-        let mut remembered = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        remember_in(&mut remembered, key, done, &self.items);
+        self.done
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remember(key, done, &self.items);
     }
 
     async fn hook(
@@ -946,24 +955,24 @@ mod tests {
             writer.apply_watcher_event(&watcher::Event::Apply(i.clone()));
         }
         let store = writer.as_reader();
-        let mut remembered = HashMap::new();
+        let mut finished = FinishedJobs::default();
         for i in &live {
-            remember_in(&mut remembered, &ObjectRef::from_obj(i), done(), &store);
+            finished.remember(&ObjectRef::from_obj(i), done(), &store);
         }
+        let mut sweeps = 0;
         for n in 0..1000 {
             let gone = ObjectRef::from_obj(&item(&format!("gone-{n}")));
-            remember_in(&mut remembered, &gone, done(), &store);
-            assert!(
-                remembered.len() < 2 * SWEEP_FROM,
-                "{} remembered",
-                remembered.len()
-            );
+            let before = finished.by_item.len();
+            finished.remember(&gone, done(), &store);
+            sweeps += usize::from(finished.by_item.len() <= before);
+            let remembered = finished.by_item.len();
+            assert!(remembered <= SWEEP_FROM, "{remembered} remembered");
         }
+        // With 10 items left after each sweep, the next is due 54 jobs later.
+        assert!(sweeps <= 1000 / (SWEEP_FROM - 10) + 1, "{sweeps} sweeps");
         for i in &live {
-            assert!(
-                remembered.contains_key(&ObjectRef::from_obj(i)),
-                "forgot an item that exists"
-            );
+            let key = ObjectRef::from_obj(i);
+            assert!(finished.by_item.contains_key(&key), "forgot {key}");
         }
     }
 }

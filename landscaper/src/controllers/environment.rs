@@ -341,46 +341,94 @@ async fn ensure_target(
         .get_opt(&name)
         .await
         .map_err(|e| api_error(&name, "reading its Target", e))?;
-    let (action, reason, done) = match &existing {
-        None => ("creating its Target", "TargetCreated", "created"),
+    let write = match &existing {
+        None => TargetWrite::Create,
         Some(existing) if target_is_current(existing, &desired) => {
             return Ok(TargetState::Reconciled);
         }
         Some(existing) if let Some(owner) = foreign_owner(existing, &name) => {
             return Ok(TargetState::Foreign(owner));
         }
-        Some(_) => ("updating its Target", "TargetUpdated", "updated"),
+        Some(existing) => TargetWrite::Update {
+            resource_version: existing.resource_version(),
+        },
     };
-    // A Target made by someone else between the read and this write would be taken over only
-    // if it had no controller: the API server refuses a second controller reference.
+    let (params, body) = write.apply(desired);
     targets
-        .patch(
-            &name,
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&desired),
-        )
+        .patch(&name, &params, &Patch::Apply(&body))
         .await
-        .map_err(|e| api_error(&name, action, e))?;
+        .map_err(|e| api_error(&name, write.action(), e))?;
+    let done = write.done();
     info!(name = %name, namespace = %namespace, "{done} the environment's Target");
     publish(
         context,
         environment,
-        reason,
+        write.reason(),
         format!("{done} Target {namespace}/{name}"),
     )
     .await;
     Ok(TargetState::Reconciled)
 }
 
+/// How [`ensure_target`] writes the Target.
+enum TargetWrite {
+    /// There was none.
+    Create,
+    /// The environment's own Target, as read, differs.
+    Update {
+        /// The version read.
+        resource_version: Option<String>,
+    },
+}
+
+impl TargetWrite {
+    /// The apply's parameters and body. An update is forced, to set back what others changed
+    /// in the environment's Target, and guarded by the version read, so that it only ever
+    /// changes the Target checked to be the environment's. A creation is not forced: a
+    /// Target someone made since the read is reported as a conflict, not taken over.
+    fn apply(&self, mut desired: Target) -> (PatchParams, Target) {
+        match self {
+            TargetWrite::Create => (PatchParams::apply(MANAGER), desired),
+            TargetWrite::Update { resource_version } => {
+                desired.metadata.resource_version = resource_version.clone();
+                (PatchParams::apply(MANAGER).force(), desired)
+            }
+        }
+    }
+
+    fn action(&self) -> &'static str {
+        match self {
+            TargetWrite::Create => "creating its Target",
+            TargetWrite::Update { .. } => "updating its Target",
+        }
+    }
+
+    fn reason(&self) -> &'static str {
+        match self {
+            TargetWrite::Create => "TargetCreated",
+            TargetWrite::Update { .. } => "TargetUpdated",
+        }
+    }
+
+    fn done(&self) -> &'static str {
+        match self {
+            TargetWrite::Create => "created",
+            TargetWrite::Update { .. } => "updated",
+        }
+    }
+}
+
 /// Whether `existing` is as `desired` describes it: same spec, the environment as an owner,
 /// the desired labels and annotations present, and none left over that this controller
 /// applied earlier and the environment no longer lists.
 fn target_is_current(existing: &Target, desired: &Target) -> bool {
-    let Some(applied) = applied_keys(existing).filter(|_| existing.spec == desired.spec) else {
+    let Some(applied) = applied_keys(existing) else {
         return false;
     };
+    let spec_is_current = existing.spec == desired.spec;
     let (existing, desired) = (&existing.metadata, &desired.metadata);
-    contains_all(&existing.labels, &desired.labels)
+    spec_is_current
+        && contains_all(&existing.labels, &desired.labels)
         && contains_all(&existing.annotations, &desired.annotations)
         && applied
             .labels
