@@ -53,6 +53,21 @@ async fn target_access_kubeconfig(world: &World, name: &str) -> Option<String> {
     Some(String::from_utf8(secret.data?.get("kubeconfig")?.0.clone()).unwrap())
 }
 
+/// Registers environment `name` once, without a running agent, and waits for the landscaper
+/// to make its Target.
+async fn register_once(world: &World, name: &str) {
+    world
+        .agent(world.agent_settings(name))
+        .await
+        .register()
+        .await
+        .unwrap();
+    eventually(&format!("Target {name} exists"), || async {
+        target(world, name).await.is_some()
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn agent_registers_environment_and_landscaper_creates_target() {
     let world = World::start().await;
@@ -292,16 +307,7 @@ async fn agent_restart_makes_no_writes() {
 #[tokio::test]
 async fn deleted_target_is_recreated_by_the_landscaper() {
     let world = World::start().await;
-    world
-        .agent(world.agent_settings("repair"))
-        .await
-        .register()
-        .await
-        .unwrap();
-    eventually("Target repair exists", || async {
-        target(&world, "repair").await.is_some()
-    })
-    .await;
+    register_once(&world, "repair").await;
     let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     let uid = targets.get("repair").await.unwrap().metadata.uid;
     targets
@@ -319,16 +325,7 @@ async fn deleted_target_is_recreated_by_the_landscaper() {
 #[tokio::test]
 async fn labels_and_annotations_the_environment_drops_leave_its_target() {
     let world = World::start().await;
-    world
-        .agent(world.agent_settings("tidy"))
-        .await
-        .register()
-        .await
-        .unwrap();
-    eventually("Target tidy exists", || async {
-        target(&world, "tidy").await.is_some()
-    })
-    .await;
+    register_once(&world, "tidy").await;
     let client = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
     // Someone else's label on the Target, which the landscaper must keep.
@@ -427,16 +424,7 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
 #[tokio::test]
 async fn the_landscaper_keeps_its_finalizer_until_the_target_is_gone() {
     let world = World::start().await;
-    world
-        .agent(world.agent_settings("held"))
-        .await
-        .register()
-        .await
-        .unwrap();
-    eventually("Target held exists", || async {
-        target(&world, "held").await.is_some()
-    })
-    .await;
+    register_once(&world, "held").await;
     let client = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
     let hold = |finalizers: Value| {
@@ -786,11 +774,12 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
         "{}",
         condition.message
     );
-    assert_eq!(
-        agent_condition(&world, "prod").await,
-        Some(ConditionStatus::True),
-        "the heartbeat is still checked"
-    );
+    // The agent reports itself ready with its first heartbeat, which may come after the
+    // landscaper's first look.
+    eventually("the heartbeat is still checked", || async {
+        agent_condition(&world, "prod").await == Some(ConditionStatus::True)
+    })
+    .await;
     let kept = target(&world, "prod").await.unwrap();
     assert_eq!(kept.spec, theirs.spec);
     assert!(kept.metadata.owner_references.is_none());
