@@ -210,11 +210,7 @@ fn target_condition(
 async fn cleanup(environment: &Environment, context: &Context) -> Result<Action, Error> {
     let name = environment.name_any();
     let namespace = &context.settings.namespace;
-    let targets: Api<Target> = Api::namespaced(context.client.clone(), namespace);
-    let existing = targets
-        .get_opt(&name)
-        .await
-        .map_err(|e| api_error(&name, "reading its Target", e))?;
+    let (targets, existing) = read_target(&name, context).await?;
     let Some(existing) = existing else {
         return Ok(Action::await_change());
     };
@@ -254,6 +250,20 @@ async fn cleanup(environment: &Environment, context: &Context) -> Result<Action,
         Err(source) => return Err(api_error(&name, "deleting its Target", source)),
     }
     Ok(Action::await_change())
+}
+
+/// The Target named like the environment `name` in the deployer management namespace, if
+/// any, and the API it was read through.
+async fn read_target(
+    name: &str,
+    context: &Context,
+) -> Result<(Api<Target>, Option<Target>), Error> {
+    let targets: Api<Target> = Api::namespaced(context.client.clone(), &context.settings.namespace);
+    let existing = targets
+        .get_opt(name)
+        .await
+        .map_err(|e| api_error(name, "reading its Target", e))?;
+    Ok((targets, existing))
 }
 
 /// Who controls a Target named like the environment `environment`, when that is not an
@@ -336,11 +346,7 @@ async fn ensure_target(
 ) -> Result<TargetState, Error> {
     let name = environment.name_any();
     let namespace = &context.settings.namespace;
-    let targets: Api<Target> = Api::namespaced(context.client.clone(), namespace);
-    let existing = targets
-        .get_opt(&name)
-        .await
-        .map_err(|e| api_error(&name, "reading its Target", e))?;
+    let (targets, existing) = read_target(&name, context).await?;
     let write = match &existing {
         None => TargetWrite::Create,
         Some(existing) if target_is_current(existing, &desired) => {
