@@ -41,18 +41,20 @@ pub struct List {
     pub nodes: Vec<Node>,
 }
 
-/// A statement-level node.
+/// A statement-level node. Every variant but text is boxed: a chart's templates hold tens of
+/// thousands of nodes, about half of them text, and lists of inline pipelines (160 bytes
+/// each) took several times the memory of the templates' text.
 #[derive(Debug)]
 pub enum Node {
     /// Plain text, printed as is: this byte range of the template's source (text is never
     /// rewritten, only trimmed, so trees need no copy of it).
     Text(std::ops::Range<usize>),
     /// `{{pipeline}}`: prints the value unless the pipeline declares variables.
-    Action(Pipe),
+    Action(Box<Pipe>),
     /// `{{if}}`, `{{with}}` or `{{range}}`.
     Branch(Box<Branch>),
     /// `{{template "name" pipeline}}` (also what `{{block}}` leaves in place).
-    Template(TemplateCall),
+    Template(Box<TemplateCall>),
     /// `{{break}}`.
     Break,
     /// `{{continue}}`.

@@ -282,7 +282,7 @@ impl<'a> Parser<'a> {
             TokenKind::Template => self.template_control()?,
             _ => {
                 self.backup();
-                Node::Action(self.pipeline("command", TokenKind::RightDelim)?)
+                Node::Action(Box::new(self.pipeline("command", TokenKind::RightDelim)?))
             }
         };
         Ok(Item::Node(node))
@@ -389,11 +389,11 @@ impl<'a> Parser<'a> {
             self.backup();
             Some(self.pipeline(context, TokenKind::RightDelim)?)
         };
-        Ok(Node::Template(TemplateCall {
+        Ok(Node::Template(Box::new(TemplateCall {
             pos: token.pos,
             name,
             pipe,
-        }))
+        })))
     }
 
     fn block_control(&mut self) -> Parsed<Node> {
@@ -417,11 +417,11 @@ impl<'a> Parser<'a> {
             name: name.clone(),
             root,
         });
-        Ok(Node::Template(TemplateCall {
+        Ok(Node::Template(Box::new(TemplateCall {
             pos: token.pos,
             name,
             pipe: Some(pipe),
-        }))
+        })))
     }
 
     fn pipeline(&mut self, context: &str, end: TokenKind) -> Parsed<Pipe> {
