@@ -1,16 +1,18 @@
 //! Loading charts from folders (honouring `.helmignore`) and gzipped tar archives (with
 //! Helm's limits against hostile archives), then sorting the files into a [`Chart`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::Read;
+use std::io::{self, Read};
+use std::iter;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::ignore::{HELMIGNORE, Rules};
 use super::metadata::API_VERSION_V1;
 use super::{Chart, File, LoadError};
-use crate::yaml;
+use crate::data::Map as DataMap;
+use crate::{parallel, yaml};
 
 /// Largest total size of an unpacked archive (Helm's `MaxDecompressedChartSize`, 100 MiB).
 pub const MAX_DECOMPRESSED_CHART_SIZE: u64 = 100 * 1024 * 1024;
@@ -162,8 +164,9 @@ fn walk(
                 crate::value::format::quote(&name)
             )));
         }
-        let data =
-            fs::read(&path).map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
+        let data = fs::File::open(&path)
+            .and_then(|file| read_shared(file, meta.len()))
+            .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
         files.push(File {
             name: rel,
             data: strip_bom(data),
@@ -176,11 +179,51 @@ fn walk(
     Ok(())
 }
 
-fn strip_bom(data: Vec<u8>) -> Arc<[u8]> {
+fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
     match data.strip_prefix(UTF8_BOM) {
         Some(rest) => rest.into(),
-        None => data.into(),
+        None => data,
     }
+}
+
+/// Reads `reader` to its end into shared bytes, allocated at the `expected` size (stat'ed or
+/// declared) so that they land in place: turning a `Vec` into an `Arc<[u8]>` would copy every
+/// file of the chart once more, and touch twice its memory. A size that changed since it was
+/// stated still reads whole.
+fn read_shared(mut reader: impl Read, expected: u64) -> io::Result<Arc<[u8]>> {
+    let expected = usize::try_from(expected).unwrap_or(usize::MAX);
+    let mut data: Arc<[u8]> = iter::repeat_n(0, expected).collect();
+    let filled = match Arc::get_mut(&mut data) {
+        Some(buffer) => fill(&mut reader, buffer)?,
+        // Not reached: a new Arc is not shared.
+        None => 0,
+    };
+    if filled < expected {
+        let mut rest = data[..filled].to_vec();
+        reader.read_to_end(&mut rest)?;
+        return Ok(rest.into());
+    }
+    let mut rest = Vec::new();
+    if reader.read_to_end(&mut rest)? == 0 {
+        return Ok(data);
+    }
+    let mut all = data.to_vec();
+    all.append(&mut rest);
+    Ok(all.into())
+}
+
+/// Reads into `buffer` until it is full or the reader ends; how much was read.
+fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// Loads a chart from the bytes of a gzipped tar archive whose entries sit under one top
@@ -225,12 +268,10 @@ fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
                 crate::value::format::quote(&raw_name)
             )));
         }
-        let mut data = Vec::new();
         // Never trust the header's size: read at most what is left of the budget.
-        let read = (&mut entry)
-            .take(remaining)
-            .read_to_end(&mut data)
-            .map_err(|e| err(gzip_text(&e)))? as u64;
+        let data =
+            read_shared((&mut entry).take(remaining), size).map_err(|e| err(gzip_text(&e)))?;
+        let read = data.len() as u64;
         remaining -= read;
         if read < size || remaining == 0 {
             return Err(too_large());
@@ -321,6 +362,57 @@ fn clean_path(p: &str) -> String {
 
 /// Sorts loaded files into a chart (Helm's `LoadFiles`) and validates its metadata.
 pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
+    let mut values = parse_values_files(&files);
+    load_tree(files, &mut values, "")
+}
+
+/// Parsed `values.yaml` files by name, or the errors that parsing them gave.
+type ParsedValues = HashMap<String, Result<DataMap, yaml::YamlError>>;
+
+/// Parses the `values.yaml` files of a chart and of the subchart folders below it, on all
+/// cores: a root chart's values can take as long to read as all its subcharts' together.
+fn parse_values_files(files: &[File]) -> ParsedValues {
+    let values: Vec<&File> = files
+        .iter()
+        .filter(|file| is_values_file(&file.name))
+        .collect();
+    let parsed = parallel::map_ordered(
+        &values,
+        |file| file.data.len(),
+        |file| yaml::parse_values(&String::from_utf8_lossy(&file.data)),
+    );
+    values
+        .iter()
+        .map(|file| file.name.clone())
+        .zip(parsed)
+        .collect()
+}
+
+/// Whether `name` is where a chart or a subchart folder keeps its values: `values.yaml`,
+/// `charts/a/values.yaml`, `charts/a/charts/b/values.yaml` and so on.
+fn is_values_file(name: &str) -> bool {
+    let mut rest = name;
+    loop {
+        if rest == "values.yaml" {
+            return true;
+        }
+        let Some((_, inner)) = rest
+            .strip_prefix("charts/")
+            .and_then(|sub| sub.split_once('/'))
+        else {
+            return false;
+        };
+        rest = inner;
+    }
+}
+
+/// [`load_files`] for the chart whose files are named from `prefix` on (`charts/sub/` for a
+/// subchart), taking its values from those parsed ahead.
+fn load_tree(
+    files: Vec<File>,
+    values: &mut ParsedValues,
+    prefix: &str,
+) -> Result<Chart, LoadError> {
     let mut chart = Chart::default();
     let mut has_metadata = false;
     let mut subcharts: BTreeMap<String, Vec<File>> = BTreeMap::new();
@@ -340,8 +432,10 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
             }
             "Chart.lock" => {}
             "values.yaml" => {
-                let text = String::from_utf8_lossy(&file.data);
-                chart.values = yaml::parse_values(&text).map_err(|e| {
+                let parsed = values
+                    .remove(&format!("{prefix}values.yaml"))
+                    .unwrap_or_else(|| yaml::parse_values(&String::from_utf8_lossy(&file.data)));
+                chart.values = parsed.map_err(|e| {
                     err(format!(
                         "cannot load values.yaml: cannot unmarshal yaml document: {}",
                         e.helm_message()
@@ -415,7 +509,7 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
                     })
                 })
                 .collect();
-            load_files(inner)
+            load_tree(inner, values, &format!("{prefix}charts/{name}/"))
         };
         let sub = loaded.map_err(|e| {
             err(format!(
@@ -436,6 +530,45 @@ fn parse_yaml_file(file: &File, what: &str) -> Result<crate::data::Map, LoadErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hands out its bytes a few at a time, interrupted before each read, as a slow pipe
+    /// might.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        interrupt: bool,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(3).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn files_read_whole_whatever_size_was_stated() {
+        let text = b"apiVersion: v2\nname: demo\n";
+        for stated in [text.len(), 0, 5, text.len() - 1, text.len() + 1, 1000] {
+            let reader = Trickle {
+                bytes: text,
+                interrupt: false,
+            };
+            let data = read_shared(reader, stated as u64).unwrap();
+            assert_eq!(&data[..], text, "stated size {stated}");
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_from_what_was_read() {
+        let data = read_shared(&b"\xEF\xBB\xBFname: demo"[..], 15).unwrap();
+        assert_eq!(&strip_bom(data)[..], b"name: demo");
+    }
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());
@@ -502,6 +635,69 @@ mod tests {
         assert_eq!(chart.templates[0].name, "templates/x.yaml");
         assert_eq!(chart.files[0].name, "README.md");
         assert_eq!(chart.dependencies[0].metadata.api_version, "v1");
+    }
+
+    #[test]
+    fn values_files_are_known_at_every_subchart_depth() {
+        for name in [
+            "values.yaml",
+            "charts/a/values.yaml",
+            "charts/a/charts/b/values.yaml",
+        ] {
+            assert!(is_values_file(name), "{name}");
+        }
+        for name in [
+            "templates/values.yaml",
+            "charts/values.yaml",
+            "charts/a/files/values.yaml",
+            "values.yml",
+        ] {
+            assert!(!is_values_file(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn subchart_values_parsed_ahead_land_in_their_own_chart() {
+        let big = format!("pad: {}\n", "x".repeat(parallel::MIN_PARALLEL_SIZE));
+        let chart = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            ("demo/values.yaml", big.as_bytes()),
+            (
+                "demo/charts/a/Chart.yaml",
+                b"apiVersion: v2\nname: a\nversion: 1.0.0\n",
+            ),
+            ("demo/charts/a/values.yaml", b"who: a\n"),
+            (
+                "demo/charts/a/charts/b/Chart.yaml",
+                b"apiVersion: v2\nname: b\nversion: 1.0.0\n",
+            ),
+            ("demo/charts/a/charts/b/values.yaml", b"who: b\n"),
+            // Helm skips subchart folders starting with `_`: their values are never read.
+            ("demo/charts/_skip/values.yaml", b"who: [broken\n"),
+        ]))
+        .unwrap();
+        let a = &chart.dependencies[0];
+        let b = &a.dependencies[0];
+        let who = |c: &Chart| c.values.get("who").cloned();
+        assert_eq!(who(a), Some(crate::data::Data::from("a")));
+        assert_eq!(who(b), Some(crate::data::Data::from("b")));
+        assert!(chart.values.contains_key("pad"));
+
+        let broken = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            (
+                "demo/charts/a/Chart.yaml",
+                b"apiVersion: v2\nname: a\nversion: 1.0.0\n",
+            ),
+            ("demo/charts/a/values.yaml", b"who: [broken\n"),
+        ]))
+        .unwrap_err();
+        assert!(
+            broken.0.starts_with(
+                "error unpacking subchart a in demo: cannot load values.yaml: cannot unmarshal yaml document:"
+            ),
+            "{broken}"
+        );
     }
 
     #[test]
