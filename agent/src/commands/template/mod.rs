@@ -229,7 +229,8 @@ fn fail(message: impl Into<String>) -> Outcome {
     }
 }
 
-/// Computes what `template` prints, without printing it.
+/// Computes what `template` prints, without printing it. Meant for the process's one render:
+/// the parse trees are left to the exit to free.
 pub fn execute(args: &Args) -> Outcome {
     if let Some(message) = args.unsupported.error() {
         return fail(message);
@@ -289,6 +290,8 @@ pub fn execute(args: &Args) -> Outcome {
         // `helm template` answers without a cluster.
         cluster_api_versions: None,
         lookup: None,
+        // The process ends once the output is printed.
+        leak_parse_trees: true,
     };
     let release = match render::install(&chart, &user_values, &options) {
         Ok(r) => r,
