@@ -28,12 +28,14 @@ where
     F: Fn(&T) -> R + Sync,
 {
     let sizes: Vec<usize> = items.iter().map(size).collect();
-    let total: usize = sizes.iter().sum();
+    if sizes.iter().sum::<usize>() < MIN_PARALLEL_SIZE {
+        return items.iter().map(f).collect();
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_THREADS)
         .min(items.len());
-    if threads < 2 || total < MIN_PARALLEL_SIZE {
+    if threads < 2 {
         return items.iter().map(f).collect();
     }
     let mut order: Vec<usize> = (0..items.len()).collect();

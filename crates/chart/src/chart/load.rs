@@ -159,14 +159,15 @@ fn walk(
             )));
         }
         if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
-            return Err(err(format!(
-                "chart file {} is larger than the maximum file size {MAX_DECOMPRESSED_FILE_SIZE}",
-                crate::value::format::quote(&name)
-            )));
+            return Err(too_large_file(&name));
         }
+        // Bounded: the file may have grown since it was stat'ed.
         let data = fs::File::open(&path)
-            .and_then(|file| read_shared(file, meta.len()))
+            .and_then(|file| read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()))
             .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
+        if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
+            return Err(too_large_file(&name));
+        }
         files.push(File {
             name: rel,
             data: strip_bom(data),
@@ -179,6 +180,13 @@ fn walk(
     Ok(())
 }
 
+fn too_large_file(name: &str) -> LoadError {
+    err(format!(
+        "chart file {} is larger than the maximum file size {MAX_DECOMPRESSED_FILE_SIZE}",
+        crate::value::format::quote(name)
+    ))
+}
+
 fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
     match data.strip_prefix(UTF8_BOM) {
         Some(rest) => rest.into(),
@@ -189,9 +197,10 @@ fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
 /// Reads `reader` to its end into shared bytes, allocated at the `expected` size (stat'ed or
 /// declared) so that they land in place: turning a `Vec` into an `Arc<[u8]>` would copy every
 /// file of the chart once more, and touch twice its memory. A size that changed since it was
-/// stated still reads whole.
+/// stated still reads whole; a stated size above a chart file's limit is not trusted for the
+/// allocation (the reader bounds what is read).
 fn read_shared(mut reader: impl Read, expected: u64) -> io::Result<Arc<[u8]>> {
-    let expected = usize::try_from(expected).unwrap_or(usize::MAX);
+    let expected = usize::try_from(expected.min(MAX_DECOMPRESSED_FILE_SIZE)).unwrap_or(0);
     let mut data: Arc<[u8]> = iter::repeat_n(0, expected).collect();
     let filled = match Arc::get_mut(&mut data) {
         Some(buffer) => fill(&mut reader, buffer)?,
@@ -258,7 +267,8 @@ fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
         }
         let raw_name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         let name = archive_entry_name(&raw_name)?;
-        let size = entry.header().size().unwrap_or(0);
+        // The entry's size, a PAX record's where there is one (Go's `Header.Size`).
+        let size = entry.size();
         if size > remaining {
             return Err(too_large());
         }
@@ -370,11 +380,17 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
 type ParsedValues = HashMap<String, Result<DataMap, yaml::YamlError>>;
 
 /// Parses the `values.yaml` files of a chart and of the subchart folders below it, on all
-/// cores: a root chart's values can take as long to read as all its subcharts' together.
+/// cores: a root chart's values can take as long to read as all its subcharts' together. A
+/// name that occurs twice (an archive may hold it twice) is left to be parsed in place, so
+/// that each copy is read as Helm reads it.
 fn parse_values_files(files: &[File]) -> ParsedValues {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for file in files.iter().filter(|file| is_values_file(&file.name)) {
+        *seen.entry(file.name.as_str()).or_default() += 1;
+    }
     let values: Vec<&File> = files
         .iter()
-        .filter(|file| is_values_file(&file.name))
+        .filter(|file| seen.get(file.name.as_str()) == Some(&1))
         .collect();
     let parsed = parallel::map_ordered(
         &values,
@@ -389,19 +405,23 @@ fn parse_values_files(files: &[File]) -> ParsedValues {
 }
 
 /// Whether `name` is where a chart or a subchart folder keeps its values: `values.yaml`,
-/// `charts/a/values.yaml`, `charts/a/charts/b/values.yaml` and so on.
+/// `charts/a/values.yaml`, `charts/a/charts/b/values.yaml` and so on (not in the folders
+/// Helm skips, starting with `_` or `.`).
 fn is_values_file(name: &str) -> bool {
     let mut rest = name;
     loop {
         if rest == "values.yaml" {
             return true;
         }
-        let Some((_, inner)) = rest
+        let Some((sub, inner)) = rest
             .strip_prefix("charts/")
             .and_then(|sub| sub.split_once('/'))
         else {
             return false;
         };
+        if sub.starts_with('_') || sub.starts_with('.') {
+            return false;
+        }
         rest = inner;
     }
 }
@@ -566,8 +586,12 @@ mod tests {
 
     #[test]
     fn a_byte_order_mark_is_dropped_from_what_was_read() {
-        let data = read_shared(&b"\xEF\xBB\xBFname: demo"[..], 15).unwrap();
-        assert_eq!(&strip_bom(data)[..], b"name: demo");
+        let chart = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            ("demo/templates/x.yaml", b"\xEF\xBB\xBFkind: X\n"),
+        ]))
+        .unwrap();
+        assert_eq!(&chart.templates[0].data[..], b"kind: X\n");
     }
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
@@ -650,6 +674,8 @@ mod tests {
             "templates/values.yaml",
             "charts/values.yaml",
             "charts/a/files/values.yaml",
+            "charts/_a/values.yaml",
+            "charts/a/charts/.b/values.yaml",
             "values.yml",
         ] {
             assert!(!is_values_file(name), "{name}");
@@ -659,7 +685,7 @@ mod tests {
     #[test]
     fn subchart_values_parsed_ahead_land_in_their_own_chart() {
         let big = format!("pad: {}\n", "x".repeat(parallel::MIN_PARALLEL_SIZE));
-        let chart = load_archive(&tgz(&[
+        let files = archive_files(&tgz(&[
             ("demo/Chart.yaml", CHART),
             ("demo/values.yaml", big.as_bytes()),
             (
@@ -676,6 +702,11 @@ mod tests {
             ("demo/charts/_skip/values.yaml", b"who: [broken\n"),
         ]))
         .unwrap();
+        let mut values = parse_values_files(&files);
+        assert_eq!(values.len(), 3);
+        let chart = load_tree(files, &mut values, "").unwrap();
+        // Every chart took the values parsed for it.
+        assert!(values.is_empty(), "{:?}", values.keys());
         let a = &chart.dependencies[0];
         let b = &a.dependencies[0];
         let who = |c: &Chart| c.values.get("who").cloned();
@@ -697,6 +728,20 @@ mod tests {
                 "error unpacking subchart a in demo: cannot load values.yaml: cannot unmarshal yaml document:"
             ),
             "{broken}"
+        );
+
+        // An archive may hold a name twice: each copy is read, as Helm reads it.
+        let twice = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            ("demo/values.yaml", b"who: [broken\n"),
+            ("demo/values.yaml", b"who: fine\n"),
+        ]))
+        .unwrap_err();
+        assert!(
+            twice
+                .0
+                .starts_with("cannot load values.yaml: cannot unmarshal yaml document:"),
+            "{twice}"
         );
     }
 

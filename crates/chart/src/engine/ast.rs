@@ -41,9 +41,10 @@ pub struct List {
     pub nodes: Vec<Node>,
 }
 
-/// A statement-level node. Every variant but text is boxed: a chart's templates hold tens of
-/// thousands of nodes, about half of them text, and lists of inline pipelines (160 bytes
-/// each) took several times the memory of the templates' text.
+/// A statement-level node. Actions, branches and template calls are boxed, so that a node is
+/// no larger than a text span: a chart's templates hold tens of thousands of nodes, about half
+/// of them text, and lists of inline pipelines (160 bytes each) took several times the memory
+/// of the templates' text.
 #[derive(Debug)]
 pub enum Node {
     /// Plain text, printed as is: this byte range of the template's source (text is never

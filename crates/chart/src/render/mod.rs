@@ -88,8 +88,9 @@ pub struct TemplateOptions {
     pub show_only: Vec<String>,
     /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
-    /// Leave the parsed templates allocated after the render, for a process that exits right
-    /// after (`template`): freeing tens of thousands of parse-tree nodes one by one costs
+    /// Leave the template engine (parse trees, template texts and constants, functions)
+    /// allocated after a successful render, for a process that exits right after
+    /// (`template`): freeing tens of thousands of parse-tree nodes one by one costs
     /// milliseconds that the exit saves. Long-running callers leave it false.
     pub leak_parse_trees: bool,
 }
@@ -633,6 +634,19 @@ mod tests {
             "{}",
             e.summary
         );
+    }
+
+    #[test]
+    fn a_render_that_leaves_its_parse_trees_prints_the_same() {
+        let c = chart("{{ define \"x\" }}b: {{ . }}{{ end }}a: 1\n{{ template \"x\" 2 }}\n");
+        let freed = install(&c, &DataMap::new(), &TemplateOptions::default()).unwrap();
+        let leaving = TemplateOptions {
+            leak_parse_trees: true,
+            ..Default::default()
+        };
+        let left = install(&c, &DataMap::new(), &leaving).unwrap();
+        assert_eq!(left.manifest, freed.manifest);
+        assert!(left.manifest.contains("a: 1\nb: 2"), "{}", left.manifest);
     }
 
     #[test]
