@@ -26,10 +26,8 @@ fn demo_chart(version: &str) -> Vec<u8> {
     ])
 }
 
-fn archive_path(version: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("landscaper-fetch-archives-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("archive folder");
+/// Writes the demo chart's archive into `dir` (a test's scratch folder, removed with it).
+fn archive_path(version: &str, dir: &Path) -> PathBuf {
     let path = dir.join(format!("demo-{version}.tgz"));
     std::fs::write(&path, demo_chart(version)).expect("write archive");
     path
@@ -64,7 +62,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// What rendering the archive from disk prints: the reference for remote fetches.
 fn local_render(version: &str, home: &Path) -> String {
-    let path = archive_path(version);
+    let path = archive_path(version, home);
     let out = template(&["rel", path.to_str().unwrap_or("")], home);
     assert_success(&out);
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -457,7 +455,7 @@ fn values_files_and_set_files_can_be_urls() {
         ("/values.yaml", "greeting: from-a-url\n"),
         ("/greeting.txt", "from-a-file-url"),
     ]);
-    let archive = archive_path("0.1.0");
+    let archive = archive_path("0.1.0", &home);
     let chart = archive.to_str().unwrap_or("");
     let url = format!("{base}/values.yaml");
 
