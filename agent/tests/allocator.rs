@@ -1,0 +1,27 @@
+//! The agent binary allocates with jemalloc, with the settings `.cargo/config.toml` compiles in
+//! (huge pages, one arena): a `template` run's speed and peak memory depend on them, and a
+//! build without them would still pass every other test.
+
+use std::process::Command;
+
+#[test]
+fn the_binary_runs_jemalloc_with_huge_pages_and_one_arena() {
+    // jemalloc prints its settings at exit when asked to through its environment variable.
+    let out = Command::new(env!("CARGO_BIN_EXE_landscaper-agent"))
+        .arg("--version")
+        .env("_RJEM_MALLOC_CONF", "stats_print:true")
+        .output()
+        .expect("run landscaper-agent");
+    assert!(out.status.success());
+    let stats = String::from_utf8_lossy(&out.stderr);
+    for setting in [
+        "opt.thp: \"always\"",
+        "opt.metadata_thp: \"always\"",
+        "opt.narenas: 1\n",
+    ] {
+        assert!(
+            stats.contains(setting),
+            "{setting:?} missing from jemalloc's statistics:\n{stats}"
+        );
+    }
+}
