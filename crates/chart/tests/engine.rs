@@ -673,3 +673,53 @@ fn errors_render_the_offending_line_with_a_marker() {
         "template: chart/templates/a.yaml:2:16: executing \"chart/templates/a.yaml\" at <.Values.a.b>: nil pointer evaluating interface {}.b\n  --> chart/templates/a.yaml:2\n2 | name: {{ .Values.a.b }}\n  |                 ^"
     );
 }
+
+#[test]
+fn a_file_parsed_apart_renders_under_the_name_it_is_added_with() {
+    let text = "{{ define \"greet\" }}hi {{ .who | upper }}{{ end }}{{ template \"greet\" . }}!";
+    let parsed = Engine::new().parse_apart(text).expect("parses");
+    let mut engine = Engine::new();
+    engine
+        .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
+        .unwrap();
+    let dot = data(r#"{"who": "you"}"#);
+    assert_eq!(
+        engine.render("c/templates/a.yaml", &dot).unwrap(),
+        "hi YOU!"
+    );
+    assert_eq!(engine.render("greet", &dot).unwrap(), "hi YOU");
+}
+
+#[test]
+fn a_file_parsed_apart_with_a_function_the_engine_lacks_fails_as_if_parsed_in_place() {
+    let text = "{{ .who | upper }}";
+    let parsed = Engine::new().parse_apart(text).expect("parses");
+    let mut engine = Engine::with_funcs(go_builtins());
+    let error = engine
+        .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "template: c/templates/a.yaml:1: function \"upper\" not defined"
+    );
+    assert!(Engine::new().parse_apart("{{ if }}").is_none());
+}
+
+#[test]
+fn files_without_a_parse_apart_are_parsed_in_their_place() {
+    let first = "{{ define \"x\" }}first{{ end }}";
+    let second = "{{ define \"x\" }}second{{ end }}{{ template \"x\" }}";
+    let parsed = Engine::new().parse_apart(first).expect("parses");
+    let mut engine = Engine::new();
+    // The later file's definition wins, whichever file was parsed apart.
+    engine
+        .add_templates_parsed(&[("a", first), ("b", second)], vec![Some(parsed)])
+        .unwrap();
+    assert_eq!(engine.render("b", &data("{}")).unwrap(), "second");
+    let parsed = Engine::new().parse_apart(second).expect("parses");
+    let mut engine = Engine::new();
+    engine
+        .add_templates_parsed(&[("a", first), ("b", second)], vec![None, Some(parsed)])
+        .unwrap();
+    assert_eq!(engine.render("b", &data("{}")).unwrap(), "second");
+}

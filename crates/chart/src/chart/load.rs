@@ -8,6 +8,7 @@ use std::iter;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::ahead::AheadParser;
 use super::ignore::{HELMIGNORE, Rules};
 use super::metadata::API_VERSION_V1;
 use super::{Chart, File, LoadError};
@@ -112,72 +113,131 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
         rules = Rules::parse(&text).map_err(err)?;
     }
     rules.add_defaults();
-    let mut files = Vec::new();
-    walk(dir, "", &rules, &mut files, 0)?;
-    load_files(files)
+    let ahead = AheadParser::start();
+    // The root values.yaml is read first and parsed while the walk reads the rest: it is the
+    // largest file parsed before rendering (kube-prometheus-stack's is 200 KB, mostly
+    // comments), and the walk reaches it last.
+    let root_values = read_root_values(dir, &rules);
+    let (files, root_values) = std::thread::scope(|scope| {
+        let parsing = root_values.clone().map(|data| {
+            scope.spawn(move || {
+                let parsed = yaml::parse_values(&String::from_utf8_lossy(&data));
+                (data, parsed)
+            })
+        });
+        let mut walk = FolderWalk {
+            rules: &rules,
+            ahead: &ahead,
+            root_values,
+            files: Vec::new(),
+        };
+        let walked = walk.walk(dir, "", 0);
+        // A parse that panicked is parsed again in place, and panics there.
+        let parsed = parsing.and_then(|parsing| parsing.join().ok());
+        walked.map(|()| (walk.files, parsed))
+    })?;
+    let mut values = parse_values_files(&files, root_values);
+    let mut chart = load_tree(files, &mut values, "")?;
+    chart.parsed_ahead = ahead.finish();
+    Ok(chart)
 }
 
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    rules: &Rules,
-    files: &mut Vec<File>,
-    depth: usize,
-) -> Result<(), LoadError> {
-    if depth > MAX_DIR_DEPTH {
-        return Err(err(format!(
-            "{}: too many levels of nested folders or symbolic links",
-            dir.display()
-        )));
+/// The chart's own `values.yaml`, if the walk will load it and it reads cleanly (otherwise the
+/// walk reads it in turn and reports what is wrong).
+fn read_root_values(dir: &Path, rules: &Rules) -> Option<Arc<[u8]>> {
+    let name = "values.yaml";
+    if rules.ignore(name, false) {
+        return None;
     }
-    let read = fs::read_dir(dir).map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
-    let mut names: Vec<String> = Vec::new();
-    for entry in read {
-        let entry = entry.map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
-        names.push(entry.file_name().to_string_lossy().into_owned());
-    }
-    // Go's filepath.Walk visits names in byte order.
-    names.sort();
-    for name in names {
-        let path = dir.join(&name);
-        let rel = format!("{prefix}{name}");
-        let meta =
-            fs::metadata(&path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
-        if meta.is_dir() {
-            if !rules.ignore(&rel, true) {
-                walk(&path, &format!("{rel}/"), rules, files, depth + 1)?;
-            }
-            continue;
-        }
-        if rules.ignore(&rel, false) {
-            continue;
-        }
-        if !meta.is_file() {
+    let path = dir.join(name);
+    let meta = fs::metadata(&path).ok()?;
+    read_folder_file(&path, name, &meta).ok()
+}
+
+/// A chart folder being read in Go's `filepath.Walk` order.
+struct FolderWalk<'a> {
+    rules: &'a Rules,
+    ahead: &'a AheadParser,
+    /// The root `values.yaml`, read already.
+    root_values: Option<Arc<[u8]>>,
+    files: Vec<File>,
+}
+
+impl FolderWalk<'_> {
+    fn walk(&mut self, dir: &Path, prefix: &str, depth: usize) -> Result<(), LoadError> {
+        if depth > MAX_DIR_DEPTH {
             return Err(err(format!(
-                "cannot load irregular file {} as it has file mode type bits set",
-                path.display()
+                "{}: too many levels of nested folders or symbolic links",
+                dir.display()
             )));
         }
-        if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
-            return Err(too_large_file(&name));
+        let read =
+            fs::read_dir(dir).map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
+        let mut names: Vec<String> = Vec::new();
+        for entry in read {
+            let entry = entry.map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
         }
-        // Bounded: the file may have grown since it was stat'ed.
-        let data = fs::File::open(&path)
-            .and_then(|file| read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()))
-            .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
-        if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
-            return Err(too_large_file(&name));
+        // Go's filepath.Walk visits names in byte order.
+        names.sort();
+        for name in names {
+            let path = dir.join(&name);
+            let rel = format!("{prefix}{name}");
+            let meta = fs::metadata(&path)
+                .map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+            if meta.is_dir() {
+                if !self.rules.ignore(&rel, true) {
+                    self.walk(&path, &format!("{rel}/"), depth + 1)?;
+                }
+                continue;
+            }
+            if self.rules.ignore(&rel, false) {
+                continue;
+            }
+            let read_already = if rel == "values.yaml" {
+                self.root_values.take()
+            } else {
+                None
+            };
+            let data = match read_already {
+                Some(data) => data,
+                None => read_folder_file(&path, &rel, &meta)?,
+            };
+            self.ahead.offer(&rel, &data);
+            self.files.push(File {
+                name: rel,
+                data,
+                modified: meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| jiff::Timestamp::try_from(t).ok()),
+            });
         }
-        files.push(File {
-            name: rel,
-            data: strip_bom(data),
-            modified: meta
-                .modified()
-                .ok()
-                .and_then(|t| jiff::Timestamp::try_from(t).ok()),
-        });
+        Ok(())
     }
-    Ok(())
+}
+
+/// The contents of the folder file at `path` (`rel` in the chart), without a byte order mark;
+/// irregular and oversized files are refused.
+fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Arc<[u8]>, LoadError> {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if !meta.is_file() {
+        return Err(err(format!(
+            "cannot load irregular file {} as it has file mode type bits set",
+            path.display()
+        )));
+    }
+    if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
+        return Err(too_large_file(name));
+    }
+    // Bounded: the file may have grown since it was stat'ed.
+    let data = fs::File::open(path)
+        .and_then(|file| read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()))
+        .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
+    if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
+        return Err(too_large_file(name));
+    }
+    Ok(strip_bom(data))
 }
 
 fn too_large_file(name: &str) -> LoadError {
@@ -238,7 +298,10 @@ fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
 /// Loads a chart from the bytes of a gzipped tar archive whose entries sit under one top
 /// folder (`mychart/Chart.yaml`, ...).
 pub fn load_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
-    load_files(archive_files(bytes)?)
+    let ahead = AheadParser::start();
+    let mut chart = load_files(archive_files(bytes, &ahead)?)?;
+    chart.parsed_ahead = ahead.finish();
+    Ok(chart)
 }
 
 /// The folder a chart archive keeps its files in (`demo` for `demo/Chart.yaml`), from its
@@ -253,7 +316,8 @@ pub fn archive_folder(bytes: &[u8]) -> Option<String> {
         .map(str::to_string)
 }
 
-fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
+/// The files of a chart archive, each template file offered to `ahead` as it is read.
+fn archive_files(bytes: &[u8], ahead: &AheadParser) -> Result<Vec<File>, LoadError> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(gz);
     let entries = archive.entries().map_err(|e| err(gzip_text(&e)))?;
@@ -291,9 +355,11 @@ fn archive_files(bytes: &[u8]) -> Result<Vec<File>, LoadError> {
             .mtime()
             .ok()
             .and_then(|s| jiff::Timestamp::from_second(i64::try_from(s).ok()?).ok());
+        let data = strip_bom(data);
+        ahead.offer(&name, &data);
         files.push(File {
             name,
-            data: strip_bom(data),
+            data,
             modified,
         });
     }
@@ -372,55 +438,68 @@ fn clean_path(p: &str) -> String {
 
 /// Sorts loaded files into a chart (Helm's `LoadFiles`) and validates its metadata.
 pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
-    let mut values = parse_values_files(&files);
+    let mut values = parse_values_files(&files, None);
     load_tree(files, &mut values, "")
 }
 
 /// Parsed `values.yaml` files by name, or the errors that parsing them gave.
 type ParsedValues = HashMap<String, Result<DataMap, yaml::YamlError>>;
 
+/// The root `values.yaml` parsed already: its contents and what parsing them gave.
+type ParsedRootValues = (Arc<[u8]>, Result<DataMap, yaml::YamlError>);
+
 /// Parses the `values.yaml` files of a chart and of the subchart folders below it, on all
 /// cores: a root chart's values can take as long to read as all its subcharts' together. A
 /// name that occurs twice (an archive may hold it twice) is left to be parsed in place, so
-/// that each copy is read as Helm reads it.
-fn parse_values_files(files: &[File]) -> ParsedValues {
+/// that each copy is read as Helm reads it. `root`, if given, is the root file's parse, used
+/// if it is of the very contents loaded.
+fn parse_values_files(files: &[File], root: Option<ParsedRootValues>) -> ParsedValues {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for file in files.iter().filter(|file| is_values_file(&file.name)) {
         *seen.entry(file.name.as_str()).or_default() += 1;
     }
+    let mut ready = ParsedValues::new();
+    if let Some((data, parsed)) = root
+        && seen.get("values.yaml") == Some(&1)
+        && files
+            .iter()
+            .any(|file| file.name == "values.yaml" && Arc::ptr_eq(&file.data, &data))
+    {
+        ready.insert("values.yaml".to_string(), parsed);
+    }
     let values: Vec<&File> = files
         .iter()
-        .filter(|file| seen.get(file.name.as_str()) == Some(&1))
+        .filter(|file| seen.get(file.name.as_str()) == Some(&1) && !ready.contains_key(&file.name))
         .collect();
     let parsed = parallel::map_ordered(
         &values,
         |file| file.data.len(),
         |file| yaml::parse_values(&String::from_utf8_lossy(&file.data)),
     );
-    values
-        .iter()
-        .map(|file| file.name.clone())
-        .zip(parsed)
-        .collect()
+    ready.extend(values.iter().map(|file| file.name.clone()).zip(parsed));
+    ready
 }
 
 /// Whether `name` is where a chart or a subchart folder keeps its values: `values.yaml`,
-/// `charts/a/values.yaml`, `charts/a/charts/b/values.yaml` and so on (not in the folders
-/// Helm skips, starting with `_` or `.`).
+/// `charts/a/values.yaml`, `charts/a/charts/b/values.yaml` and so on.
 fn is_values_file(name: &str) -> bool {
+    own_path(name) == Some("values.yaml")
+}
+
+/// The path of `name` within the chart or subchart folder that holds it: `templates/x.yaml`
+/// for `charts/a/charts/b/templates/x.yaml`; `None` below the subchart folders Helm skips
+/// (starting with `_` or `.`).
+pub(super) fn own_path(name: &str) -> Option<&str> {
     let mut rest = name;
     loop {
-        if rest == "values.yaml" {
-            return true;
-        }
         let Some((sub, inner)) = rest
             .strip_prefix("charts/")
             .and_then(|sub| sub.split_once('/'))
         else {
-            return false;
+            return Some(rest);
         };
         if sub.starts_with('_') || sub.starts_with('.') {
-            return false;
+            return None;
         }
         rest = inner;
     }
@@ -508,7 +587,10 @@ fn load_tree(
         }
         let loaded = if name.ends_with(".tgz") {
             match files.into_iter().next() {
-                Some(file) if file.name == name => load_archive(&file.data),
+                // Only the chart being loaded keeps files parsed ahead for its render.
+                Some(file) if file.name == name => {
+                    load_files(archive_files(&file.data, &AheadParser::off())?)
+                }
                 Some(file) => {
                     return Err(err(format!(
                         "error unpacking subchart tar in {}: expected {name}, got {}",
@@ -616,6 +698,53 @@ mod tests {
     }
 
     #[test]
+    fn templates_parsed_while_loading_are_what_the_render_uses() {
+        let entries: &[(&str, &[u8])] = &[
+            ("demo/Chart.yaml", b"apiVersion: v2\nname: demo\nversion: 0.1.0\ndependencies:\n- name: up\n- name: down\n  condition: down.enabled\n"),
+            ("demo/templates/_helpers.tpl", b"{{ define \"who\" }}{{ .Values.who }}{{ end }}"),
+            ("demo/templates/a.yaml", b"who: {{ include \"who\" . }}\n"),
+            ("demo/templates/broken.yaml", b"{{ if }}"),
+            ("demo/charts/up/Chart.yaml", b"apiVersion: v2\nname: up\nversion: 1.0.0\n"),
+            ("demo/charts/up/templates/b.yaml", b"up: {{ .Chart.Name | upper }}\n"),
+            ("demo/charts/down/Chart.yaml", b"apiVersion: v2\nname: down\nversion: 1.0.0\n"),
+            ("demo/charts/down/templates/c.yaml", b"down: {{ .Chart.Name }}\n"),
+            ("demo/charts/_skip/templates/d.yaml", b"skipped: true\n"),
+            ("demo/values.yaml", b"who: me\ndown:\n  enabled: false\n"),
+        ];
+        let chart = load_archive(&tgz(entries)).unwrap();
+        let helper = std::thread::available_parallelism().map_or(1, usize::from) > 1;
+        // Every template file of the chart and its subchart folders but the broken one.
+        assert_eq!(chart.parsed_ahead.untaken(), if helper { 4 } else { 0 });
+        let options = crate::render::TemplateOptions::default();
+        let error = crate::render::install(&chart, &DataMap::new(), &options).unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("(demo/templates/broken.yaml:1): missing value for if"),
+            "{}",
+            error.message
+        );
+
+        let mut fixed = entries.to_vec();
+        fixed.retain(|(name, _)| !name.ends_with("broken.yaml"));
+        let chart = load_archive(&tgz(&fixed)).unwrap();
+        assert_eq!(chart.parsed_ahead.untaken(), if helper { 4 } else { 0 });
+        let release = crate::render::install(&chart, &DataMap::new(), &options).unwrap();
+        // The disabled subchart's file is not kept for later renders.
+        assert_eq!(chart.parsed_ahead.untaken(), 0);
+        let in_place =
+            load_files(archive_files(&tgz(&fixed), &AheadParser::off()).unwrap()).unwrap();
+        assert_eq!(in_place.parsed_ahead.untaken(), 0);
+        let want = crate::render::install(&in_place, &DataMap::new(), &options).unwrap();
+        assert_eq!(release.manifest, want.manifest);
+        assert!(
+            release.manifest.contains("who: me") && release.manifest.contains("up: UP"),
+            "{}",
+            release.manifest
+        );
+    }
+
+    #[test]
     fn a_broken_archive_still_names_its_chart_folder() {
         let archive = tgz(&[("demo/Chart.yaml", b"name: [\n")]);
         assert!(load_archive(&archive).is_err());
@@ -685,24 +814,27 @@ mod tests {
     #[test]
     fn subchart_values_parsed_ahead_land_in_their_own_chart() {
         let big = format!("pad: {}\n", "x".repeat(parallel::MIN_PARALLEL_SIZE));
-        let files = archive_files(&tgz(&[
-            ("demo/Chart.yaml", CHART),
-            ("demo/values.yaml", big.as_bytes()),
-            (
-                "demo/charts/a/Chart.yaml",
-                b"apiVersion: v2\nname: a\nversion: 1.0.0\n",
-            ),
-            ("demo/charts/a/values.yaml", b"who: a\n"),
-            (
-                "demo/charts/a/charts/b/Chart.yaml",
-                b"apiVersion: v2\nname: b\nversion: 1.0.0\n",
-            ),
-            ("demo/charts/a/charts/b/values.yaml", b"who: b\n"),
-            // Helm skips subchart folders starting with `_`: their values are never read.
-            ("demo/charts/_skip/values.yaml", b"who: [broken\n"),
-        ]))
+        let files = archive_files(
+            &tgz(&[
+                ("demo/Chart.yaml", CHART),
+                ("demo/values.yaml", big.as_bytes()),
+                (
+                    "demo/charts/a/Chart.yaml",
+                    b"apiVersion: v2\nname: a\nversion: 1.0.0\n",
+                ),
+                ("demo/charts/a/values.yaml", b"who: a\n"),
+                (
+                    "demo/charts/a/charts/b/Chart.yaml",
+                    b"apiVersion: v2\nname: b\nversion: 1.0.0\n",
+                ),
+                ("demo/charts/a/charts/b/values.yaml", b"who: b\n"),
+                // Helm skips subchart folders starting with `_`: their values are never read.
+                ("demo/charts/_skip/values.yaml", b"who: [broken\n"),
+            ]),
+            &AheadParser::off(),
+        )
         .unwrap();
-        let mut values = parse_values_files(&files);
+        let mut values = parse_values_files(&files, None);
         assert_eq!(values.len(), 3);
         let chart = load_tree(files, &mut values, "").unwrap();
         // Every chart took the values parsed for it.
@@ -758,6 +890,66 @@ mod tests {
         assert_eq!(drive.0, "chart contains illegally named files");
         let garbage = load_archive(b"not gzip at all").unwrap_err();
         assert!(!garbage.0.is_empty());
+    }
+
+    /// A chart folder holding `entries`.
+    fn folder(entries: &[(&str, &[u8])]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, data) in entries {
+            let path = dir.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, data).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_folder_s_values_read_first_load_as_the_archive_s() {
+        let entries: &[(&str, &[u8])] = &[
+            ("Chart.yaml", CHART),
+            ("README.md", b"# demo\n"),
+            (
+                "charts/a/Chart.yaml",
+                b"apiVersion: v2\nname: a\nversion: 1.0.0\n",
+            ),
+            ("charts/a/values.yaml", b"who: a\n"),
+            ("templates/x.yaml", b"kind: X\n"),
+            (
+                "values.yaml",
+                b"\xEF\xBB\xBF# defaults\nwho: root\nlist: [1, 2]\n",
+            ),
+            ("zz.txt", b"last\n"),
+        ];
+        let from_folder = load_dir(folder(entries).path()).unwrap();
+        let archived: Vec<(String, &[u8])> = entries
+            .iter()
+            .map(|(name, data)| (format!("demo/{name}"), *data))
+            .collect();
+        let archived: Vec<(&str, &[u8])> = archived.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+        let from_archive = load_archive(&tgz(&archived)).unwrap();
+        assert_eq!(from_folder.values, from_archive.values);
+        assert_eq!(from_folder.values["who"], crate::data::Data::from("root"));
+        let names =
+            |chart: &Chart| -> Vec<String> { chart.files.iter().map(|f| f.name.clone()).collect() };
+        assert_eq!(names(&from_folder), names(&from_archive));
+        assert_eq!(
+            from_folder.dependencies[0].values["who"],
+            crate::data::Data::from("a")
+        );
+
+        // Ignored values are not read, early or late.
+        let ignored = folder(&[
+            ("Chart.yaml", CHART),
+            (".helmignore", b"values.yaml\n"),
+            ("values.yaml", b"who: root\n"),
+        ]);
+        let chart = load_dir(ignored.path()).unwrap();
+        assert!(chart.values.is_empty(), "{:?}", chart.values);
+
+        // Broken values fail the load as before, naming the file and line.
+        let broken = folder(&[("Chart.yaml", CHART), ("values.yaml", b"a: 1\nb: [\n")]);
+        let e = load_dir(broken.path()).unwrap_err();
+        assert!(e.0.contains("values.yaml") && e.0.contains("line"), "{e}");
     }
 
     #[test]

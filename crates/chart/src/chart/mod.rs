@@ -1,11 +1,13 @@
 //! Helm charts as loaded from a folder or a `.tgz`: metadata, default values, schema,
 //! templates, other files and subcharts, with Helm's loading rules and error messages.
 
+mod ahead;
 pub mod ignore;
 mod load;
 pub mod metadata;
 pub mod pattern;
 
+pub use ahead::ParsedAhead;
 pub use load::{
     MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, archive_folder, check_api_version,
     load, load_archive, load_dir, load_files,
@@ -49,6 +51,8 @@ pub struct Chart {
     pub files: Vec<File>,
     /// Subcharts from `charts/` (folders and archives), in name order.
     pub dependencies: Vec<Chart>,
+    /// Template files of this chart and its subcharts parsed while a chart folder loaded.
+    pub parsed_ahead: ParsedAhead,
 }
 
 impl Chart {
@@ -70,6 +74,15 @@ impl Chart {
             out.extend(dep.crd_objects(&format!("{full_path}/charts/{}", dep.name())));
         }
         out
+    }
+}
+
+/// A template file's text as the engine parses it: invalid UTF-8 replaced as Go's parser would
+/// see U+FFFD (checked with the fast validator first: almost every template is valid).
+pub(crate) fn template_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(data) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(data),
     }
 }
 

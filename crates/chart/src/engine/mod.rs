@@ -118,6 +118,24 @@ impl Template {
     }
 }
 
+/// A template file parsed apart from the engine that will hold it ([`Engine::parse_apart`]),
+/// with the names of the functions it calls, which that engine must know.
+#[derive(Debug)]
+pub struct ParsedTemplate {
+    file: parser::ParsedFile,
+    functions: Vec<String>,
+}
+
+impl ParsedTemplate {
+    /// The parsed file, its own tree named `name`.
+    fn named(mut self, name: &str) -> parser::ParsedFile {
+        if let Some(own) = self.file.trees.first_mut() {
+            own.name = name.to_string();
+        }
+        self.file
+    }
+}
+
 /// A set of templates sharing one namespace, with the functions they may call.
 pub struct Engine {
     funcs: FuncMap,
@@ -178,17 +196,68 @@ impl Engine {
     /// with the files parsed on all cores (parsing does not depend on the namespace; the trees
     /// are added in order afterwards, so later definitions still win).
     pub fn add_templates(&mut self, files: &[(&str, &str)]) -> Result<(), Error> {
+        self.add_templates_parsed(files, Vec::new())
+    }
+
+    /// [`Engine::add_templates`] with some files parsed already: `parsed[i]`, where given, is
+    /// `files[i]`'s text parsed by [`Engine::parse_apart`] (on another thread, say). A file
+    /// that calls a function this engine lacks is parsed again, so that the error is this
+    /// engine's.
+    pub fn add_templates_parsed(
+        &mut self,
+        files: &[(&str, &str)],
+        mut parsed: Vec<Option<ParsedTemplate>>,
+    ) -> Result<(), Error> {
+        parsed.resize_with(files.len(), || None);
+        for slot in &mut parsed {
+            let usable = slot
+                .as_ref()
+                .is_some_and(|p| p.functions.iter().all(|f| self.has_function(f)));
+            if !usable {
+                *slot = None;
+            }
+        }
+        let missing: Vec<usize> = (0..files.len()).filter(|&i| parsed[i].is_none()).collect();
         let funcs = &self.funcs;
         let known = |f: &str| matches!(f, "and" | "or" | "call") || funcs.contains(f);
-        let parsed = crate::parallel::map_ordered(
-            files,
-            |(_, text)| text.len(),
-            |(name, text)| parser::parse(name, text, &known),
+        let fresh = crate::parallel::map_ordered(
+            &missing,
+            |&i| files[i].1.len(),
+            |&i| parser::parse(files[i].0, files[i].1, &known),
         );
-        for ((name, text), parsed) in files.iter().zip(parsed) {
-            self.insert_parsed(name, text, parsed?);
+        let mut slots: Vec<Option<Result<parser::ParsedFile, Error>>> = parsed
+            .into_iter()
+            .zip(files)
+            .map(|(ahead, (name, _))| ahead.map(|ahead| Ok(ahead.named(name))))
+            .collect();
+        for (i, result) in missing.into_iter().zip(fresh) {
+            slots[i] = Some(result);
+        }
+        for ((name, text), slot) in files.iter().zip(slots) {
+            if let Some(file) = slot {
+                self.insert_parsed(name, text, file?);
+            }
         }
         Ok(())
+    }
+
+    /// Parses `text` as a template file for [`Engine::add_templates_parsed`] of this or
+    /// another engine, with this engine's functions; `None` if it does not parse (the engine
+    /// it is added to then parses it again, for an error that names the file as it names it).
+    pub fn parse_apart(&self, text: &str) -> Option<ParsedTemplate> {
+        let called = std::cell::RefCell::new(std::collections::HashSet::new());
+        let known = |f: &str| {
+            let mut called = called.borrow_mut();
+            if !called.contains(f) {
+                called.insert(f.to_string());
+            }
+            self.has_function(f)
+        };
+        let file = parser::parse("", text, &known).ok()?;
+        Some(ParsedTemplate {
+            file,
+            functions: called.into_inner().into_iter().collect(),
+        })
     }
 
     /// Adds the templates of a parsed file to the namespace.

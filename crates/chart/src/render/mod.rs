@@ -12,10 +12,11 @@ pub use manifest::{CheckedFile, Manifest, check_file, sort_manifests, split_mani
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
-use crate::chart::Chart;
 use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
+use crate::chart::{Chart, template_text};
 use crate::data::Map as DataMap;
 use crate::engine::{self, Engine, ErrorKind};
 use crate::funcs::{Lookup, install_lookup};
@@ -311,6 +312,8 @@ fn render_resources(
 /// One template to render, with the context of the chart it belongs to.
 struct Renderable<'c> {
     text: Cow<'c, str>,
+    /// The file's contents, by which a parse made while the chart loaded is found.
+    data: &'c Arc<[u8]>,
     dot: Map,
     base_path: String,
 }
@@ -361,8 +364,10 @@ fn render_each(
         .iter()
         .map(|name| (name.as_str(), renderables[*name].text.as_ref()))
         .collect();
+    let contents: Vec<&Arc<[u8]>> = names.iter().map(|name| renderables[*name].data).collect();
+    let parsed = chart.parsed_ahead.take_all(&contents);
     engine
-        .add_templates(&files)
+        .add_templates_parsed(&files, parsed)
         .map_err(|e| RenderError::template(&e, e.helm_message()))?;
     for name in names {
         let base = name.rsplit('/').next().unwrap_or(name);
@@ -453,22 +458,14 @@ fn collect<'c>(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
-                text: text_of(&t.data),
+                text: template_text(&t.data),
+                data: &t.data,
                 dot: dot.clone(),
                 base_path: format!("{full_path}/templates"),
             },
         );
     }
     dot
-}
-
-/// A template's text, invalid UTF-8 replaced as Go's parser would see U+FFFD (checked with the
-/// fast validator first: almost every template is valid).
-fn text_of(data: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(data) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(data),
-    }
 }
 
 /// What `helm template` writes to stdout for a rendered release.

@@ -1,0 +1,175 @@
+//! Template files parsed on a helper thread while the rest of their chart is read and its
+//! values parsed: reading a chart folder is mostly the kernel's work, on one core, and parsing
+//! the templates is the largest part of rendering them. A render takes the parsed files
+//! instead of parsing them again.
+//!
+//! The helper parses every template file it is offered, also those of subcharts that the
+//! values may disable; what a render does not take is dropped with the chart. A file that does
+//! not parse is left for the render, which reports the error as it always has.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+use super::template_text;
+use crate::engine::{Engine, ParsedTemplate};
+
+/// The parsed files by the address of their data, with the data itself: holding it keeps the
+/// address from being reused by another file.
+type Table = HashMap<usize, (Arc<[u8]>, ParsedTemplate)>;
+
+fn address(data: &Arc<[u8]>) -> usize {
+    Arc::as_ptr(data).cast::<u8>() as usize
+}
+
+/// Hands template files to the helper thread as they are read.
+pub(crate) struct AheadParser {
+    sender: Option<Sender<Arc<[u8]>>>,
+    worker: Option<JoinHandle<Table>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl AheadParser {
+    /// Starts the helper thread, unless the machine has one core (nothing would run beside
+    /// the reading) or the thread cannot be started (the render then parses everything).
+    pub(crate) fn start() -> AheadParser {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if cores < 2 {
+            return AheadParser::off();
+        }
+        let (sender, receiver) = channel::<Arc<[u8]>>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let worker = std::thread::Builder::new()
+            .name("parse-ahead".into())
+            .spawn(move || {
+                let engine = Engine::new();
+                let mut table = Table::new();
+                for data in receiver {
+                    if stopped.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if let Some(parsed) = engine.parse_apart(&template_text(&data)) {
+                        table.insert(address(&data), (data, parsed));
+                    }
+                }
+                table
+            })
+            .ok();
+        AheadParser {
+            sender: worker.as_ref().map(|_| sender),
+            worker,
+            stop,
+        }
+    }
+
+    /// A parser that takes no files (for a subchart archive: only the chart being loaded keeps
+    /// its parsed files).
+    pub(crate) fn off() -> AheadParser {
+        AheadParser {
+            sender: None,
+            worker: None,
+            stop: Arc::default(),
+        }
+    }
+
+    /// Offers a file of the chart folder, named from the folder on: template files of the
+    /// chart and of its subchart folders are parsed, the others ignored.
+    pub(crate) fn offer(&self, name: &str, data: &Arc<[u8]>) {
+        if let Some(sender) = &self.sender
+            && super::load::own_path(name).is_some_and(|path| path.starts_with("templates/"))
+        {
+            // A helper that has stopped only means the render parses this file itself.
+            let _ = sender.send(data.clone());
+        }
+    }
+
+    /// Ends the offers; the helper finishes the files it has.
+    pub(crate) fn finish(mut self) -> ParsedAhead {
+        self.sender = None;
+        ParsedAhead(self.worker.take().map(|worker| {
+            Arc::new(Mutex::new(Ahead {
+                worker: Some(worker),
+                stop: self.stop.clone(),
+                table: Table::new(),
+            }))
+        }))
+    }
+}
+
+impl Drop for AheadParser {
+    /// A load that failed leaves the files not yet begun.
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+struct Ahead {
+    /// The helper, until its table has been collected.
+    worker: Option<JoinHandle<Table>>,
+    /// Tells the helper to leave the files it has not begun.
+    stop: Arc<AtomicBool>,
+    table: Table,
+}
+
+/// The template files of a loaded chart that were parsed while it loaded (shared by the
+/// chart's clones; the first render takes them).
+#[derive(Clone, Default)]
+pub struct ParsedAhead(Option<Arc<Mutex<Ahead>>>);
+
+impl ParsedAhead {
+    /// Takes the parses of the template files whose contents are `files`, where the helper
+    /// parsed them, and drops the others (those of disabled subcharts): a render takes at once
+    /// all it will take, and a chart kept for later renders should not keep parse trees. The
+    /// helper is stopped after the file it is parsing: the render parses those left on all
+    /// cores, sooner than the helper would alone.
+    pub fn take_all(&self, files: &[&Arc<[u8]>]) -> Vec<Option<ParsedTemplate>> {
+        let Some(mut ahead) = self.finished(true) else {
+            return Vec::new();
+        };
+        let mut table = std::mem::take(&mut ahead.table);
+        files
+            .iter()
+            .map(|data| match table.remove(&address(data)) {
+                Some((held, parsed)) if Arc::ptr_eq(&held, data) => Some(parsed),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many parsed files no render has taken, once the helper has parsed every file.
+    #[cfg(test)]
+    pub(crate) fn untaken(&self) -> usize {
+        self.finished(false).map_or(0, |ahead| ahead.table.len())
+    }
+
+    /// The table, once the helper has finished with it (`stop`: early, after its current file).
+    fn finished(&self, stop: bool) -> Option<MutexGuard<'_, Ahead>> {
+        let mut ahead = self
+            .0
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(worker) = ahead.worker.take() {
+            ahead.stop.store(stop, Ordering::Relaxed);
+            // A helper that panicked parsed nothing usable: the render parses every file.
+            ahead.table = worker.join().unwrap_or_default();
+        }
+        Some(ahead)
+    }
+}
+
+impl fmt::Debug for ParsedAhead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "ParsedAhead(..)"
+        } else {
+            "ParsedAhead(none)"
+        })
+    }
+}
