@@ -450,7 +450,7 @@ fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
         || reference.starts_with("https://");
     if remote {
         let archive = fetch_archive(reference, args)?;
-        return chart::load_archive(&archive)
+        return chart::load_archive_to_render(&archive)
             .and_then(chart::check_api_version)
             .map_err(|e| e.to_string());
     }
@@ -487,7 +487,7 @@ fn locate_and_load(reference: &str, args: &Args) -> Result<Chart, String> {
         &version_range(args),
         &options,
     ))?;
-    chart::load_archive(&archive)
+    chart::load_archive_to_render(&archive)
         .and_then(chart::check_api_version)
         .map_err(|e| e.to_string())
 }

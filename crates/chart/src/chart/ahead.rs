@@ -128,7 +128,7 @@ impl ParsedAhead {
     /// all it will take, and a chart kept for later renders should not keep parse trees. The
     /// helper is stopped after the file it is parsing: the render parses those left on all
     /// cores, sooner than the helper would alone.
-    pub fn take_all(&self, files: &[&Arc<[u8]>]) -> Vec<Option<ParsedTemplate>> {
+    pub(crate) fn take_all(&self, files: &[&Arc<[u8]>]) -> Vec<Option<ParsedTemplate>> {
         let Some(mut ahead) = self.finished(true) else {
             return Vec::new();
         };
@@ -161,6 +161,15 @@ impl ParsedAhead {
             ahead.table = worker.join().unwrap_or_default();
         }
         Some(ahead)
+    }
+}
+
+impl Drop for Ahead {
+    /// A chart dropped before its render leaves the files the helper has not begun.
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
     }
 }
 

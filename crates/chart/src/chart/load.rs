@@ -29,7 +29,8 @@ fn err(message: impl Into<String>) -> LoadError {
     LoadError(message.into())
 }
 
-/// Loads a chart from a folder or an archive file, as `helm template CHART` does for a path.
+/// Loads a chart from a folder or an archive file, as `helm template CHART` does for a path,
+/// for a render that follows at once (see [`load_archive_to_render`]).
 pub fn load(path: &Path) -> Result<Chart, LoadError> {
     let meta =
         fs::metadata(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
@@ -51,7 +52,7 @@ pub fn load(path: &Path) -> Result<Chart, LoadError> {
             sniff_content_type(&raw)
         )));
     }
-    check_api_version(load_archive(&raw)?)
+    check_api_version(load_archive_to_render(&raw)?)
 }
 
 /// Go's `filepath.Abs`: joined to the working folder and cleaned lexically (`.` and `..`
@@ -104,6 +105,8 @@ fn sniff_content_type(data: &[u8]) -> &'static str {
 }
 
 /// Loads a chart folder: `.helmignore` rules plus Helm's defaults decide which files count.
+/// Its template files are parsed ahead for a render that follows (see
+/// [`load_archive_to_render`]).
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     let mut rules = Rules::default();
     let ignore_file = dir.join(HELMIGNORE);
@@ -119,11 +122,14 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     // comments), and the walk reaches it last.
     let root_values = read_root_values(dir, &rules);
     let (files, root_values) = std::thread::scope(|scope| {
-        let parsing = root_values.clone().map(|data| {
-            scope.spawn(move || {
-                let parsed = yaml::parse_values(&String::from_utf8_lossy(&data));
-                (data, parsed)
-            })
+        // A thread that cannot be started leaves the file to be parsed in place.
+        let parsing = root_values.clone().and_then(|data| {
+            std::thread::Builder::new()
+                .spawn_scoped(scope, move || {
+                    let parsed = yaml::parse_values(&String::from_utf8_lossy(&data));
+                    (data, parsed)
+                })
+                .ok()
         });
         let mut walk = FolderWalk {
             rules: &rules,
@@ -298,6 +304,14 @@ fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
 /// Loads a chart from the bytes of a gzipped tar archive whose entries sit under one top
 /// folder (`mychart/Chart.yaml`, ...).
 pub fn load_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
+    load_files(archive_files(bytes, &AheadParser::off())?)
+}
+
+/// [`load_archive`] for a render that follows at once: the template files are parsed on a
+/// helper thread while the archive is read, and the first render takes them. A chart kept for
+/// later renders (in a cache) should come from [`load_archive`]: until it is rendered, it
+/// holds the parse trees.
+pub fn load_archive_to_render(bytes: &[u8]) -> Result<Chart, LoadError> {
     let ahead = AheadParser::start();
     let mut chart = load_files(archive_files(bytes, &ahead)?)?;
     chart.parsed_ahead = ahead.finish();
@@ -587,9 +601,8 @@ fn load_tree(
         }
         let loaded = if name.ends_with(".tgz") {
             match files.into_iter().next() {
-                // Only the chart being loaded keeps files parsed ahead for its render.
                 Some(file) if file.name == name => {
-                    load_files(archive_files(&file.data, &AheadParser::off())?)
+                    archive_files(&file.data, &AheadParser::off()).and_then(load_files)
                 }
                 Some(file) => {
                     return Err(err(format!(
@@ -711,10 +724,38 @@ mod tests {
             ("demo/charts/_skip/templates/d.yaml", b"skipped: true\n"),
             ("demo/values.yaml", b"who: me\ndown:\n  enabled: false\n"),
         ];
-        let chart = load_archive(&tgz(entries)).unwrap();
         let helper = std::thread::available_parallelism().map_or(1, usize::from) > 1;
-        // Every template file of the chart and its subchart folders but the broken one.
+        let chart = load_archive_to_render(&tgz(entries)).unwrap();
+        // Every template file of the chart and its subchart folders but the broken one (the
+        // count waits for the helper to parse them all; a render would stop it early).
         assert_eq!(chart.parsed_ahead.untaken(), if helper { 4 } else { 0 });
+        let mut templates: Vec<&File> = chart.templates.iter().collect();
+        for dep in &chart.dependencies {
+            templates.extend(&dep.templates);
+        }
+        let contents: Vec<&Arc<[u8]>> = templates.iter().map(|t| &t.data).collect();
+        let parsed: Vec<&str> = templates
+            .iter()
+            .zip(chart.parsed_ahead.take_all(&contents))
+            .filter(|(_, parsed)| parsed.is_some())
+            .map(|(t, _)| t.name.as_str())
+            .collect();
+        let want = [
+            "templates/_helpers.tpl",
+            "templates/a.yaml",
+            "templates/c.yaml",
+            "templates/b.yaml",
+        ];
+        assert_eq!(parsed, if helper { &want[..] } else { &[] });
+        assert!(
+            load_archive(&tgz(entries))
+                .unwrap()
+                .parsed_ahead
+                .take_all(&contents)
+                .is_empty()
+        );
+
+        let chart = load_archive_to_render(&tgz(entries)).unwrap();
         let options = crate::render::TemplateOptions::default();
         let error = crate::render::install(&chart, &DataMap::new(), &options).unwrap_err();
         assert!(
@@ -727,13 +768,12 @@ mod tests {
 
         let mut fixed = entries.to_vec();
         fixed.retain(|(name, _)| !name.ends_with("broken.yaml"));
-        let chart = load_archive(&tgz(&fixed)).unwrap();
+        let chart = load_archive_to_render(&tgz(&fixed)).unwrap();
         assert_eq!(chart.parsed_ahead.untaken(), if helper { 4 } else { 0 });
         let release = crate::render::install(&chart, &DataMap::new(), &options).unwrap();
         // The disabled subchart's file is not kept for later renders.
         assert_eq!(chart.parsed_ahead.untaken(), 0);
-        let in_place =
-            load_files(archive_files(&tgz(&fixed), &AheadParser::off()).unwrap()).unwrap();
+        let in_place = load_archive(&tgz(&fixed)).unwrap();
         assert_eq!(in_place.parsed_ahead.untaken(), 0);
         let want = crate::render::install(&in_place, &DataMap::new(), &options).unwrap();
         assert_eq!(release.manifest, want.manifest);
@@ -874,6 +914,19 @@ mod tests {
                 .0
                 .starts_with("cannot load values.yaml: cannot unmarshal yaml document:"),
             "{twice}"
+        );
+    }
+
+    #[test]
+    fn a_broken_subchart_archive_is_named_in_the_error() {
+        let e = load_archive(&tgz(&[
+            ("demo/Chart.yaml", CHART),
+            ("demo/charts/sub.tgz", b"not gzip at all"),
+        ]))
+        .unwrap_err();
+        assert!(
+            e.0.starts_with("error unpacking subchart sub.tgz in demo: "),
+            "{e}"
         );
     }
 

@@ -10,7 +10,7 @@ pub mod pattern;
 pub use ahead::ParsedAhead;
 pub use load::{
     MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, archive_folder, check_api_version,
-    load, load_archive, load_dir, load_files,
+    load, load_archive, load_archive_to_render, load_dir, load_files,
 };
 pub use metadata::{Dependency, Maintainer, Metadata};
 
@@ -51,7 +51,8 @@ pub struct Chart {
     pub files: Vec<File>,
     /// Subcharts from `charts/` (folders and archives), in name order.
     pub dependencies: Vec<Chart>,
-    /// Template files of this chart and its subcharts parsed while a chart folder loaded.
+    /// Template files of this chart and its subcharts parsed while it loaded, for its first
+    /// render (the root chart's only, and only when loaded to render).
     pub parsed_ahead: ParsedAhead,
 }
 

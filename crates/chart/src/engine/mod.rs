@@ -121,7 +121,7 @@ impl Template {
 /// A template file parsed apart from the engine that will hold it ([`Engine::parse_apart`]),
 /// with the names of the functions it calls, which that engine must know.
 #[derive(Debug)]
-pub struct ParsedTemplate {
+pub(crate) struct ParsedTemplate {
     file: parser::ParsedFile,
     functions: Vec<String>,
 }
@@ -203,7 +203,7 @@ impl Engine {
     /// `files[i]`'s text parsed by [`Engine::parse_apart`] (on another thread, say). A file
     /// that calls a function this engine lacks is parsed again, so that the error is this
     /// engine's.
-    pub fn add_templates_parsed(
+    pub(crate) fn add_templates_parsed(
         &mut self,
         files: &[(&str, &str)],
         mut parsed: Vec<Option<ParsedTemplate>>,
@@ -244,7 +244,7 @@ impl Engine {
     /// Parses `text` as a template file for [`Engine::add_templates_parsed`] of this or
     /// another engine, with this engine's functions; `None` if it does not parse (the engine
     /// it is added to then parses it again, for an error that names the file as it names it).
-    pub fn parse_apart(&self, text: &str) -> Option<ParsedTemplate> {
+    pub(crate) fn parse_apart(&self, text: &str) -> Option<ParsedTemplate> {
         let called = std::cell::RefCell::new(std::collections::HashSet::new());
         let known = |f: &str| {
             let mut called = called.borrow_mut();
@@ -306,5 +306,66 @@ impl Engine {
             out.insert(name.clone(), self.render_helm(name, dot)?);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::funcs::go_builtins;
+    use crate::value::Map;
+
+    fn who(name: &str) -> Value {
+        let dot = Map::new();
+        dot.insert("who", Value::from(name));
+        Value::Map(dot)
+    }
+
+    #[test]
+    fn a_file_parsed_apart_renders_under_the_name_it_is_added_with() {
+        let text =
+            "{{ define \"greet\" }}hi {{ .who | upper }}{{ end }}{{ template \"greet\" . }}!";
+        let parsed = Engine::new().parse_apart(text).expect("parses");
+        let mut engine = Engine::new();
+        engine
+            .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
+            .unwrap();
+        assert_eq!(
+            engine.render("c/templates/a.yaml", &who("you")).unwrap(),
+            "hi YOU!"
+        );
+        assert_eq!(engine.render("greet", &who("you")).unwrap(), "hi YOU");
+    }
+
+    #[test]
+    fn a_file_parsed_apart_with_a_function_the_engine_lacks_fails_as_if_parsed_in_place() {
+        let text = "{{ .who | upper }}";
+        let parsed = Engine::new().parse_apart(text).expect("parses");
+        let mut engine = Engine::with_funcs(go_builtins());
+        let error = engine
+            .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "template: c/templates/a.yaml:1: function \"upper\" not defined"
+        );
+        assert!(Engine::new().parse_apart("{{ if }}").is_none());
+    }
+
+    #[test]
+    fn files_without_a_parse_apart_are_parsed_in_their_place() {
+        let first = "{{ define \"x\" }}first{{ end }}";
+        let second = "{{ define \"x\" }}second{{ end }}{{ template \"x\" }}";
+        // The later file's definition wins, whichever file was parsed apart.
+        for parsed in [
+            vec![Engine::new().parse_apart(first)],
+            vec![None, Engine::new().parse_apart(second)],
+        ] {
+            let mut engine = Engine::new();
+            engine
+                .add_templates_parsed(&[("a", first), ("b", second)], parsed)
+                .unwrap();
+            assert_eq!(engine.render("b", &who("")).unwrap(), "second");
+        }
     }
 }

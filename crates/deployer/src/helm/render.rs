@@ -65,9 +65,8 @@ pub fn values(value: Option<&Value>, item: &str) -> Result<Map, Error> {
 }
 
 /// Renders running at once in this process, at most one per core: rendering is CPU work, so
-/// more at once finish no sooner, and each one running keeps its peak memory in the
-/// allocator's arena of its thread (several MiB for a chart like bitnami nginx), so the
-/// process's peak grows with every render running at once. Deploy workers beyond this wait
+/// more at once finish no sooner, and each one running holds its peak memory (several MiB for
+/// a chart like bitnami nginx), so the process's peak grows with every render running at once. Deploy workers beyond this wait
 /// here and apply, await readiness and write records concurrently.
 fn render_slots() -> &'static Semaphore {
     static SLOTS: OnceLock<Semaphore> = OnceLock::new();
