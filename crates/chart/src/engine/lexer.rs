@@ -230,7 +230,28 @@ impl<'a> Lexer<'a> {
     }
 
     fn peek(&self) -> Option<char> {
-        self.input[self.pos..].chars().next()
+        // Templates are almost all ASCII: decode a character only where one starts.
+        match self.input.as_bytes().get(self.pos) {
+            Some(&byte) if byte.is_ascii() => Some(char::from(byte)),
+            Some(_) => self.input[self.pos..].chars().next(),
+            None => None,
+        }
+    }
+
+    /// Moves past the letters, digits and `_` here (an identifier's or a field's name).
+    fn skip_alphanumeric(&mut self) {
+        while let Some(&byte) = self.input.as_bytes().get(self.pos) {
+            if byte.is_ascii_alphanumeric() || byte == b'_' {
+                self.pos += 1;
+            } else if byte.is_ascii() {
+                return;
+            } else {
+                match self.peek() {
+                    Some(c) if is_alphanumeric(c) => self.pos += c.len_utf8(),
+                    _ => return,
+                }
+            }
+        }
     }
 
     fn next(&mut self) -> Option<char> {
@@ -444,9 +465,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_identifier(&mut self) -> State {
-        while self.peek().is_some_and(is_alphanumeric) {
-            self.next();
-        }
+        self.skip_alphanumeric();
         if !self.at_terminator() {
             let bad = self.peek().unwrap_or(' ');
             return self.error(format!("bad character {}", unicode_name(bad)));
@@ -487,9 +506,7 @@ impl<'a> Lexer<'a> {
             });
             return State::InsideAction;
         }
-        while self.peek().is_some_and(is_alphanumeric) {
-            self.next();
-        }
+        self.skip_alphanumeric();
         if !self.at_terminator() {
             let bad = self.peek().unwrap_or(' ');
             return self.error(format!("bad character {}", unicode_name(bad)));
@@ -642,6 +659,32 @@ mod tests {
         assert_eq!(
             bad.last().map(|t| t.text.as_ref()),
             Some("comment ends before closing delimiter")
+        );
+    }
+
+    #[test]
+    fn names_take_letters_and_digits_of_any_script() {
+        let tokens = kinds("{{.größe $ñandú2 fünf_x}}");
+        let words: Vec<_> = tokens
+            .iter()
+            .filter(|(k, _)| *k != TokenKind::Space)
+            .map(|(k, t)| (*k, t.as_str()))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                (TokenKind::LeftDelim, "{{"),
+                (TokenKind::Field, ".größe"),
+                (TokenKind::Variable, "$ñandú2"),
+                (TokenKind::Identifier, "fünf_x"),
+                (TokenKind::RightDelim, "}}"),
+                (TokenKind::Eof, "")
+            ]
+        );
+        let bad = lex("{{.a€}}");
+        assert_eq!(
+            bad.last().map(|t| t.text.as_ref()),
+            Some("bad character U+20AC '€'")
         );
     }
 
