@@ -1,8 +1,6 @@
 //! Splits template text into tokens the way Go's `text/template/parse` lexer does: text between
 //! `{{ }}` actions, trim markers `{{- ` and ` -}}`, comments, and the words inside actions.
 
-use std::borrow::Cow;
-
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenKind {
@@ -97,16 +95,24 @@ impl TokenKind {
 
 /// One token: its kind, text and byte offset in the template.
 ///
-/// The text borrows from the template (only an error's message is owned), so lexing and the
-/// parser's look-ahead copy no text.
-#[derive(Clone, Debug)]
+/// The text borrows from the template, so lexing and the parser's look-ahead copy no text (a
+/// lexing error's message is [`Lexed::error`]).
+#[derive(Clone, Copy, Debug)]
 pub struct Token<'a> {
     /// The kind.
     pub kind: TokenKind,
-    /// The source text (or the message, for errors).
-    pub text: Cow<'a, str>,
+    /// The source text (empty for errors).
+    pub text: &'a str,
     /// Byte offset of the token's start.
     pub pos: usize,
+}
+
+/// A lexed template.
+pub struct Lexed<'a> {
+    /// The tokens; the last is `Eof` or `Error`.
+    pub tokens: Vec<Token<'a>>,
+    /// The message of the `Error` token, if lexing failed.
+    pub error: Option<String>,
 }
 
 impl std::fmt::Display for Token<'_> {
@@ -114,14 +120,14 @@ impl std::fmt::Display for Token<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
             TokenKind::Eof => f.write_str("EOF"),
-            TokenKind::Error => f.write_str(&self.text),
+            TokenKind::Error => f.write_str("lexing error"),
             k if k.is_keyword() => write!(f, "<{}>", self.text),
             _ => {
                 let quoted: String = if self.text.chars().count() > 10 {
                     let cut: String = self.text.chars().take(10).collect();
                     format!("{}...", crate::value::format::quote(&cut))
                 } else {
-                    crate::value::format::quote(&self.text)
+                    crate::value::format::quote(self.text)
                 };
                 f.write_str(&quoted)
             }
@@ -171,17 +177,21 @@ fn find_left_delim(s: &str) -> Option<usize> {
 /// sixteen spares most of the growing.
 const BYTES_PER_TOKEN: usize = 16;
 
-/// Tokenizes a whole template. The last token is `Eof` or `Error`.
-pub fn lex(input: &str) -> Vec<Token<'_>> {
+/// Tokenizes a whole template.
+pub fn lex(input: &str) -> Lexed<'_> {
     let mut lexer = Lexer {
         input,
         pos: 0,
         start: 0,
         paren_depth: 0,
         tokens: Vec::with_capacity(input.len() / BYTES_PER_TOKEN + 1),
+        error: None,
     };
     lexer.run();
-    lexer.tokens
+    Lexed {
+        tokens: lexer.tokens,
+        error: lexer.error,
+    }
 }
 
 struct Lexer<'a> {
@@ -190,6 +200,7 @@ struct Lexer<'a> {
     start: usize,
     paren_depth: usize,
     tokens: Vec<Token<'a>>,
+    error: Option<String>,
 }
 
 /// What to lex next.
@@ -214,7 +225,7 @@ impl<'a> Lexer<'a> {
     fn emit(&mut self, kind: TokenKind) {
         self.tokens.push(Token {
             kind,
-            text: Cow::Borrowed(&self.input[self.start..self.pos]),
+            text: &self.input[self.start..self.pos],
             pos: self.start,
         });
         self.start = self.pos;
@@ -223,9 +234,10 @@ impl<'a> Lexer<'a> {
     fn error(&mut self, message: String) -> State {
         self.tokens.push(Token {
             kind: TokenKind::Error,
-            text: Cow::Owned(message),
+            text: "",
             pos: self.start,
         });
+        self.error = Some(message);
         State::Done
     }
 
@@ -286,7 +298,7 @@ impl<'a> Lexer<'a> {
             }
             self.tokens.push(Token {
                 kind: TokenKind::Eof,
-                text: Cow::Borrowed(""),
+                text: "",
                 pos: self.pos,
             });
             return State::Done;
@@ -623,8 +635,9 @@ mod tests {
 
     fn kinds(input: &str) -> Vec<(TokenKind, String)> {
         lex(input)
+            .tokens
             .into_iter()
-            .map(|t| (t.kind, t.text.into_owned()))
+            .map(|t| (t.kind, t.text.to_string()))
             .collect()
     }
 
@@ -657,7 +670,7 @@ mod tests {
         );
         let bad = lex("{{/* c */ }}");
         assert_eq!(
-            bad.last().map(|t| t.text.as_ref()),
+            bad.error.as_deref(),
             Some("comment ends before closing delimiter")
         );
     }
@@ -682,10 +695,7 @@ mod tests {
             ]
         );
         let bad = lex("{{.a€}}");
-        assert_eq!(
-            bad.last().map(|t| t.text.as_ref()),
-            Some("bad character U+20AC '€'")
-        );
+        assert_eq!(bad.error.as_deref(), Some("bad character U+20AC '€'"));
     }
 
     #[test]

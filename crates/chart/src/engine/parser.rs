@@ -42,8 +42,10 @@ pub fn parse(
     text: &str,
     has_function: &dyn Fn(&str) -> bool,
 ) -> Result<ParsedFile, Error> {
+    let lexed = lex(text);
     let mut parser = Parser {
-        tokens: lex(text),
+        tokens: lexed.tokens,
+        lex_error: lexed.error,
         index: 0,
         text,
         parse_name,
@@ -76,6 +78,8 @@ enum ListEnd {
 
 struct Parser<'a> {
     tokens: Vec<Token<'a>>,
+    /// The message of the lexing error that ends `tokens`, if any.
+    lex_error: Option<String>,
     index: usize,
     text: &'a str,
     parse_name: &'a str,
@@ -109,7 +113,7 @@ impl<'a> Parser<'a> {
     }
 
     fn next(&mut self) -> Token<'a> {
-        let token = self.token(self.index).clone();
+        let token = *self.token(self.index);
         self.index += 1;
         self.last_pos = token.pos;
         token
@@ -143,7 +147,7 @@ impl<'a> Parser<'a> {
         if token.kind != TokenKind::Error {
             return self.error(format!("unexpected {token} in {context}"));
         }
-        let mut message = token.text.clone().into_owned();
+        let mut message = self.lex_error.clone().unwrap_or_default();
         if let Some(action) = self.action_pos {
             let action_line = self.line_of(action);
             if action_line != self.line_of(token.pos) {
@@ -223,7 +227,7 @@ impl<'a> Parser<'a> {
         if !matches!(token.kind, TokenKind::String | TokenKind::RawString) {
             return Err(self.unexpected(&token, context));
         }
-        let name = unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
+        let name = unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?;
         self.expect(TokenKind::RightDelim, context)?;
         let outer_vars = std::mem::replace(&mut self.vars, vec!["$"]);
         let (root, end) = self.item_list()?;
@@ -382,7 +386,7 @@ impl<'a> Parser<'a> {
     fn template_control(&mut self) -> Parsed<Node> {
         let context = "template clause";
         let token = self.template_name(context)?;
-        let name = unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
+        let name = unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?;
         let pipe = if self.next_non_space().kind == TokenKind::RightDelim {
             None
         } else {
@@ -399,7 +403,7 @@ impl<'a> Parser<'a> {
     fn block_control(&mut self) -> Parsed<Node> {
         let context = "block clause";
         let token = self.template_name(context)?;
-        let name = unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
+        let name = unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?;
         let pipe = self.pipeline(context, TokenKind::RightDelim)?;
         let outer_vars = std::mem::replace(&mut self.vars, vec!["$"]);
         let outer_range = std::mem::replace(&mut self.range_depth, 0);
@@ -593,8 +597,8 @@ impl<'a> Parser<'a> {
         let pos = token.pos;
         let arg = match token.kind {
             TokenKind::Identifier => {
-                if !(self.has_function)(&token.text) {
-                    let name = crate::value::format::quote(&token.text);
+                if !(self.has_function)(token.text) {
+                    let name = crate::value::format::quote(token.text);
                     return Err(self.error(format!("function {name} not defined")));
                 }
                 Arg::Identifier {
@@ -606,7 +610,7 @@ impl<'a> Parser<'a> {
             TokenKind::Nil => Arg::Nil(pos),
             TokenKind::Variable => {
                 if !self.vars.iter().any(|v| **v == *token.text) {
-                    let name = crate::value::format::quote(&token.text);
+                    let name = crate::value::format::quote(token.text);
                     return Err(self.error(format!("undefined variable {name}")));
                 }
                 Arg::Variable {
@@ -620,7 +624,7 @@ impl<'a> Parser<'a> {
             },
             TokenKind::Bool => self.constant(&token, Literal::Bool(token.text == "true")),
             TokenKind::CharConstant => {
-                let code = unquote_char(&token.text).ok_or_else(|| {
+                let code = unquote_char(token.text).ok_or_else(|| {
                     self.error(format!("malformed character constant: {}", token.text))
                 })?;
                 self.constant(&token, Literal::Int(code))
@@ -629,7 +633,7 @@ impl<'a> Parser<'a> {
                 return Err(self.error(format!("complex constant {} is not supported", token.text)));
             }
             TokenKind::Number => {
-                let literal = parse_number(&token.text).map_err(|m| self.error(m))?;
+                let literal = parse_number(token.text).map_err(|m| self.error(m))?;
                 self.constant(&token, literal)
             }
             TokenKind::LeftParen => {
@@ -642,7 +646,7 @@ impl<'a> Parser<'a> {
             }
             TokenKind::String | TokenKind::RawString => {
                 let value =
-                    unquote_string(&token.text).ok_or_else(|| self.error("invalid syntax"))?;
+                    unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?;
                 self.constant(&token, Literal::Str(value))
             }
             _ => {
