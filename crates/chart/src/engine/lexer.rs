@@ -142,8 +142,23 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
+/// Go's `isAlphaNumeric`: `_`, a letter (`unicode.IsLetter`, the categories L*) or a decimal
+/// digit (`unicode.IsDigit`, Nd). Rust's `is_alphabetic` and `is_numeric` take more, such as
+/// `²`, `Ⅻ` and combining vowel signs.
 fn is_alphanumeric(c: char) -> bool {
-    c == '_' || c.is_alphabetic() || c.is_numeric()
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    if c.is_ascii() {
+        return c == '_' || c.is_ascii_alphanumeric();
+    }
+    matches!(
+        get_general_category(c),
+        GeneralCategory::UppercaseLetter
+            | GeneralCategory::LowercaseLetter
+            | GeneralCategory::TitlecaseLetter
+            | GeneralCategory::ModifierLetter
+            | GeneralCategory::OtherLetter
+            | GeneralCategory::DecimalNumber
+    )
 }
 
 /// `- ` right after `{{`.
@@ -694,8 +709,19 @@ mod tests {
                 (TokenKind::Eof, "")
             ]
         );
-        let bad = lex("{{.a€}}");
-        assert_eq!(bad.error.as_deref(), Some("bad character U+20AC '€'"));
+        // Only letters and decimal digits, as Go's `unicode.IsLetter` and `IsDigit` say.
+        for (template, message) in [
+            ("{{.a€}}", "bad character U+20AC '€'"),
+            ("{{$नाम}}", "bad character U+093E 'ा'"),
+            ("{{3²}}", "unrecognized character in action: U+00B2 '²'"),
+            ("{{ Ⅻ }}", "unrecognized character in action: U+216B 'Ⅻ'"),
+        ] {
+            let bad = lex(template);
+            assert_eq!(bad.error.as_deref(), Some(message), "{template}");
+            assert_eq!(bad.tokens.last().map(|t| t.kind), Some(TokenKind::Error));
+        }
+        // A decimal digit of another script starts a name, not a number, as in Go.
+        assert_eq!(kinds("{{ ٣ }}")[2], (TokenKind::Identifier, "٣".into()));
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl<'a> Parser<'a> {
         Ok(token)
     }
 
-    /// Where `token` is in the source (lexing errors are messages, not source text).
+    /// Where `token` is in the source.
     fn span(token: &Token) -> Span {
         Span {
             start: token.pos,
