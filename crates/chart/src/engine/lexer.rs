@@ -656,6 +656,15 @@ mod tests {
             .collect()
     }
 
+    /// The tokens but spaces, with their texts.
+    fn without_spaces(tokens: &[(TokenKind, String)]) -> Vec<(TokenKind, &str)> {
+        tokens
+            .iter()
+            .filter(|(k, _)| *k != TokenKind::Space)
+            .map(|(k, t)| (*k, t.as_str()))
+            .collect()
+    }
+
     #[test]
     fn trim_markers_eat_surrounding_whitespace() {
         let tokens = kinds("a  {{- .x -}} \n b");
@@ -693,11 +702,7 @@ mod tests {
     #[test]
     fn names_take_letters_and_digits_of_any_script() {
         let tokens = kinds("{{.größe $ñandú2 fünf_x}}");
-        let words: Vec<_> = tokens
-            .iter()
-            .filter(|(k, _)| *k != TokenKind::Space)
-            .map(|(k, t)| (*k, t.as_str()))
-            .collect();
+        let words = without_spaces(&tokens);
         assert_eq!(
             words,
             [
@@ -727,11 +732,7 @@ mod tests {
     #[test]
     fn fields_chain_as_separate_tokens() {
         let tokens = kinds("{{.a.b $x.c}}");
-        let words: Vec<_> = tokens
-            .iter()
-            .filter(|(k, _)| *k != TokenKind::Space)
-            .map(|(k, t)| (*k, t.as_str()))
-            .collect();
+        let words = without_spaces(&tokens);
         assert_eq!(
             words,
             [
