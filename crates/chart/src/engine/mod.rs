@@ -31,6 +31,7 @@ mod literal;
 mod parser;
 
 pub use error::{Error, ErrorKind, Location};
+pub(crate) use exec::report_deferred_failure;
 pub use exec::{Exec, MAX_TEMPLATE_DEPTH};
 
 use std::collections::{BTreeMap, HashMap};

@@ -8,24 +8,21 @@
 //! X.509 v3 with a random 128-bit serial, the common name as subject and Sprig's key usages.
 //! DSA keys (`DSA PRIVATE KEY`) can be generated but, as in Go, not used to sign.
 
-use std::net::IpAddr;
-
 use aes::Aes256;
 use aes::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
 use hmac::{Hmac, Mac};
 use p256::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
 use rand_core::OsRng;
-use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose, SanType, SerialNumber,
-};
+use rcgen::KeyPair;
 use rsa::pkcs1::{DecodeRsaPrivateKey as _, EncodeRsaPrivateKey as _};
 use sha2::Sha256;
 
 use super::encoding::base64_decode;
 use super::strings::random_bytes;
 use super::{FuncError, FuncMap, args};
-use crate::value::{Object, Value};
+use crate::value::Value;
+
+mod certificate;
 
 /// Registers the cryptographic functions.
 pub fn install(funcs: &mut FuncMap) {
@@ -83,55 +80,7 @@ pub fn install(funcs: &mut FuncMap) {
         args::count(a, 1)?;
         Ok(Value::from(generate_private_key(args::string(a, 0)?)))
     });
-    install_certificates(funcs);
-}
-
-fn install_certificates(funcs: &mut FuncMap) {
-    funcs.add("buildCustomCert", |a: &[Value]| {
-        args::count(a, 2)?;
-        build_custom_cert(args::string(a, 0)?, args::string(a, 1)?)
-            .map(Value::object)
-            .map_err(FuncError::failed)
-    });
-    funcs.add("genCA", |a: &[Value]| {
-        args::count(a, 2)?;
-        let (cn, days) = (args::string(a, 0)?, args::int(a, 1)?);
-        certificate(cn, days, new_rsa_key(2048))
-    });
-    funcs.add("genCAWithKey", |a: &[Value]| {
-        args::count(a, 3)?;
-        let (cn, days) = (args::string(a, 0)?, args::int(a, 1)?);
-        let key = parse_key_arg(args::string(a, 2)?);
-        certificate(cn, days, key)
-    });
-    funcs.add("genSelfSignedCert", |a: &[Value]| {
-        args::count(a, 4)?;
-        let (cn, days) = (args::string(a, 0)?, args::int(a, 3)?);
-        let (ips, dns) = (args::list(a, 1)?, args::list(a, 2)?);
-        leaf(cn, ips, dns, days, None, new_rsa_key(2048))
-    });
-    funcs.add("genSelfSignedCertWithKey", |a: &[Value]| {
-        args::count(a, 5)?;
-        let (cn, days) = (args::string(a, 0)?, args::int(a, 3)?);
-        let (ips, dns) = (args::list(a, 1)?, args::list(a, 2)?);
-        let key = parse_key_arg(args::string(a, 4)?);
-        leaf(cn, ips, dns, days, None, key)
-    });
-    funcs.add("genSignedCert", |a: &[Value]| {
-        args::count(a, 5)?;
-        let (cn, days) = (args::string(a, 0)?, args::int(a, 3)?);
-        let (ips, dns) = (args::list(a, 1)?, args::list(a, 2)?);
-        let ca = certificate_arg(a, 4)?;
-        leaf(cn, ips, dns, days, Some(&ca), new_rsa_key(2048))
-    });
-    funcs.add("genSignedCertWithKey", |a: &[Value]| {
-        args::count(a, 6)?;
-        let (cn, days) = (args::string(a, 0)?, args::int(a, 3)?);
-        let (ips, dns) = (args::list(a, 1)?, args::list(a, 2)?);
-        let ca = certificate_arg(a, 4)?;
-        let key = parse_key_arg(args::string(a, 5)?);
-        leaf(cn, ips, dns, days, Some(&ca), key)
-    });
+    certificate::install(funcs);
 }
 
 /// A Go `uint32` parameter: a non-negative integer that fits.
@@ -580,225 +529,4 @@ fn parse_pkcs8(der: &[u8]) -> Result<PrivateKey, String> {
 
 fn parse_key_arg(text: &str) -> Result<PrivateKey, String> {
     parse_private_key(text).map_err(|e| format!("parsing private key: {e}"))
-}
-
-/// Sprig's `certificate`: a PEM certificate and its PEM key, as `.Cert` and `.Key`.
-#[derive(Clone, Debug)]
-pub struct Certificate {
-    cert: String,
-    key: String,
-}
-
-impl Object for Certificate {
-    fn type_name(&self) -> String {
-        "sprig.certificate".to_string()
-    }
-
-    fn field(&self, name: &str) -> Option<Value> {
-        match name {
-            "Cert" => Some(Value::from(self.cert.as_str())),
-            "Key" => Some(Value::from(self.key.as_str())),
-            _ => None,
-        }
-    }
-
-    fn format(&self) -> String {
-        format!("{{{} {}}}", self.cert, self.key)
-    }
-
-    /// Go's `json.Marshal` of the struct: `{"Cert":…,"Key":…}`.
-    fn to_data(&self) -> Option<crate::data::Data> {
-        let mut map = crate::data::Map::new();
-        map.insert("Cert".into(), crate::data::Data::String(self.cert.clone()));
-        map.insert("Key".into(), crate::data::Data::String(self.key.clone()));
-        Some(crate::data::Data::Map(map))
-    }
-
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
-fn certificate_arg(a: &[Value], index: usize) -> Result<Certificate, FuncError> {
-    match a.get(index) {
-        Some(Value::Object(o)) => o
-            .as_any()
-            .and_then(|any| any.downcast_ref::<Certificate>())
-            .cloned(),
-        _ => None,
-    }
-    .ok_or_else(|| FuncError::ArgType {
-        index,
-        expected: "sprig.certificate".to_string(),
-    })
-}
-
-/// Sprig's `buildCustomCertificate`: base64 PEMs checked and wrapped.
-fn build_custom_cert(b64_cert: &str, b64_key: &str) -> Result<Certificate, String> {
-    let cert = base64_decode(b64_cert).map_err(|_| "unable to decode base64 certificate")?;
-    let key = base64_decode(b64_key).map_err(|_| "unable to decode base64 private key")?;
-    let cert = String::from_utf8_lossy(&cert).into_owned();
-    let key = String::from_utf8_lossy(&key).into_owned();
-    let (_, der) = pem_decode(&cert).ok_or("unable to decode certificate")?;
-    x509_parser::parse_x509_certificate(&der)
-        .map_err(|e| format!("error parsing certificate: decodedCert.Bytes: {e}"))?;
-    parse_private_key(&key).map_err(|e| format!("error parsing private key: {e}"))?;
-    Ok(Certificate { cert, key })
-}
-
-/// Which certificate Sprig's template makes.
-#[derive(Clone, Copy)]
-enum Kind<'a> {
-    /// `genCA`: self-signed, `CA:TRUE`, may sign certificates.
-    Authority,
-    /// `genSelfSignedCert`: self-signed, `CA:FALSE`.
-    SelfSigned,
-    /// `genSignedCert`: signed by the given authority, `CA:FALSE`.
-    SignedBy(&'a Certificate),
-}
-
-/// A leaf certificate with Sprig's checks of the IP and DNS name lists, in Go's order: the
-/// key first, then the authority, then the lists.
-fn leaf(
-    cn: &str,
-    ips: &[Value],
-    dns: &[Value],
-    days: i64,
-    ca: Option<&Certificate>,
-    key: Result<PrivateKey, String>,
-) -> Result<Value, FuncError> {
-    let key = key.map_err(FuncError::failed)?;
-    let kind = match ca {
-        Some(ca) => Kind::SignedBy(ca),
-        None => Kind::SelfSigned,
-    };
-    let authority = match kind {
-        Kind::SignedBy(ca) => Some(parse_authority(ca).map_err(FuncError::failed)?),
-        _ => None,
-    };
-    let ips = ips
-        .iter()
-        .map(|ip| match ip {
-            Value::String(s) => s
-                .parse::<IpAddr>()
-                .map_err(|_| format!("error parsing ip: {s}")),
-            other => Err(format!(
-                "error parsing ip: {} is not a string",
-                other.to_go_string()
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(FuncError::failed)?;
-    let dns = dns
-        .iter()
-        .map(|name| match name {
-            Value::String(s) => Ok(s.to_string()),
-            other => Err(format!(
-                "error processing alternate dns name: {} is not a string",
-                other.to_go_string()
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(FuncError::failed)?;
-    issue(cn, &ips, &dns, days, kind, &key, authority.as_ref())
-        .map(Value::object)
-        .map_err(FuncError::failed)
-}
-
-/// `genCA`/`genCAWithKey`.
-fn certificate(cn: &str, days: i64, key: Result<PrivateKey, String>) -> Result<Value, FuncError> {
-    let key = key.map_err(FuncError::failed)?;
-    issue(cn, &[], &[], days, Kind::Authority, &key, None)
-        .map(Value::object)
-        .map_err(FuncError::failed)
-}
-
-/// A signing authority read from a `certificate`: its DER and its key.
-struct Authority {
-    der: Vec<u8>,
-    key: KeyPair,
-}
-
-/// The checks Sprig makes of an authority before signing with it.
-fn parse_authority(ca: &Certificate) -> Result<Authority, String> {
-    let (_, der) = pem_decode(&ca.cert).ok_or("unable to decode certificate")?;
-    x509_parser::parse_x509_certificate(&der)
-        .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
-    let key = parse_private_key(&ca.key).map_err(|e| format!("error parsing private key: {e}"))?;
-    let key = key
-        .key_pair()
-        .map_err(|e| format!("error creating certificate: {e}"))?;
-    Ok(Authority { der, key })
-}
-
-/// Go's `getBaseCertTemplate` plus `x509.CreateCertificate`: a random 128-bit serial, the
-/// common name as subject, DNS and IP alternative names, valid from now for `days` days, key
-/// encipherment and digital signature (and certificate signing for an authority), server and
-/// client authentication, and basic constraints.
-fn issue(
-    cn: &str,
-    ips: &[IpAddr],
-    dns: &[String],
-    days: i64,
-    kind: Kind<'_>,
-    key: &PrivateKey,
-    authority: Option<&Authority>,
-) -> Result<Certificate, String> {
-    let creating = |e: String| format!("error creating certificate: {e}");
-    let mut params = CertificateParams::default();
-    let mut serial = [0u8; 16];
-    random_bytes(&mut serial).map_err(|e| e.to_string())?;
-    let first = serial.iter().position(|&b| b != 0).unwrap_or(15);
-    params.serial_number = Some(SerialNumber::from_slice(&serial[first..]));
-    let mut name = DistinguishedName::new();
-    name.push(DnType::CommonName, cn);
-    params.distinguished_name = name;
-    for name in dns {
-        let ia5 = name.as_str().try_into().map_err(|_| {
-            creating(format!(
-                "x509: {} cannot be encoded as an IA5String",
-                crate::value::format::quote(name)
-            ))
-        })?;
-        params.subject_alt_names.push(SanType::DnsName(ia5));
-    }
-    params
-        .subject_alt_names
-        .extend(ips.iter().map(|ip| SanType::IpAddress(*ip)));
-    let now = time::OffsetDateTime::now_utc();
-    params.not_before = now;
-    params.not_after = days
-        .checked_mul(86_400)
-        .and_then(|secs| now.checked_add(time::Duration::seconds(secs)))
-        .ok_or_else(|| creating("x509: validity period out of range".to_string()))?;
-    params.key_usages = vec![
-        KeyUsagePurpose::KeyEncipherment,
-        KeyUsagePurpose::DigitalSignature,
-    ];
-    params.extended_key_usages = vec![
-        ExtendedKeyUsagePurpose::ServerAuth,
-        ExtendedKeyUsagePurpose::ClientAuth,
-    ];
-    params.is_ca = IsCa::ExplicitNoCa;
-    if matches!(kind, Kind::Authority) {
-        params.key_usages.push(KeyUsagePurpose::KeyCertSign);
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    }
-    let key_pair = key.key_pair().map_err(creating)?;
-    let cert = match authority {
-        Some(authority) => {
-            params.use_authority_key_identifier_extension = true;
-            let issuer = Issuer::from_ca_cert_der(&authority.der.as_slice().into(), &authority.key)
-                .map_err(|e| creating(e.to_string()))?;
-            params.signed_by(&key_pair, &issuer)
-        }
-        None => params.self_signed(&key_pair),
-    }
-    .map_err(|e| creating(e.to_string()))?;
-    Ok(Certificate {
-        cert: pem_encode("CERTIFICATE", cert.der()),
-        key: key
-            .to_pem()
-            .map_err(|e| format!("error pem-encoding key: {e}"))?,
-    })
 }

@@ -9,6 +9,7 @@ mod call;
 mod eval;
 mod walk;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -28,6 +29,26 @@ pub const MAX_TEMPLATE_DEPTH: usize = 10_000;
 /// Nesting is bounded by [`MAX_TEMPLATE_DEPTH`], so growth is bounded too.
 const STACK_RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
+thread_local! {
+    /// The first failure of work a value put off until it was looked at, reported by a reader
+    /// that cannot return an error (a certificate's `.Cert`): the outermost template run on
+    /// this thread fails with it when it ends.
+    static DEFERRED_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Reports that work a value put off failed where its reader cannot return an error; the
+/// template run in progress on this thread fails with `message` (the first one reported) when
+/// its outermost template ends.
+pub fn report_deferred_failure(message: String) {
+    DEFERRED_FAILURE.with(|failure| {
+        failure.borrow_mut().get_or_insert(message);
+    });
+}
+
+fn take_deferred_failure() -> Option<String> {
+    DEFERRED_FAILURE.with(|failure| failure.borrow_mut().take())
+}
 
 /// A value during execution, with what Go's reflection knows about it: whether it is missing
 /// altogether (an invalid `reflect.Value`), held in an `interface{}` (a map or list element),
@@ -164,7 +185,9 @@ impl<'e> Exec<'e> {
             )));
         };
         let mut out = String::new();
-        self.run(&template, Ev::from_result(dot).concrete(), &mut out)?;
+        self.outermost(name, |exec| {
+            exec.run(&template, Ev::from_result(dot).concrete(), &mut out)
+        })?;
         Ok(out)
     }
 
@@ -188,9 +211,27 @@ impl<'e> Exec<'e> {
         };
         self.overlays.push(layer);
         let mut out = String::new();
-        let result = self.run(&top, Ev::from_result(dot).concrete(), &mut out);
+        let result = self.outermost(&name, |exec| {
+            exec.run(&top, Ev::from_result(dot).concrete(), &mut out)
+        });
         self.overlays.pop();
         result.map(|()| out)
+    }
+
+    /// Runs `body`; when it is the outermost template run, it fails with a failure reported
+    /// by [`report_deferred_failure`] meanwhile.
+    fn outermost(&mut self, name: &str, body: impl FnOnce(&mut Self) -> Exe<()>) -> Exe<()> {
+        if self.depth > 0 {
+            return body(self);
+        }
+        take_deferred_failure();
+        let result = body(self);
+        match take_deferred_failure() {
+            Some(message) if result.is_ok() => {
+                Err(Error::other(format!("template: {name}: {message}")))
+            }
+            _ => result,
+        }
     }
 
     /// Runs a template in a fresh variable scope, on a fresh stack segment when needed,
