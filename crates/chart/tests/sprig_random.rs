@@ -337,6 +337,50 @@ fn custom_certificates_are_checked_and_kept() {
 }
 
 #[test]
+fn certificate_arguments_are_checked_in_go_s_order() {
+    // Go converts every argument, first to last, before the function runs.
+    for (template, want) in [
+        (
+            r#"{{ genSignedCert 1 nil nil 1 "ca" }}"#,
+            r#"at <1>: expected string; found 1"#,
+        ),
+        (
+            r#"{{ genSelfSignedCertWithKey "x" nil nil "1" "nope" }}"#,
+            r#"at <"1">: expected integer; found "1""#,
+        ),
+        (
+            r#"{{ genSignedCertWithKey "x" nil nil 1 "ca" "nope" }}"#,
+            r#"at <"ca">: can't handle "ca" for arg of type sprig.certificate"#,
+        ),
+        (
+            r#"{{ genSignedCertWithKey "x" nil nil 1 (genCA "ca" 1) "nope" }}"#,
+            "error calling genSignedCertWithKey: parsing private key: no PEM data in input",
+        ),
+    ] {
+        let got = render(template).err().unwrap_or_default();
+        assert!(got.contains(want), "{template}: {got}");
+    }
+}
+
+#[test]
+fn validity_periods_wrap_as_go_s_durations_do() {
+    // Go's `time.Hour * 24 * time.Duration(days)` is an int64 of nanoseconds that wraps.
+    for days in [-800_000i64, 106_752, 3] {
+        let got = parts(&format!(
+            r#"{{{{ (genSelfSignedCert "x" nil nil {days}).Cert | b64enc }}}}"#
+        ));
+        let (_, der) = pem(&got[0]);
+        let validity = certificate(&der).validity().clone();
+        let seconds = validity.not_after.timestamp() - validity.not_before.timestamp();
+        let want = days.wrapping_mul(86_400_000_000_000) / 1_000_000_000;
+        assert!(
+            (seconds - want).abs() <= 1,
+            "{days} days: {seconds} s, want {want} s"
+        );
+    }
+}
+
+#[test]
 fn now_and_dates_have_go_formats() {
     let stamp = ok(r#"{{ now | date "2006-01-02T15:04:05Z07:00" }}"#);
     let re = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$");

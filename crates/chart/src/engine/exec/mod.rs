@@ -37,9 +37,9 @@ thread_local! {
     static DEFERRED_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// Reports that work a value put off failed where its reader cannot return an error; the
+/// Reports that work a value put off failed where its reader cannot return an error: the
 /// template run in progress on this thread fails with `message` (the first one reported) when
-/// its outermost template ends.
+/// its outermost template ends. Values live within one render, so there is always a run.
 pub fn report_deferred_failure(message: String) {
     DEFERRED_FAILURE.with(|failure| {
         failure.borrow_mut().get_or_insert(message);
@@ -218,19 +218,19 @@ impl<'e> Exec<'e> {
         result.map(|()| out)
     }
 
-    /// Runs `body`; when it is the outermost template run, it fails with a failure reported
-    /// by [`report_deferred_failure`] meanwhile.
+    /// Runs `body`; when it is the outermost template run, a failure reported by
+    /// [`report_deferred_failure`] meanwhile is its error, whatever `body` returned.
     fn outermost(&mut self, name: &str, body: impl FnOnce(&mut Self) -> Exe<()>) -> Exe<()> {
         if self.depth > 0 {
             return body(self);
         }
         take_deferred_failure();
         let result = body(self);
+        // The failure happened before any error the run returned, which may follow from it
+        // (a `required` that saw the empty text a failed certificate reads as).
         match take_deferred_failure() {
-            Some(message) if result.is_ok() => {
-                Err(Error::other(format!("template: {name}: {message}")))
-            }
-            _ => result,
+            Some(message) => Err(Error::other(format!("template: {name}: {message}"))),
+            None => result,
         }
     }
 

@@ -54,7 +54,7 @@ pub(super) fn install(funcs: &mut FuncMap) {
     });
     funcs.add("genSelfSignedCert", |a: &[Value]| {
         args::count(a, 4)?;
-        let draft = leaf_draft(a, None)?;
+        let draft = LeafArgs::read(a)?.draft(None)?;
         Ok(Certificate::pending(
             "genSelfSignedCert",
             draft,
@@ -63,8 +63,9 @@ pub(super) fn install(funcs: &mut FuncMap) {
     });
     funcs.add("genSelfSignedCertWithKey", |a: &[Value]| {
         args::count(a, 5)?;
+        let leaf = LeafArgs::read(a)?;
         let key = parse_key_arg(args::string(a, 4)?).map_err(FuncError::failed)?;
-        let draft = leaf_draft(a, None)?;
+        let draft = leaf.draft(None)?;
         draft
             .sign(&key)
             .map(Certificate::made)
@@ -72,8 +73,10 @@ pub(super) fn install(funcs: &mut FuncMap) {
     });
     funcs.add("genSignedCert", |a: &[Value]| {
         args::count(a, 5)?;
-        let ca = certificate_arg(a, 4)?;
-        let draft = leaf_draft(a, Some(&ca))?;
+        let leaf = LeafArgs::read(a)?;
+        let draft = leaf.draft(Some(certificate_arg(a, 4)?))?;
+        // An authority signing would refuse is refused in the call.
+        draft.issuer().map_err(FuncError::failed)?;
         Ok(Certificate::pending(
             "genSignedCert",
             draft,
@@ -82,9 +85,10 @@ pub(super) fn install(funcs: &mut FuncMap) {
     });
     funcs.add("genSignedCertWithKey", |a: &[Value]| {
         args::count(a, 6)?;
+        let leaf = LeafArgs::read(a)?;
         let ca = certificate_arg(a, 4)?;
         let key = parse_key_arg(args::string(a, 5)?).map_err(FuncError::failed)?;
-        let draft = leaf_draft(a, Some(&ca))?;
+        let draft = leaf.draft(Some(ca))?;
         draft
             .sign(&key)
             .map(Certificate::made)
@@ -192,17 +196,17 @@ impl Object for Certificate {
     }
 }
 
-/// A `certificate` argument, made now if it was pending.
-fn certificate_arg(a: &[Value], index: usize) -> Result<Rc<Pem>, FuncError> {
-    let certificate = match a.get(index) {
+/// A `certificate` argument (Go's conversion of the argument: the certificate is not made
+/// yet).
+fn certificate_arg(a: &[Value], index: usize) -> Result<&Certificate, FuncError> {
+    match a.get(index) {
         Some(Value::Object(o)) => o.as_any().and_then(|any| any.downcast_ref::<Certificate>()),
         _ => None,
     }
     .ok_or_else(|| FuncError::ArgType {
         index,
         expected: "sprig.certificate".to_string(),
-    })?;
-    certificate.pem().map_err(FuncError::failed)
+    })
 }
 
 /// Sprig's `buildCustomCertificate`: base64 PEMs checked and wrapped.
@@ -218,50 +222,79 @@ fn build_custom_cert(b64_cert: &str, b64_key: &str) -> Result<Pem, String> {
     Ok(Pem { cert, key })
 }
 
-/// The draft of a `genSelfSignedCert` or `genSignedCert` leaf (common name, IPs, DNS names,
-/// days), with Sprig's checks in Go's order: the authority, then the lists.
-fn leaf_draft(a: &[Value], ca: Option<&Pem>) -> Result<Draft, FuncError> {
-    let (cn, days) = (args::string(a, 0)?, args::int(a, 3)?);
-    let (ips, dns) = (args::list(a, 1)?, args::list(a, 2)?);
-    let role = match ca {
-        Some(ca) => Role::SignedBy(Box::new(issuer(ca).map_err(FuncError::failed)?)),
-        None => Role::SelfSigned,
-    };
-    let ips = ips
-        .iter()
-        .map(|ip| match ip {
-            Value::String(s) => s
-                .parse::<IpAddr>()
-                .map_err(|_| format!("error parsing ip: {s}")),
-            other => Err(format!(
-                "error parsing ip: {} is not a string",
-                other.to_go_string()
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(FuncError::failed)?;
-    let dns = dns
-        .iter()
-        .map(|name| match name {
-            Value::String(s) => Ok(s.to_string()),
-            other => Err(format!(
-                "error processing alternate dns name: {} is not a string",
-                other.to_go_string()
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(FuncError::failed)?;
-    Draft::new(cn, ips, &dns, days, role).map_err(FuncError::failed)
+/// The arguments a `genSelfSignedCert` or `genSignedCert` leaf starts with, converted in
+/// order as Go converts a function's arguments before calling it.
+struct LeafArgs<'a> {
+    cn: &'a str,
+    ips: &'a [Value],
+    dns: &'a [Value],
+    days: i64,
 }
 
-/// The checks Sprig makes of an authority before signing with it, and the issuer it makes.
-fn issuer(ca: &Pem) -> Result<Issuer<'static, KeyPair>, String> {
+impl<'a> LeafArgs<'a> {
+    fn read(a: &'a [Value]) -> Result<Self, FuncError> {
+        Ok(LeafArgs {
+            cn: args::string(a, 0)?,
+            ips: args::list(a, 1)?,
+            dns: args::list(a, 2)?,
+            days: args::int(a, 3)?,
+        })
+    }
+
+    /// The leaf's draft, signed by `ca` if given, with Sprig's checks in Go's order: the
+    /// authority, then the lists.
+    fn draft(&self, ca: Option<&Certificate>) -> Result<Draft, FuncError> {
+        let role = match ca {
+            Some(ca) => {
+                let pem = ca.pem().map_err(FuncError::failed)?;
+                Role::SignedBy(Box::new(authority(&pem).map_err(FuncError::failed)?))
+            }
+            None => Role::SelfSigned,
+        };
+        let ips = self
+            .ips
+            .iter()
+            .map(|ip| match ip {
+                Value::String(s) => s
+                    .parse::<IpAddr>()
+                    .map_err(|_| format!("error parsing ip: {s}")),
+                other => Err(format!(
+                    "error parsing ip: {} is not a string",
+                    other.to_go_string()
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(FuncError::failed)?;
+        let dns = self
+            .dns
+            .iter()
+            .map(|name| match name {
+                Value::String(s) => Ok(s.to_string()),
+                other => Err(format!(
+                    "error processing alternate dns name: {} is not a string",
+                    other.to_go_string()
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(FuncError::failed)?;
+        Draft::new(self.cn, ips, &dns, self.days, role).map_err(FuncError::failed)
+    }
+}
+
+/// A signing authority read from a `certificate`: its DER and its key.
+struct Authority {
+    der: Vec<u8>,
+    key: KeyPair,
+}
+
+/// The checks Sprig makes of an authority before signing with it.
+fn authority(ca: &Pem) -> Result<Authority, String> {
     let (_, der) = pem_decode(&ca.cert).ok_or("unable to decode certificate")?;
     x509_parser::parse_x509_certificate(&der)
         .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
     let key = parse_private_key(&ca.key).map_err(|e| format!("error parsing private key: {e}"))?;
     let key = key.key_pair().map_err(creating)?;
-    Issuer::from_ca_cert_der(&der.as_slice().into(), key).map_err(|e| creating(e.to_string()))
+    Ok(Authority { der, key })
 }
 
 fn creating(e: String) -> String {
@@ -274,8 +307,8 @@ enum Role {
     Authority,
     /// `genSelfSignedCert`: self-signed, `CA:FALSE`.
     SelfSigned,
-    /// `genSignedCert`: signed by the issuer, `CA:FALSE`.
-    SignedBy(Box<Issuer<'static, KeyPair>>),
+    /// `genSignedCert`: signed by the authority, `CA:FALSE`.
+    SignedBy(Box<Authority>),
 }
 
 /// A certificate checked and ready to be signed but for its key: Go's
@@ -313,9 +346,11 @@ impl Draft {
             .extend(ips.into_iter().map(SanType::IpAddress));
         let now = time::OffsetDateTime::now_utc();
         params.not_before = now;
-        params.not_after = days
-            .checked_mul(86_400)
-            .and_then(|secs| now.checked_add(time::Duration::seconds(secs)))
+        // Go's `time.Hour * 24 * time.Duration(days)`: nanoseconds in an int64 that wraps, so
+        // the period is always within 292 years of now, however many days are asked for.
+        let period = time::Duration::nanoseconds(days.wrapping_mul(86_400_000_000_000));
+        params.not_after = now
+            .checked_add(period)
             .ok_or_else(|| creating("x509: validity period out of range".to_string()))?;
         params.key_usages = vec![
             KeyUsagePurpose::KeyEncipherment,
@@ -337,6 +372,16 @@ impl Draft {
         Ok(Draft { params, role })
     }
 
+    /// The issuer of a certificate signed by an authority; `None` for a self-signed one.
+    fn issuer(&self) -> Result<Option<Issuer<'static, &KeyPair>>, String> {
+        let Role::SignedBy(authority) = &self.role else {
+            return Ok(None);
+        };
+        Issuer::from_ca_cert_der(&authority.der.as_slice().into(), &authority.key)
+            .map(Some)
+            .map_err(|e| creating(e.to_string()))
+    }
+
     /// `x509.CreateCertificate` with a random 128-bit serial: the certificate signed with
     /// `key` (or by its issuer), and the key, as PEM.
     fn sign(mut self, key: &PrivateKey) -> Result<Pem, String> {
@@ -345,9 +390,9 @@ impl Draft {
         random_bytes(&mut serial).map_err(|e| e.to_string())?;
         let first = serial.iter().position(|&b| b != 0).unwrap_or(15);
         self.params.serial_number = Some(SerialNumber::from_slice(&serial[first..]));
-        let cert = match &self.role {
-            Role::SignedBy(issuer) => self.params.signed_by(&key_pair, issuer),
-            Role::Authority | Role::SelfSigned => self.params.self_signed(&key_pair),
+        let cert = match self.issuer()? {
+            Some(issuer) => self.params.signed_by(&key_pair, &issuer),
+            None => self.params.self_signed(&key_pair),
         }
         .map_err(|e| creating(e.to_string()))?;
         Ok(Pem {
@@ -426,6 +471,11 @@ mod tests {
                 "{template}: {error}"
             );
         }
+        // The failure came first, so it is the error, not what followed from the empty text.
+        let error =
+            engine_with_weak_ca(r#"{{ $c := weakCA }}{{ required "need a cert" $c.Cert }}"#)
+                .expect_err("required after a failed read");
+        assert!(error.contains("error calling weakCA: "), "{error}");
         let error = engine_with_weak_ca(r#"{{ genSignedCert "x" nil nil 1 weakCA }}"#)
             .expect_err("signed by a failed authority");
         assert!(
