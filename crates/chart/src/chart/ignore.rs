@@ -115,7 +115,7 @@ impl Rule {
             RuleKind::Anchored | RuleKind::Path => path,
             RuleKind::BaseName => base,
         };
-        pattern::matches_chars(&self.glob, subject).unwrap_or(false)
+        pattern::matches_validated(&self.glob, subject)
     }
 }
 

@@ -20,12 +20,15 @@ impl std::error::Error for BadPattern {}
 pub fn matches(pattern: &str, name: &str) -> Result<bool, BadPattern> {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
-    match_from(&p, &n)
+    match_from(&p, &n, true)
 }
 
-/// [`matches()`] on a pattern and name already split into characters.
-pub fn matches_chars(pattern: &[char], name: &[char]) -> Result<bool, BadPattern> {
-    match_from(pattern, name)
+/// [`matches()`] on a pattern and name split into characters, with a malformed pattern
+/// matching nothing. It skips [`matches()`]'s check of the pattern's rest after a mismatch,
+/// which could only turn that `false` into an error: every `.helmignore` rule meets every file
+/// of a chart, and most of those meetings are mismatches.
+pub fn matches_validated(pattern: &[char], name: &[char]) -> bool {
+    match_from(pattern, name, false).unwrap_or(false)
 }
 
 /// Checks that every part of `pattern` is well formed (Go validates while matching; Helm
@@ -51,7 +54,8 @@ pub fn validate(pattern: &str) -> Result<(), BadPattern> {
     Ok(())
 }
 
-fn match_from(p: &[char], n: &[char]) -> Result<bool, BadPattern> {
+/// Matches; on a mismatch, `check_rest` reports a malformed rest of the pattern as Go does.
+fn match_from(p: &[char], n: &[char], check_rest: bool) -> Result<bool, BadPattern> {
     let (mut pi, mut ni) = (0, 0);
     // Backtracking point for the last `*`: pattern index after it and name index it covers to.
     let mut star: Option<(usize, usize)> = None;
@@ -104,7 +108,9 @@ fn match_from(p: &[char], n: &[char]) -> Result<bool, BadPattern> {
                 ni = sn + 1;
             }
             _ => {
-                validate_rest(p, pi)?;
+                if check_rest {
+                    validate_rest(p, pi)?;
+                }
                 return Ok(false);
             }
         }
@@ -197,5 +203,25 @@ mod tests {
         assert_eq!(validate("a[b"), Err(BadPattern));
         assert_eq!(matches("x\\", "y"), Err(BadPattern));
         assert!(validate("*.tgz").is_ok());
+    }
+
+    #[test]
+    fn unchecked_matching_agrees_with_checked_matching() {
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        for (pattern, name) in [
+            ("templates/*.yaml", "templates/a.yaml"),
+            ("templates/*.yaml", "templates/sub/a.yaml"),
+            ("[^a-c]x", "bx"),
+            ("*.tgz", "chart.tgz"),
+            ("OWNERS", "values.yaml"),
+            ("x[", "y"),
+            ("x\\", "x"),
+        ] {
+            assert_eq!(
+                matches_validated(&chars(pattern), &chars(name)),
+                matches(pattern, name).unwrap_or(false),
+                "{pattern} {name}"
+            );
+        }
     }
 }
