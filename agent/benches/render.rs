@@ -72,10 +72,9 @@ struct Cost {
     peak_kib: u64,
 }
 
-/// Wall time, CPU time and peak RSS of one process, through `/usr/bin/time`.
-fn process(program: &Path, chart_dir: &Path, values: &Path) -> Option<Cost> {
-    let home = std::env::temp_dir().join(format!("landscaper-bench-home-{}", std::process::id()));
-    std::fs::create_dir_all(&home).ok()?;
+/// Wall time, CPU time and peak RSS of one process, through `/usr/bin/time`, with `home` as
+/// its HOME (empty: no helm repositories or plugins of this machine's user).
+fn process(program: &Path, home: &Path, chart_dir: &Path, values: &Path) -> Option<Cost> {
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%U %S %M"])
@@ -85,7 +84,7 @@ fn process(program: &Path, chart_dir: &Path, values: &Path) -> Option<Cost> {
         .arg("-f")
         .arg(values)
         .args(["--namespace", "ns1", "--kube-version", "1.33.0"])
-        .env("HOME", &home)
+        .env("HOME", home)
         .output()
         .ok()?;
     let wall = start.elapsed();
@@ -151,6 +150,16 @@ fn main() {
         .filter(|p| p.is_file())
         .unwrap_or(agent);
     let helm = find("helm", "HELM");
+    let home = match tempfile::Builder::new()
+        .prefix("landscaper-bench-home-")
+        .tempdir()
+    {
+        Ok(home) => home,
+        Err(e) => {
+            println!("no temporary HOME for the processes: {e}");
+            return;
+        }
+    };
     for (name, chart_dir, values) in CASES {
         let chart_dir = charts().join(chart_dir);
         let values = charts().join(values);
@@ -165,10 +174,10 @@ fn main() {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..PROCESS_RUNS {
             if agent.is_file() {
-                ours.extend(process(&agent, &chart_dir, &values));
+                ours.extend(process(&agent, home.path(), &chart_dir, &values));
             }
             if let Some(helm) = &helm {
-                theirs.extend(process(helm, &chart_dir, &values));
+                theirs.extend(process(helm, home.path(), &chart_dir, &values));
             }
         }
         let (ours, theirs) = (median(ours), median(theirs));

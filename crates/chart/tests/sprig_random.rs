@@ -308,6 +308,13 @@ fn custom_certificates_are_checked_and_kept() {
         ),
         "true true"
     );
+    assert_eq!(
+        ok(
+            r#"{{ $ca := genCA "x" 1 }}{{ eq (printf "%v" $ca) (printf "{%s %s}" $ca.Cert $ca.Key) }} {{ eq (printf "%+v" $ca) (printf "{Cert:%s Key:%s}" $ca.Cert $ca.Key) }}"#
+        ),
+        "true true",
+        "Go prints a struct's fields, with their names for %+v"
+    );
     let errors = [
         (
             r#"{{ buildCustomCert "!" "" }}"#,

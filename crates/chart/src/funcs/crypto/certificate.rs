@@ -182,6 +182,12 @@ impl Object for Certificate {
         format!("{{{} {}}}", pem.cert, pem.key)
     }
 
+    /// `%+v`: the fields with their names.
+    fn format_verbose(&self) -> String {
+        let pem = self.observed();
+        format!("{{Cert:{} Key:{}}}", pem.cert, pem.key)
+    }
+
     /// Go's `json.Marshal` of the struct: `{"Cert":…,"Key":…}`.
     fn to_data(&self) -> Option<crate::data::Data> {
         let pem = self.observed();
