@@ -72,11 +72,30 @@ struct Cost {
     peak_kib: u64,
 }
 
-/// Wall time, CPU time and peak RSS of one process, through `/usr/bin/time`, with `home` as
-/// its HOME (empty: no helm repositories or plugins of this machine's user).
+/// Helm's and XDG's variables that would point the processes at this machine's user's helm
+/// configuration, cache, data and plugins despite the empty HOME.
+const USER_FOLDER_VARIABLES: &[&str] = &[
+    "HELM_CACHE_HOME",
+    "HELM_CONFIG_HOME",
+    "HELM_DATA_HOME",
+    "HELM_PLUGINS",
+    "HELM_REGISTRY_CONFIG",
+    "HELM_REPOSITORY_CACHE",
+    "HELM_REPOSITORY_CONFIG",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+];
+
+/// Wall time, CPU time and peak RSS of one process, through `/usr/bin/time`, with the empty
+/// folder `home` as its HOME: no helm repositories or plugins of this machine's user.
 fn process(program: &Path, home: &Path, chart_dir: &Path, values: &Path) -> Option<Cost> {
     let start = Instant::now();
-    let out = Command::new("/usr/bin/time")
+    let mut command = Command::new("/usr/bin/time");
+    for variable in USER_FOLDER_VARIABLES {
+        command.env_remove(variable);
+    }
+    let out = command
         .args(["-f", "%U %S %M"])
         .arg(program)
         .args(["template", "rel"])
@@ -150,16 +169,11 @@ fn main() {
         .filter(|p| p.is_file())
         .unwrap_or(agent);
     let helm = find("helm", "HELM");
-    let home = match tempfile::Builder::new()
+    let home = tempfile::Builder::new()
         .prefix("landscaper-bench-home-")
         .tempdir()
-    {
-        Ok(home) => home,
-        Err(e) => {
-            println!("no temporary HOME for the processes: {e}");
-            return;
-        }
-    };
+        .inspect_err(|e| println!("no temporary HOME, so no process figures: {e}"))
+        .ok();
     for (name, chart_dir, values) in CASES {
         let chart_dir = charts().join(chart_dir);
         let values = charts().join(values);
@@ -173,6 +187,7 @@ fn main() {
         }
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..PROCESS_RUNS {
+            let Some(home) = &home else { break };
             if agent.is_file() {
                 ours.extend(process(&agent, home.path(), &chart_dir, &values));
             }

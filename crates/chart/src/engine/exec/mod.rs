@@ -39,7 +39,8 @@ thread_local! {
 
 /// Reports that work a value put off failed where its reader cannot return an error: the
 /// template run in progress on this thread fails with `message` (the first one reported) when
-/// its outermost template ends. Values live within one render, so there is always a run.
+/// its outermost template ends. Reported outside any run (a value a function kept and read
+/// after the render), it is dropped when the next run starts.
 pub fn report_deferred_failure(message: String) {
     DEFERRED_FAILURE.with(|failure| {
         failure.borrow_mut().get_or_insert(message);

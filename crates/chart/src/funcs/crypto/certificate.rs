@@ -290,16 +290,16 @@ impl<'a> LeafArgs<'a> {
 /// A signing authority read from a `certificate`: its DER and its key.
 struct Authority {
     der: Vec<u8>,
-    key: KeyPair,
+    key: PrivateKey,
 }
 
-/// The checks Sprig makes of an authority before signing with it.
+/// The checks Sprig makes of an authority before it reads the lists; whether the key can
+/// sign shows only when signing (`x509.CreateCertificate`), after them.
 fn authority(ca: &Pem) -> Result<Authority, String> {
     let (_, der) = pem_decode(&ca.cert).ok_or("unable to decode certificate")?;
     x509_parser::parse_x509_certificate(&der)
         .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
     let key = parse_private_key(&ca.key).map_err(|e| format!("error parsing private key: {e}"))?;
-    let key = key.key_pair().map_err(creating)?;
     Ok(Authority { der, key })
 }
 
@@ -353,7 +353,8 @@ impl Draft {
         let now = time::OffsetDateTime::now_utc();
         params.not_before = now;
         // Go's `time.Hour * 24 * time.Duration(days)`: nanoseconds in an int64 that wraps, so
-        // the period is always within 292 years of now, however many days are asked for.
+        // the period is always within 292 years of now, however many days are asked for, and
+        // the sum fails only for a clock within 292 years of the year 9999.
         let period = time::Duration::nanoseconds(days.wrapping_mul(86_400_000_000_000));
         params.not_after = now
             .checked_add(period)
@@ -379,11 +380,12 @@ impl Draft {
     }
 
     /// The issuer of a certificate signed by an authority; `None` for a self-signed one.
-    fn issuer(&self) -> Result<Option<Issuer<'static, &KeyPair>>, String> {
+    fn issuer(&self) -> Result<Option<Issuer<'static, KeyPair>>, String> {
         let Role::SignedBy(authority) = &self.role else {
             return Ok(None);
         };
-        Issuer::from_ca_cert_der(&authority.der.as_slice().into(), &authority.key)
+        let key = authority.key.key_pair().map_err(creating)?;
+        Issuer::from_ca_cert_der(&authority.der.as_slice().into(), key)
             .map(Some)
             .map_err(|e| creating(e.to_string()))
     }
@@ -415,23 +417,6 @@ mod tests {
     use super::*;
     use crate::engine::Engine;
 
-    /// An engine with `weakCA`: a pending authority whose 1024-bit key rcgen refuses to sign
-    /// with, so making it always fails.
-    fn engine_with_weak_ca(template: &str) -> Result<String, String> {
-        let mut engine = Engine::new();
-        engine.funcs_mut().add("weakCA", |_: &[Value]| {
-            let draft = Draft::new("weak", Vec::new(), &[], 1, Role::Authority)
-                .map_err(FuncError::failed)?;
-            Ok(Certificate::pending("weakCA", draft, 1024))
-        });
-        engine
-            .add_template("t", template)
-            .map_err(|e| e.to_string())?;
-        engine
-            .render("t", &Value::empty_map())
-            .map_err(|e| e.to_string())
-    }
-
     #[test]
     fn generated_keys_wait_until_their_certificate_is_looked_at() {
         let mut engine = Engine::new();
@@ -455,10 +440,70 @@ mod tests {
         assert_eq!(got, "true true true false false false true");
     }
 
+    /// Renders `template` with `weakCA` and `weakAuthority`: a made certificate that x509
+    /// parsing accepts but whose 1024-bit RSA key rcgen will not sign with.
+    fn render_with_weak_authorities(template: &str) -> Result<String, String> {
+        let mut engine = Engine::new();
+        engine.funcs_mut().add("weakCA", |_: &[Value]| {
+            let draft = Draft::new("weak", Vec::new(), &[], 1, Role::Authority)
+                .map_err(FuncError::failed)?;
+            Ok(Certificate::pending("weakCA", draft, 1024))
+        });
+        engine.funcs_mut().add("weakAuthority", |_: &[Value]| {
+            let p256 = PrivateKey::P256(p256::SecretKey::random(&mut rand_core::OsRng));
+            let signed = Draft::new("weak", Vec::new(), &[], 1, Role::Authority)
+                .and_then(|draft| draft.sign(&p256));
+            let key = new_rsa_key(1024).and_then(|key| key.to_pem());
+            match (signed, key) {
+                (Ok(signed), Ok(key)) => Ok(Certificate::made(Pem {
+                    cert: signed.cert,
+                    key,
+                })),
+                (Err(e), _) | (_, Err(e)) => Err(FuncError::failed(e)),
+            }
+        });
+        engine
+            .add_template("t", template)
+            .map_err(|e| e.to_string())?;
+        engine
+            .render("t", &Value::empty_map())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn authorities_and_keys_are_checked_in_go_s_order() {
+        for (template, want) in [
+            // Every argument is converted before the authority is made.
+            (
+                r#"{{ genSignedCert 1 nil nil 1 weakCA }}"#,
+                "expected string; found 1",
+            ),
+            // The given key is parsed before the authority is made.
+            (
+                r#"{{ genSignedCertWithKey "x" nil nil 1 weakCA "nope" }}"#,
+                "error calling genSignedCertWithKey: parsing private key: no PEM data in input",
+            ),
+            // The lists are read before signing finds that the authority's key cannot sign.
+            (
+                r#"{{ genSignedCert "x" (list 1) nil 1 weakAuthority }}"#,
+                "error calling genSignedCert: error parsing ip: 1 is not a string",
+            ),
+            // An authority that cannot sign fails the call, not a later read.
+            (
+                r#"{{ $c := genSignedCert "x" nil nil 1 weakAuthority }}ok"#,
+                "at <genSignedCert \"x\" nil nil 1 weakAuthority>: error calling genSignedCert: error creating certificate:",
+            ),
+        ] {
+            let got = render_with_weak_authorities(template).expect_err(template);
+            assert!(got.contains(want), "{template}: {got}");
+        }
+    }
+
     #[test]
     fn a_certificate_nobody_looks_at_is_never_made() {
-        let got =
-            engine_with_weak_ca(r#"{{ $ca := weakCA }}{{ if $ca }}{{ typeOf $ca }}{{ end }}"#);
+        let got = render_with_weak_authorities(
+            r#"{{ $ca := weakCA }}{{ if $ca }}{{ typeOf $ca }}{{ end }}"#,
+        );
         assert_eq!(got.as_deref(), Ok("sprig.certificate"));
     }
 
@@ -471,18 +516,19 @@ mod tests {
             "{{ dict \"ca\" weakCA | toYaml }}",
             "{{ include \"d\" weakCA }}{{ define \"d\" }}{{ .Key }}{{ end }}",
         ] {
-            let error = engine_with_weak_ca(template).expect_err(template);
+            let error = render_with_weak_authorities(template).expect_err(template);
             assert!(
                 error.starts_with("template: t: error calling weakCA: error creating certificate:"),
                 "{template}: {error}"
             );
         }
         // The failure came first, so it is the error, not what followed from the empty text.
-        let error =
-            engine_with_weak_ca(r#"{{ $c := weakCA }}{{ required "need a cert" $c.Cert }}"#)
-                .expect_err("required after a failed read");
+        let error = render_with_weak_authorities(
+            r#"{{ $c := weakCA }}{{ required "need a cert" $c.Cert }}"#,
+        )
+        .expect_err("required after a failed read");
         assert!(error.contains("error calling weakCA: "), "{error}");
-        let error = engine_with_weak_ca(r#"{{ genSignedCert "x" nil nil 1 weakCA }}"#)
+        let error = render_with_weak_authorities(r#"{{ genSignedCert "x" nil nil 1 weakCA }}"#)
             .expect_err("signed by a failed authority");
         assert!(
             error.contains("error calling genSignedCert: error calling weakCA: "),
