@@ -115,7 +115,7 @@ impl Rule {
             RuleKind::Anchored | RuleKind::Path => path,
             RuleKind::BaseName => base,
         };
-        pattern::matches_validated(&self.glob, subject)
+        pattern::matches_or_false(&self.glob, subject)
     }
 }
 
