@@ -39,7 +39,7 @@ pub(super) fn install(funcs: &mut FuncMap) {
         let (cn, days) = (args::string(a, 0)?, args::int(a, 1)?);
         let draft =
             Draft::new(cn, Vec::new(), &[], days, Role::Authority).map_err(FuncError::failed)?;
-        Ok(Certificate::pending("genCA", draft, GENERATED_KEY_BITS))
+        Ok(Certificate::generated("genCA", draft))
     });
     funcs.add("genCAWithKey", |a: &[Value]| {
         args::count(a, 3)?;
@@ -47,29 +47,19 @@ pub(super) fn install(funcs: &mut FuncMap) {
         let key = parse_key_arg(args::string(a, 2)?).map_err(FuncError::failed)?;
         let draft =
             Draft::new(cn, Vec::new(), &[], days, Role::Authority).map_err(FuncError::failed)?;
-        draft
-            .sign(&key)
-            .map(Certificate::made)
-            .map_err(FuncError::failed)
+        Certificate::signed(draft, &key)
     });
     funcs.add("genSelfSignedCert", |a: &[Value]| {
         args::count(a, 4)?;
         let draft = LeafArgs::read(a)?.draft(None)?;
-        Ok(Certificate::pending(
-            "genSelfSignedCert",
-            draft,
-            GENERATED_KEY_BITS,
-        ))
+        Ok(Certificate::generated("genSelfSignedCert", draft))
     });
     funcs.add("genSelfSignedCertWithKey", |a: &[Value]| {
         args::count(a, 5)?;
         let leaf = LeafArgs::read(a)?;
         let key = parse_key_arg(args::string(a, 4)?).map_err(FuncError::failed)?;
         let draft = leaf.draft(None)?;
-        draft
-            .sign(&key)
-            .map(Certificate::made)
-            .map_err(FuncError::failed)
+        Certificate::signed(draft, &key)
     });
     funcs.add("genSignedCert", |a: &[Value]| {
         args::count(a, 5)?;
@@ -77,11 +67,7 @@ pub(super) fn install(funcs: &mut FuncMap) {
         let draft = leaf.draft(Some(certificate_arg(a, 4)?))?;
         // An authority signing would refuse is refused in the call.
         draft.issuer().map_err(FuncError::failed)?;
-        Ok(Certificate::pending(
-            "genSignedCert",
-            draft,
-            GENERATED_KEY_BITS,
-        ))
+        Ok(Certificate::generated("genSignedCert", draft))
     });
     funcs.add("genSignedCertWithKey", |a: &[Value]| {
         args::count(a, 6)?;
@@ -89,10 +75,7 @@ pub(super) fn install(funcs: &mut FuncMap) {
         let ca = certificate_arg(a, 4)?;
         let key = parse_key_arg(args::string(a, 5)?).map_err(FuncError::failed)?;
         let draft = leaf.draft(Some(ca))?;
-        draft
-            .sign(&key)
-            .map(Certificate::made)
-            .map_err(FuncError::failed)
+        Certificate::signed(draft, &key)
     });
 }
 
@@ -125,6 +108,19 @@ enum State {
 impl Certificate {
     fn made(pem: Pem) -> Value {
         Value::object(Certificate(RefCell::new(State::Settled(Ok(Rc::new(pem))))))
+    }
+
+    /// A certificate for `draft` whose new key of Sprig's size is made on the first read.
+    fn generated(function: &'static str, draft: Draft) -> Value {
+        Certificate::pending(function, draft, GENERATED_KEY_BITS)
+    }
+
+    /// The certificate `draft` makes with the given `key`, made now.
+    fn signed(draft: Draft, key: &PrivateKey) -> Result<Value, FuncError> {
+        draft
+            .sign(key)
+            .map(Certificate::made)
+            .map_err(FuncError::failed)
     }
 
     fn pending(function: &'static str, draft: Draft, key_bits: usize) -> Value {
