@@ -77,13 +77,17 @@ impl AheadParser {
     }
 
     /// Offers a file of the chart folder, named from the folder on: template files of the
-    /// chart and of its subchart folders are parsed, the others ignored.
+    /// chart and of its subchart folders are parsed, a values schema has its meta-schema's
+    /// validator built, the others are ignored.
     pub(crate) fn offer(&self, name: &str, data: &Arc<[u8]>) {
-        if let Some(sender) = &self.sender
-            && super::load::own_path(name).is_some_and(|path| path.starts_with("templates/"))
-        {
-            // A helper that has stopped only means the render parses this file itself.
-            let _ = sender.send(data.clone());
+        let Some(sender) = &self.sender else { return };
+        match super::load::own_path(name) {
+            Some(path) if path.starts_with("templates/") => {
+                // A helper that has stopped only means the render parses this file itself.
+                let _ = sender.send(data.clone());
+            }
+            Some("values.schema.json") => crate::values::prepare_meta_schema(data.clone()),
+            _ => {}
         }
     }
 

@@ -10,6 +10,7 @@ pub use coalesce::{
     GLOBAL_KEY, coalesce_tables, coalesce_values, merge_maps, merge_tables, merge_values,
 };
 pub use deps::{check_dependencies, missing_dependencies, path_value, process_dependencies, table};
+pub(crate) use schema::prepare_meta_schema;
 pub use schema::{
     ChartViolations, SchemaViolations, validate_against_schema, validate_single_schema,
 };

@@ -2,6 +2,9 @@
 //! for the chart and every subchart on its own table, with errors naming the values path in
 //! the words Helm v4 prints (`- at '/age': minimum: got -5, want 0`).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value as Json;
 
@@ -82,6 +85,25 @@ fn collect_violations(chart: &Chart, folder: &str, values: &Map, found: &mut Vec
         let sub_folder = format!("{folder}/charts/{}", sub.name());
         collect_violations(sub, &sub_folder, &sub_values, found);
     }
+}
+
+/// Starts building, on a thread of its own, the validator of the meta-schema `schema` names
+/// (about 2 ms, once per process), which [`validate_single_schema`] would otherwise build when
+/// it first checks a schema: the render finds it ready. Only the first schema offered in a
+/// process starts it.
+pub(crate) fn prepare_meta_schema(schema: Arc<[u8]>) {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    if STARTED.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    // Without a thread, or with a schema that is not JSON, the validation builds it as before.
+    let _ = std::thread::Builder::new()
+        .name("schema-meta".to_string())
+        .spawn(move || {
+            if let Ok(schema) = serde_json::from_slice::<Json>(&schema) {
+                let _ = jsonschema::meta::is_valid(&schema);
+            }
+        });
 }
 
 /// Validates `values` against one schema document; the error is one `- at 'PATH': MESSAGE`
