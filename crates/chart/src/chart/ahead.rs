@@ -6,6 +6,9 @@
 //! The helper parses every template file it is offered, also those of subcharts that the
 //! values may disable; what a render does not take is dropped with the chart. A file that does
 //! not parse is left for the render, which reports the error as it always has.
+//!
+//! The first values schema such a load reads in a process also starts the building of its
+//! meta-schema's validator on a thread of its own (`values::prepare_meta_schema`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -76,9 +79,9 @@ impl AheadParser {
         }
     }
 
-    /// Offers a file of the chart folder, named from the folder on: template files of the
-    /// chart and of its subchart folders are parsed, a values schema has its meta-schema's
-    /// validator built, the others are ignored.
+    /// Offers a file of the chart folder, named from the folder on, when the helper runs:
+    /// template files of the chart and of its subchart folders are parsed, a values schema has
+    /// its meta-schema's validator built (once per process), the others are ignored.
     pub(crate) fn offer(&self, name: &str, data: &Arc<[u8]>) {
         let Some(sender) = &self.sender else { return };
         match super::load::own_path(name) {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use jsonschema::Draft;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value as Json;
 
@@ -89,21 +90,36 @@ fn collect_violations(chart: &Chart, folder: &str, values: &Map, found: &mut Vec
 
 /// Starts building, on a thread of its own, the validator of the meta-schema `schema` names
 /// (about 2 ms, once per process), which [`validate_single_schema`] would otherwise build when
-/// it first checks a schema: the render finds it ready. Only the first schema offered in a
-/// process starts it.
+/// it first checks a schema; the validation then finds it ready, or waits for it. Only the
+/// first schema offered in a process starts it, which may be a subchart's.
 pub(crate) fn prepare_meta_schema(schema: Arc<[u8]>) {
     static STARTED: AtomicBool = AtomicBool::new(false);
     if STARTED.swap(true, Ordering::Relaxed) {
         return;
     }
-    // Without a thread, or with a schema that is not JSON, the validation builds it as before.
+    // Without a thread the validation builds it as before.
     let _ = std::thread::Builder::new()
         .name("schema-meta".to_string())
-        .spawn(move || {
-            if let Ok(schema) = serde_json::from_slice::<Json>(&schema) {
-                let _ = jsonschema::meta::is_valid(&schema);
-            }
-        });
+        .spawn(move || build_meta_validator(&schema));
+}
+
+/// Builds the meta-schema validator that validating `schema` uses, as `jsonschema` picks it:
+/// by `$schema`, 2020-12 when that is missing or unknown (it never fetches one), and none for
+/// `true`, `false`, `{}` or text that is not JSON.
+fn build_meta_validator(schema: &[u8]) {
+    let Ok(schema) = serde_json::from_slice::<Json>(schema) else {
+        return;
+    };
+    if schema.is_boolean() || schema.as_object().is_some_and(|o| o.is_empty()) {
+        return;
+    }
+    let _ = match Draft::default().detect(&schema) {
+        Draft::Draft4 => jsonschema::draft4::meta::validator(),
+        Draft::Draft6 => jsonschema::draft6::meta::validator(),
+        Draft::Draft7 => jsonschema::draft7::meta::validator(),
+        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
+        _ => jsonschema::draft202012::meta::validator(),
+    };
 }
 
 /// Validates `values` against one schema document; the error is one `- at 'PATH': MESSAGE`
@@ -302,5 +318,22 @@ mod tests {
             validate_single_schema(&values, draft2020).unwrap_err(),
             "- at '/age': maximum: got 3, want 2\n"
         );
+    }
+
+    #[test]
+    fn meta_schema_validators_are_built_for_any_schema_without_panicking() {
+        // An unknown `$schema` made `jsonschema::meta` try to fetch its meta-schema and panic.
+        for schema in [
+            r#"{"$schema": "http://example.com/unknown", "type": "object"}"#,
+            r#"{"$schema": "http://json-schema.org/schema#", "type": "object"}"#,
+            r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}"#,
+            r#"{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}"#,
+            r#"{"type": "object"}"#,
+            "true",
+            "{}",
+            "{not json",
+        ] {
+            build_meta_validator(schema.as_bytes());
+        }
     }
 }
