@@ -104,8 +104,9 @@ pub(crate) fn prepare_meta_schema(schema: Arc<[u8]>) {
 }
 
 /// Builds the meta-schema validator that validating `schema` uses, as `jsonschema` picks it:
-/// by `$schema`, 2020-12 when that is missing or unknown (it never fetches one), and none for
-/// `true`, `false`, `{}` or text that is not JSON.
+/// by `$schema`, 2020-12 when that is missing, and none for `true`, `false`, `{}` or text that
+/// is not JSON. A `$schema` it does not know fails the validation; 2020-12's is built for it
+/// here, in vain but without fetching anything (`jsonschema::meta` would try, and panic).
 fn build_meta_validator(schema: &[u8]) {
     let Ok(schema) = serde_json::from_slice::<Json>(schema) else {
         return;
