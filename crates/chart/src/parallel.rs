@@ -64,7 +64,8 @@ where
 }
 
 /// Runs `produce` on the calling thread while other threads (one fewer than the cores, at
-/// most [`MAX_THREADS`] − 1) apply `work` to each job it submits, so that the two overlap.
+/// most [`MAX_THREADS`] − 1) apply `work` to each job it submits, so that the two overlap;
+/// once `produce` returns, the calling thread works through the jobs left with them.
 /// Returns what `produce` returned and the jobs' results in submission order. On one core the
 /// jobs run on the calling thread as they are submitted. A panic in `work` is passed on.
 pub fn pipeline<J, R, P>(
@@ -108,7 +109,9 @@ where
             submitted += 1;
         });
         drop(sender);
+        // What is still queued is shared with the workers rather than waited for.
         let mut results: Vec<(usize, R)> = Vec::with_capacity(submitted);
+        results.extend(worker());
         for handle in handles {
             match handle.join() {
                 Ok(done) => results.extend(done),
@@ -147,5 +150,42 @@ mod tests {
         );
         assert_eq!(count, 500);
         assert_eq!(results, (0..500).map(|i| i * 3).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_producer_takes_on_jobs_left_when_it_is_done() {
+        let workers = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .saturating_sub(1)
+            .min(MAX_THREADS - 1);
+        if workers == 0 {
+            return;
+        }
+        // The first job waits for the last, which every worker but its own may take; with
+        // one worker, only the producer is free to run it.
+        let last = workers;
+        let last_done = std::sync::atomic::AtomicBool::new(false);
+        let (_, results) = pipeline(
+            |i: usize| {
+                if i == last {
+                    last_done.store(true, Ordering::SeqCst);
+                } else if i == 0 {
+                    let start = std::time::Instant::now();
+                    while !last_done.load(Ordering::SeqCst) {
+                        if start.elapsed() > std::time::Duration::from_secs(10) {
+                            return false;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
+                true
+            },
+            |submit| {
+                for i in 0..=last {
+                    submit(i);
+                }
+            },
+        );
+        assert_eq!(results, vec![true; last + 1]);
     }
 }
