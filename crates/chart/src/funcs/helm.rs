@@ -29,13 +29,19 @@ fn marked(message: &str) -> FuncError {
 fn include(exec: &mut Exec<'_>, a: &[Value]) -> FuncResult {
     args::count(a, 2)?;
     let name = args::string(a, 0)?;
-    let depth = exec.include_depths.entry(name.to_string()).or_insert(0);
-    if *depth > MAX_INCLUDE_NESTING {
-        return Err(FuncError::failed(format!(
-            "rendering template has a nested reference name: {name}: unable to execute template"
-        )));
+    // Most includes name a template included before: its counter is found without a copy of
+    // the name.
+    match exec.include_depths.get_mut(name) {
+        Some(depth) if *depth > MAX_INCLUDE_NESTING => {
+            return Err(FuncError::failed(format!(
+                "rendering template has a nested reference name: {name}: unable to execute template"
+            )));
+        }
+        Some(depth) => *depth += 1,
+        None => {
+            exec.include_depths.insert(name.to_string(), 1);
+        }
     }
-    *depth += 1;
     let result = exec.execute_template(name, a[1].clone());
     if let Some(depth) = exec.include_depths.get_mut(name) {
         *depth -= 1;

@@ -289,18 +289,22 @@ fn render_resources(
             return Err(RenderError::during_render(e, blob));
         }
     };
+    let crds = if options.include_crds {
+        chart.crd_objects(chart.name())
+    } else {
+        Vec::new()
+    };
+    let sources = crds
+        .iter()
+        .map(|(name, file)| (name.as_str(), String::from_utf8_lossy(&file.data)))
+        .chain(
+            manifests
+                .iter()
+                .map(|m| (m.path.as_str(), Cow::Borrowed(m.content.as_str()))),
+        )
+        .collect::<Vec<_>>();
     let mut manifest = String::new();
-    if options.include_crds {
-        for (name, file) in chart.crd_objects(chart.name()) {
-            manifest.push_str(&format!(
-                "---\n# Source: {name}\n{}\n",
-                String::from_utf8_lossy(&file.data)
-            ));
-        }
-    }
-    for m in &manifests {
-        manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.path, m.content));
-    }
+    push_source_blocks(&mut manifest, &sources);
     Ok(Release {
         manifest,
         hooks,
@@ -468,17 +472,36 @@ fn collect<'c>(
     dot
 }
 
-/// What `helm template` writes to stdout for a rendered release.
-pub fn template_output(release: &Release, options: &TemplateOptions) -> Result<String, String> {
-    let mut manifests = format!("{}\n", release.manifest.trim());
-    if !options.disable_hooks {
-        for hook in &release.hooks {
-            if options.skip_tests && hook.is_test_hook() {
-                continue;
-            }
-            manifests.push_str(&format!("---\n# Source: {}\n{}\n", hook.path, hook.content));
+/// Appends `---`, a `# Source:` line and the content for each named content to `text`, grown
+/// once (a large chart's manifest is a megabyte or more).
+fn push_source_blocks(text: &mut String, blocks: &[(&str, Cow<'_, str>)]) {
+    const FRAME: usize = "---\n# Source: \n\n".len();
+    text.reserve(
+        blocks
+            .iter()
+            .map(|(name, content)| FRAME + name.len() + content.len())
+            .sum(),
+    );
+    for (name, content) in blocks {
+        for part in ["---\n# Source: ", name, "\n", content, "\n"] {
+            text.push_str(part);
         }
     }
+}
+
+/// What `helm template` writes to stdout for a rendered release.
+pub fn template_output(release: &Release, options: &TemplateOptions) -> Result<String, String> {
+    let hooks = release
+        .hooks
+        .iter()
+        .filter(|hook| !options.disable_hooks && !(options.skip_tests && hook.is_test_hook()))
+        .map(|hook| (hook.path.as_str(), Cow::Borrowed(hook.content.as_str())))
+        .collect::<Vec<_>>();
+    let rendered = release.manifest.trim();
+    let mut manifests = String::with_capacity(rendered.len() + 1);
+    manifests.push_str(rendered);
+    manifests.push('\n');
+    push_source_blocks(&mut manifests, &hooks);
     if options.show_only.is_empty() {
         return Ok(manifests);
     }

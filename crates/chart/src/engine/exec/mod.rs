@@ -185,7 +185,7 @@ impl<'e> Exec<'e> {
                 quote(&self.engine.root_name)
             )));
         };
-        let mut out = String::new();
+        let mut out = String::with_capacity(output_estimate(&template, self.depth));
         self.outermost(name, |exec| {
             exec.run(&template, Ev::from_result(dot).concrete(), &mut out)
         })?;
@@ -251,6 +251,19 @@ impl<'e> Exec<'e> {
         });
         self.depth -= 1;
         result.map(|_| ())
+    }
+}
+
+/// How much room to give the output of a run of `template` at template depth `depth`. A
+/// whole file (depth 0) prints about as much as its text holds, often hundreds of kilobytes
+/// that, grown by doubling, were copied and faulted in again at every step; a nested
+/// `include` prints a line or a few, to start with.
+fn output_estimate(template: &Template, depth: usize) -> usize {
+    const NESTED: usize = 64;
+    if depth == 0 {
+        template.text.len()
+    } else {
+        NESTED
     }
 }
 
