@@ -161,15 +161,15 @@ mod tests {
         if workers == 0 {
             return;
         }
-        // The first job waits for the last, which every worker but its own may take; with
-        // one worker, only the producer is free to run it.
+        // Every job but the last waits for the last: once the workers hold one each, only the
+        // producer is free to run it.
         let last = workers;
         let last_done = std::sync::atomic::AtomicBool::new(false);
         let (_, results) = pipeline(
             |i: usize| {
                 if i == last {
                     last_done.store(true, Ordering::SeqCst);
-                } else if i == 0 {
+                } else {
                     let start = std::time::Instant::now();
                     while !last_done.load(Ordering::SeqCst) {
                         if start.elapsed() > std::time::Duration::from_secs(10) {

@@ -475,18 +475,21 @@ fn collect<'c>(
 /// Appends `---`, a `# Source:` line and the content for each named content to `text`, grown
 /// once (a large chart's manifest is a megabyte or more).
 fn push_source_blocks(text: &mut String, blocks: &[(&str, Cow<'_, str>)]) {
-    const FRAME: usize = "---\n# Source: \n\n".len();
-    text.reserve(
-        blocks
-            .iter()
-            .map(|(name, content)| FRAME + name.len() + content.len())
-            .sum(),
-    );
+    text.reserve(source_blocks_len(blocks));
     for (name, content) in blocks {
         for part in ["---\n# Source: ", name, "\n", content, "\n"] {
             text.push_str(part);
         }
     }
+}
+
+/// How long the text [`push_source_blocks`] appends for `blocks` is.
+fn source_blocks_len(blocks: &[(&str, Cow<'_, str>)]) -> usize {
+    const FRAME: usize = "---\n# Source: \n\n".len();
+    blocks
+        .iter()
+        .map(|(name, content)| FRAME + name.len() + content.len())
+        .sum()
 }
 
 /// What `helm template` writes to stdout for a rendered release.
@@ -498,7 +501,7 @@ pub fn template_output(release: &Release, options: &TemplateOptions) -> Result<S
         .map(|hook| (hook.path.as_str(), Cow::Borrowed(hook.content.as_str())))
         .collect::<Vec<_>>();
     let rendered = release.manifest.trim();
-    let mut manifests = String::with_capacity(rendered.len() + 1);
+    let mut manifests = String::with_capacity(rendered.len() + 1 + source_blocks_len(&hooks));
     manifests.push_str(rendered);
     manifests.push('\n');
     push_source_blocks(&mut manifests, &hooks);

@@ -255,15 +255,15 @@ impl<'e> Exec<'e> {
 }
 
 /// How much room to give the output of a run of `template` at template depth `depth`. A
-/// whole file (depth 0) prints about as much as its text holds, often hundreds of kilobytes
-/// that, grown by doubling, were copied and faulted in again at every step; a nested
-/// `include` prints a line or a few, to start with.
+/// file rendered as a whole prints about as much as its text holds, often hundreds of
+/// kilobytes that, grown by doubling, were copied and faulted in again at every step. Other
+/// runs (an `include`, or a `define` rendered by name, whose file may be large) start small.
 fn output_estimate(template: &Template, depth: usize) -> usize {
-    const NESTED: usize = 64;
-    if depth == 0 {
+    const SMALL: usize = 64;
+    if depth == 0 && template.name == *template.parse_name {
         template.text.len()
     } else {
-        NESTED
+        SMALL
     }
 }
 
