@@ -494,10 +494,14 @@ fn source_blocks_len(blocks: &[(&str, Cow<'_, str>)]) -> usize {
 
 /// What `helm template` writes to stdout for a rendered release.
 pub fn template_output(release: &Release, options: &TemplateOptions) -> Result<String, String> {
-    let hooks = release
-        .hooks
+    let hooks: &[Manifest] = if options.disable_hooks {
+        &[]
+    } else {
+        &release.hooks
+    };
+    let hooks = hooks
         .iter()
-        .filter(|hook| !options.disable_hooks && !(options.skip_tests && hook.is_test_hook()))
+        .filter(|hook| !(options.skip_tests && hook.is_test_hook()))
         .map(|hook| (hook.path.as_str(), Cow::Borrowed(hook.content.as_str())))
         .collect::<Vec<_>>();
     let rendered = release.manifest.trim();
