@@ -279,13 +279,13 @@ fn render_resources(
     let (manifests, hooks) = match sort_manifests(checked_files) {
         Ok(sorted) => sorted,
         Err(e) => {
+            let rendered: Vec<_> = files
+                .iter()
+                .filter(|(_, content)| !content.trim().is_empty())
+                .map(|(name, content)| (name.as_str(), Cow::Borrowed(content.as_str())))
+                .collect();
             let mut blob = String::new();
-            for (name, content) in &files {
-                if content.trim().is_empty() {
-                    continue;
-                }
-                blob.push_str(&format!("---\n# Source: {name}\n{content}\n"));
-            }
+            push_source_blocks(&mut blob, &rendered);
             return Err(RenderError::during_render(e, blob));
         }
     };
