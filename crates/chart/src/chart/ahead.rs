@@ -17,7 +17,7 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
-use super::template_text;
+use super::file_text;
 use crate::engine::{Engine, ParsedTemplate};
 
 /// The parsed files by the address of their data, with the data itself: holding it keeps the
@@ -55,7 +55,7 @@ impl AheadParser {
                     if stopped.load(Ordering::Relaxed) {
                         break;
                     }
-                    if let Some(parsed) = engine.parse_apart(&template_text(&data)) {
+                    if let Some(parsed) = engine.parse_apart(&file_text(&data)) {
                         table.insert(address(&data), (data, parsed));
                     }
                 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::ahead::AheadParser;
 use super::ignore::{HELMIGNORE, Rules};
 use super::metadata::API_VERSION_V1;
-use super::{Chart, File, LoadError};
+use super::{Chart, File, LoadError, file_text};
 use crate::data::Map as DataMap;
 use crate::{parallel, yaml};
 
@@ -126,7 +126,7 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
         let parsing = root_values.clone().and_then(|data| {
             std::thread::Builder::new()
                 .spawn_scoped(scope, move || {
-                    let parsed = yaml::parse_values(&String::from_utf8_lossy(&data));
+                    let parsed = yaml::parse_values(&file_text(&data));
                     (data, parsed)
                 })
                 .ok()
@@ -488,7 +488,7 @@ fn parse_values_files(files: &[File], root: Option<ParsedRootValues>) -> ParsedV
     let parsed = parallel::map_ordered(
         &values,
         |file| file.data.len(),
-        |file| yaml::parse_values(&String::from_utf8_lossy(&file.data)),
+        |file| yaml::parse_values(&file_text(&file.data)),
     );
     ready.extend(values.iter().map(|file| file.name.clone()).zip(parsed));
     ready
@@ -547,7 +547,7 @@ fn load_tree(
             "values.yaml" => {
                 let parsed = values
                     .remove(&format!("{prefix}values.yaml"))
-                    .unwrap_or_else(|| yaml::parse_values(&String::from_utf8_lossy(&file.data)));
+                    .unwrap_or_else(|| yaml::parse_values(&file_text(&file.data)));
                 chart.values = parsed.map_err(|e| {
                     err(format!(
                         "cannot load values.yaml: cannot unmarshal yaml document: {}",
@@ -638,7 +638,7 @@ fn load_tree(
 }
 
 fn parse_yaml_file(file: &File, what: &str) -> Result<crate::data::Map, LoadError> {
-    let text = String::from_utf8_lossy(&file.data);
+    let text = file_text(&file.data);
     yaml::parse_values(&text).map_err(|e| err(format!("cannot load {what}: {}", e.helm_message())))
 }
 

@@ -173,12 +173,12 @@ fn has_right_trim(s: &str) -> bool {
     b.len() >= 2 && is_space(char::from(b[0])) && b[1] == b'-'
 }
 
-/// Where the next `{{` starts: a byte scan for `{`, which is cheaper than setting up a
-/// substring search for every text token.
+/// Where the next `{{` starts. Text is most of a template's bytes, so the scan for `{` is
+/// memchr's vectorised one.
 fn find_left_delim(s: &str) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut from = 0;
-    while let Some(offset) = bytes[from..].iter().position(|&b| b == b'{') {
+    while let Some(offset) = memchr::memchr(b'{', &bytes[from..]) {
         let at = from + offset;
         if bytes.get(at + 1) == Some(&b'{') {
             return Some(at);
@@ -267,16 +267,16 @@ impl<'a> Lexer<'a> {
 
     /// Moves past the letters, digits and `_` here (an identifier's or a field's name).
     fn skip_alphanumeric(&mut self) {
-        while let Some(&byte) = self.input.as_bytes().get(self.pos) {
-            if byte.is_ascii_alphanumeric() || byte == b'_' {
-                self.pos += 1;
-            } else if byte.is_ascii() {
-                return;
-            } else {
-                match self.peek() {
-                    Some(c) if is_alphanumeric(c) => self.pos += c.len_utf8(),
-                    _ => return,
-                }
+        let bytes = self.input.as_bytes();
+        loop {
+            let ascii = bytes[self.pos..]
+                .iter()
+                .position(|&byte| !(byte.is_ascii_alphanumeric() || byte == b'_'))
+                .unwrap_or(bytes.len() - self.pos);
+            self.pos += ascii;
+            match self.peek() {
+                Some(c) if !c.is_ascii() && is_alphanumeric(c) => self.pos += c.len_utf8(),
+                _ => return,
             }
         }
     }
@@ -287,10 +287,11 @@ impl<'a> Lexer<'a> {
         Some(c)
     }
 
+    /// Moves past the next byte if it is one of `valid` (ASCII characters).
     fn accept(&mut self, valid: &str) -> bool {
-        match self.peek() {
-            Some(c) if valid.contains(c) => {
-                self.pos += c.len_utf8();
+        match self.input.as_bytes().get(self.pos) {
+            Some(byte) if valid.as_bytes().contains(byte) => {
+                self.pos += 1;
                 true
             }
             _ => false,
@@ -381,6 +382,11 @@ impl<'a> Lexer<'a> {
 
     /// Whether a closing delimiter (possibly trim-marked) starts here.
     fn at_right_delim(&self) -> (bool, bool) {
+        // Most calls come before a word inside an action: settle them on the first byte.
+        match self.input.as_bytes().get(self.pos) {
+            Some(b'}' | b' ' | b'\t' | b'\r' | b'\n') => {}
+            _ => return (false, false),
+        }
         let rest = self.rest();
         if has_right_trim(rest) && rest[2..].starts_with(RIGHT) {
             return (true, true);

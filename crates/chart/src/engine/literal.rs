@@ -11,6 +11,10 @@ pub fn unquote_string(source: &str) -> Option<String> {
         return Some(raw.replace('\r', ""));
     }
     let inner = source.strip_prefix('"')?.strip_suffix('"')?;
+    // Most strings in templates have no escapes: copy them whole.
+    if !inner.bytes().any(|b| matches!(b, b'\\' | b'"' | b'\n')) {
+        return Some(inner.to_string());
+    }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {

@@ -34,8 +34,10 @@ pub use error::{Error, ErrorKind, Location};
 pub(crate) use exec::report_deferred_failure;
 pub use exec::{Exec, MAX_TEMPLATE_DEPTH};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
+
+use foldhash::{HashMap, HashSet};
 
 use crate::funcs::{FuncMap, helm_funcs};
 use crate::value::Value;
@@ -163,7 +165,7 @@ impl Engine {
     pub fn with_funcs(funcs: FuncMap) -> Engine {
         Engine {
             funcs,
-            templates: HashMap::new(),
+            templates: HashMap::default(),
             files: Vec::new(),
             options: Options::default(),
             root_name: "gotpl".to_string(),
@@ -246,7 +248,7 @@ impl Engine {
     /// another engine, with this engine's functions; `None` if it does not parse (the engine
     /// it is added to then parses it again, for an error that names the file as it names it).
     pub(crate) fn parse_apart(&self, text: &str) -> Option<ParsedTemplate> {
-        let called = std::cell::RefCell::new(std::collections::HashSet::new());
+        let called = std::cell::RefCell::new(HashSet::default());
         let known = |f: &str| {
             let mut called = called.borrow_mut();
             if !called.contains(f) {

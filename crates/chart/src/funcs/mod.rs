@@ -52,7 +52,7 @@ mod url;
 pub use cluster::{Lookup, LookupFn, install_lookup};
 pub use helm::{MESSAGE_END, MESSAGE_START};
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt;
 use std::sync::Arc;
 

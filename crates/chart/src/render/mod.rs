@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
-use crate::chart::{Chart, template_text};
+use crate::chart::{Chart, file_text};
 use crate::data::Map as DataMap;
 use crate::engine::{self, Engine, ErrorKind};
 use crate::funcs::{Lookup, install_lookup};
@@ -296,7 +296,7 @@ fn render_resources(
     };
     let sources = crds
         .iter()
-        .map(|(name, file)| (name.as_str(), String::from_utf8_lossy(&file.data)))
+        .map(|(name, file)| (name.as_str(), file_text(&file.data)))
         .chain(
             manifests
                 .iter()
@@ -462,7 +462,7 @@ fn collect<'c>(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
-                text: template_text(&t.data),
+                text: file_text(&t.data),
                 data: &t.data,
                 dot: dot.clone(),
                 base_path: format!("{full_path}/templates"),

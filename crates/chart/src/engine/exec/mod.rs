@@ -9,8 +9,8 @@ mod call;
 mod eval;
 mod walk;
 
+use foldhash::HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ast::{Arg, Command, Pipe, Show, TemplateCall};
@@ -152,7 +152,7 @@ impl<'e> Exec<'e> {
         Exec {
             engine,
             overlays: Vec::new(),
-            include_depths: HashMap::new(),
+            include_depths: HashMap::default(),
             depth: 0,
         }
     }
@@ -197,7 +197,7 @@ impl<'e> Exec<'e> {
     pub fn execute_text(&mut self, text: &str, dot: Value) -> Result<String, Error> {
         let name = self.engine.root_name.clone();
         let parsed = parser::parse(&name, text, &|f| self.engine.has_function(f))?;
-        let mut layer: HashMap<String, Rc<Template>> = HashMap::new();
+        let mut layer: HashMap<String, Rc<Template>> = HashMap::default();
         for template in Template::from_file(parsed, &name, text) {
             let keep_existing = template.is_empty()
                 && self
