@@ -184,6 +184,23 @@ pub fn install(
     user_values: &DataMap,
     options: &TemplateOptions,
 ) -> Result<Release, RenderError> {
+    check_installable(chart)?;
+    install_checked(chart.clone(), user_values, options)
+}
+
+/// [`install`] for a caller done with the chart: processing its dependencies edits the
+/// chart's values in place rather than in a copy of every values tree.
+pub fn install_owned(
+    chart: Chart,
+    user_values: &DataMap,
+    options: &TemplateOptions,
+) -> Result<Release, RenderError> {
+    check_installable(&chart)?;
+    install_checked(chart, user_values, options)
+}
+
+/// Whether Helm would install `chart`: an application chart with its dependencies present.
+fn check_installable(chart: &Chart) -> Result<(), RenderError> {
     match chart.metadata.chart_type.as_str() {
         "" | "application" => {}
         other => {
@@ -205,9 +222,15 @@ pub fn install(
             chart.name(),
             missing.join(", ")
         ))
-    })?;
+    })
+}
+
+fn install_checked(
+    mut chart: Chart,
+    user_values: &DataMap,
+    options: &TemplateOptions,
+) -> Result<Release, RenderError> {
     let mut warnings = Warnings::default();
-    let mut chart = chart.clone();
     values::process_dependencies(&mut chart, user_values, &mut warnings)
         .map_err(RenderError::before_render)?;
     let coalesced = values::coalesce_values(&chart, user_values, &mut warnings)

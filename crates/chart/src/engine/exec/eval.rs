@@ -201,7 +201,8 @@ impl<'t> State<'t, '_, '_> {
         receiver: Ev,
     ) -> Exe<Ev> {
         let has_args = args.len() > 1 || last.is_some();
-        let (value, static_type) = match receiver {
+        // The static type is named only in the error at the end: not worked out per field.
+        let (value, is_interface) = match receiver {
             Ev::Missing | Ev::Val(Value::Nil) => {
                 if self.missing_key() == MissingKey::Error {
                     return Err(self.error(format!("nil data; no entry for key {}", quote(name))));
@@ -211,11 +212,8 @@ impl<'t> State<'t, '_, '_> {
             Ev::Iface(Value::Nil) => {
                 return Err(self.error(format!("nil pointer evaluating interface {{}}.{name}")));
             }
-            Ev::Iface(v) => (v, "interface {}".to_string()),
-            Ev::Val(v) => {
-                let t = v.type_name();
-                (v, t)
-            }
+            Ev::Iface(v) => (v, true),
+            Ev::Val(v) => (v, false),
         };
         let map = match &value {
             Value::Object(object) => {
@@ -250,6 +248,11 @@ impl<'t> State<'t, '_, '_> {
                 },
             };
         }
+        let static_type = if is_interface {
+            "interface {}".to_string()
+        } else {
+            value.type_name()
+        };
         Err(self.error(format!("can't evaluate field {name} in type {static_type}")))
     }
 }
