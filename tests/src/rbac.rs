@@ -44,7 +44,7 @@ pub fn agent_chart_dir() -> PathBuf {
 /// `helm template RELEASE charts/landscaper-agent -n NAMESPACE --set …`.
 pub fn render_agent_chart(release: &str, namespace: &str, sets: &[&str]) -> String {
     let chart = chart::load(&agent_chart_dir()).expect("the agent chart loads");
-    let mut values = Map::new();
+    let mut values = Map::default();
     for set in sets {
         landscaper_chart::strvals::parse_into(set, &mut values).expect("valid --set");
     }

@@ -98,7 +98,7 @@ fn our_template_equals_helm_template_and_helm_lint_passes() {
 fn chart_without_landscaper_kubeconfig_fails_with_a_clear_message() {
     let chart = chart::load(&chart_dir()).unwrap();
     let options = TemplateOptions::default();
-    let error = render::install(&chart, &Map::new(), &options)
+    let error = render::install(&chart, &Map::default(), &options)
         .unwrap_err()
         .message;
     assert!(

@@ -7,8 +7,9 @@
 
 use indexmap::IndexMap;
 
-/// A string-keyed map that remembers insertion order.
-pub type Map = IndexMap<String, Data>;
+/// A string-keyed map that remembers insertion order, hashed with foldhash: values trees are
+/// built and looked up key by key, and SipHash was a visible part of reading values files.
+pub type Map = IndexMap<String, Data, foldhash::fast::RandomState>;
 
 /// One value of the data tree.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -116,7 +117,7 @@ mod tests {
 
     #[test]
     fn sorted_entries_use_byte_order_not_insertion_order() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("b".into(), Data::Int(1));
         m.insert("B".into(), Data::Int(2));
         m.insert("a".into(), Data::Int(3));

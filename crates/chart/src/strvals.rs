@@ -75,7 +75,7 @@ pub fn parse_literal_into(line: &str, dest: &mut Map) -> Result<(), StrvalsError
 
 /// `strvals.Parse`: a fresh map from one `--set` line.
 pub fn parse(line: &str) -> Result<Map, StrvalsError> {
-    let mut m = Map::new();
+    let mut m = Map::default();
     parse_into(line, &mut m)?;
     Ok(m)
 }
@@ -333,7 +333,7 @@ impl<'r, 'a> Parser<'r, 'a> {
                     )));
                 }
                 let mut inner = match data.get(&key) {
-                    None => Map::new(),
+                    None => Map::default(),
                     Some(Data::Map(m)) => m.clone(),
                     Some(other) => return Err(type_mismatch(other, MAP_TYPE)),
                 };
@@ -524,7 +524,7 @@ impl<'r, 'a> Parser<'r, 'a> {
             Stop::Char(_) => {
                 let mut inner = match list.get(at) {
                     Some(Data::Map(m)) => m.clone(),
-                    _ => Map::new(),
+                    _ => Map::default(),
                 };
                 if let Err(flow) = self.key(&mut inner, level) {
                     return Err((Some(list), flow));

@@ -102,7 +102,7 @@ fn strvals_match_helm_on_recorded_lines() {
     for case in &cases {
         let flag = text(case, "flag");
         let line = text(case, "line");
-        let mut values = Map::new();
+        let mut values = Map::default();
         let result = match flag {
             "--set" => strvals::parse_into(line, &mut values),
             "--set-string" => strvals::parse_into_string(line, &mut values),
@@ -215,7 +215,10 @@ fn conformance_rows_answered_by_the_format_layer() {
         if result != Some("same") {
             continue;
         }
-        let vars = fields.get("vars").cloned().unwrap_or(Data::Map(Map::new()));
+        let vars = fields
+            .get("vars")
+            .cloned()
+            .unwrap_or(Data::Map(Map::default()));
         let Some(got) = evaluate(tpl, &vars) else {
             continue;
         };

@@ -28,7 +28,7 @@ fn data(y: &Yaml) -> Data {
 fn map(y: &Yaml) -> Map {
     match data(y) {
         Data::Map(m) => m,
-        _ => Map::new(),
+        _ => Map::default(),
     }
 }
 

@@ -389,7 +389,7 @@ fn render_name_template(text: &str) -> Result<String, String> {
 /// Values in Helm's order: files, then --set-json, --set, --set-string, --set-file,
 /// --set-literal.
 fn gather_values(args: &Args) -> Result<Map, String> {
-    let mut base = Map::new();
+    let mut base = Map::default();
     for file in &args.values {
         let text = read_values_source(file)?;
         let current = yaml::parse_values(&text)

@@ -757,7 +757,7 @@ mod tests {
 
         let chart = load_archive_to_render(&tgz(entries)).unwrap();
         let options = crate::render::TemplateOptions::default();
-        let error = crate::render::install(&chart, &DataMap::new(), &options).unwrap_err();
+        let error = crate::render::install(&chart, &DataMap::default(), &options).unwrap_err();
         assert!(
             error
                 .message
@@ -770,12 +770,12 @@ mod tests {
         fixed.retain(|(name, _)| !name.ends_with("broken.yaml"));
         let chart = load_archive_to_render(&tgz(&fixed)).unwrap();
         assert_eq!(chart.parsed_ahead.untaken(), if helper { 4 } else { 0 });
-        let release = crate::render::install(&chart, &DataMap::new(), &options).unwrap();
+        let release = crate::render::install(&chart, &DataMap::default(), &options).unwrap();
         // The disabled subchart's file is not kept for later renders.
         assert_eq!(chart.parsed_ahead.untaken(), 0);
         let in_place = load_archive(&tgz(&fixed)).unwrap();
         assert_eq!(in_place.parsed_ahead.untaken(), 0);
-        let want = crate::render::install(&in_place, &DataMap::new(), &options).unwrap();
+        let want = crate::render::install(&in_place, &DataMap::default(), &options).unwrap();
         assert_eq!(release.manifest, want.manifest);
         assert!(
             release.manifest.contains("who: me") && release.manifest.contains("up: UP"),

@@ -139,7 +139,7 @@ impl Parser<'_> {
 
     fn object(&mut self, depth: usize) -> Result<Data, JsonError> {
         self.i += 1;
-        let mut map = Map::new();
+        let mut map = Map::default();
         self.skip_space();
         if self.b.get(self.i) == Some(&b'}') {
             self.i += 1;

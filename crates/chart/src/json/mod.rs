@@ -95,7 +95,7 @@ pub fn parse_prefix(src: &str) -> Result<(Data, usize), JsonError> {
 pub fn parse_object(src: &str) -> Result<Map, JsonError> {
     match decode::parse(src)? {
         Data::Map(m) => Ok(m),
-        Data::Null => Ok(Map::new()),
+        Data::Null => Ok(Map::default()),
         other => Err(JsonError::new(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
             kind(&other)

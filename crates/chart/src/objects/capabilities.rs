@@ -385,7 +385,7 @@ impl Object for Capabilities {
 
 /// A struct's JSON fields as a data map (for `toYaml`, which sorts keys anyway).
 fn struct_data(fields: &[(&'static str, Value)]) -> Data {
-    let mut map = crate::data::Map::new();
+    let mut map = crate::data::Map::default();
     for (name, value) in fields {
         map.insert((*name).to_string(), value.to_data().unwrap_or_default());
     }

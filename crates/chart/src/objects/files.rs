@@ -60,7 +60,7 @@ impl Files {
 
     /// The files flattened to base names, rendered as Helm's `toYaml` renders a map.
     fn as_yaml(&self, encode: impl Fn(&[u8]) -> String) -> String {
-        let mut map = data::Map::new();
+        let mut map = data::Map::default();
         for (name, content) in self.0.iter() {
             let base = name.rsplit('/').next().unwrap_or(name);
             map.insert(base.to_string(), Data::String(encode(content)));

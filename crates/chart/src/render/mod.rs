@@ -588,7 +588,7 @@ mod tests {
         let c = chart(
             "a: {{ lookup \"v1\" \"Secret\" \"ns\" \"s\" | toJson }}\nb: {{ .Capabilities.APIVersions.Has \"x.io/v1\" }}\nc: {{ .Capabilities.APIVersions.Has \"apps/v1\" }}\n",
         );
-        let offline = install(&c, &DataMap::new(), &TemplateOptions::default()).unwrap();
+        let offline = install(&c, &DataMap::default(), &TemplateOptions::default()).unwrap();
         assert!(
             offline.manifest.contains("a: {}\nb: false\nc: true"),
             "{}",
@@ -596,12 +596,12 @@ mod tests {
         );
         let lookup = Lookup(std::sync::Arc::new(
             |api: &str, kind: &str, ns: &str, name: &str| {
-                let mut data = DataMap::new();
+                let mut data = DataMap::default();
                 data.insert(
                     "k".into(),
                     Data::String(format!("{api}|{kind}|{ns}|{name}")),
                 );
-                let mut obj = DataMap::new();
+                let mut obj = DataMap::default();
                 obj.insert("data".into(), Data::Map(data));
                 Ok(Data::Map(obj))
             },
@@ -611,7 +611,7 @@ mod tests {
             lookup: Some(lookup),
             ..Default::default()
         };
-        let online = install(&c, &DataMap::new(), &options).unwrap();
+        let online = install(&c, &DataMap::default(), &options).unwrap();
         assert!(
             online
                 .manifest
@@ -625,7 +625,7 @@ mod tests {
             ))),
             ..Default::default()
         };
-        let e = install(&c, &DataMap::new(), &failing).unwrap_err();
+        let e = install(&c, &DataMap::default(), &failing).unwrap_err();
         assert!(
             e.message.contains("error calling lookup: forbidden"),
             "{}",
@@ -689,12 +689,12 @@ mod tests {
     #[test]
     fn a_render_that_leaves_its_parse_trees_prints_the_same() {
         let c = chart("{{ define \"x\" }}b: {{ . }}{{ end }}a: 1\n{{ template \"x\" 2 }}\n");
-        let freed = install(&c, &DataMap::new(), &TemplateOptions::default()).unwrap();
+        let freed = install(&c, &DataMap::default(), &TemplateOptions::default()).unwrap();
         let leaving = TemplateOptions {
             leak_parse_trees: true,
             ..Default::default()
         };
-        let left = install(&c, &DataMap::new(), &leaving).unwrap();
+        let left = install(&c, &DataMap::default(), &leaving).unwrap();
         assert_eq!(left.manifest, freed.manifest);
         assert!(left.manifest.contains("a: 1\nb: 2"), "{}", left.manifest);
     }

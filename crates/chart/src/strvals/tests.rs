@@ -34,7 +34,7 @@ fn scalars_are_typed_like_helm_set() {
 
 #[test]
 fn set_string_keeps_text() {
-    let mut m = Map::new();
+    let mut m = Map::default();
     parse_into_string("a=1,b=true,c=null", &mut m).unwrap();
     assert_eq!(json_of(&m), r#"{"a":"1","b":"true","c":"null"}"#);
 }
@@ -108,16 +108,16 @@ fn errors_read_like_helm() {
 
 #[test]
 fn json_values() {
-    let mut m = Map::new();
+    let mut m = Map::default();
     parse_json_into(r#"a={"x":[1,"y"]},b=,c=  "s" ,d=[1, 2]"#, &mut m).unwrap();
     assert_eq!(
         json_of(&m),
         r#"{"a":{"x":[1,"y"]},"b":null,"c":"s","d":[1,2]}"#
     );
-    let mut m = Map::new();
+    let mut m = Map::default();
     parse_json_into("a[1]=true,n=1b=2", &mut m).unwrap();
     assert_eq!(json_of(&m), r#"{"a":[null,true],"b":2,"n":1}"#);
-    let mut m = Map::new();
+    let mut m = Map::default();
     let e = parse_json_into("a={", &mut m).unwrap_err();
     assert_eq!(e.0, "unexpected EOF");
     let e = parse_json_into("a=x", &mut m).unwrap_err();
@@ -126,14 +126,14 @@ fn json_values() {
 
 #[test]
 fn literal_values_take_the_rest_of_the_line() {
-    let mut m = Map::new();
+    let mut m = Map::default();
     parse_literal_into(r"a.b[0]=x,y=\z{}", &mut m).unwrap();
     assert_eq!(json_of(&m), r#"{"a":{"b":["x,y=\\z{}"]}}"#);
 }
 
 #[test]
 fn file_values_go_through_the_reader() {
-    let mut m = Map::new();
+    let mut m = Map::default();
     let mut reader = |path: &str| -> Result<Data, String> {
         if path == "missing" {
             Err(format!("open {path}: no such file or directory"))
@@ -167,7 +167,7 @@ fn random_lines_never_panic() {
         let line: String = (0..(state % 20))
             .map(|k| alphabet[((state >> (k * 3)) % alphabet.len() as u64) as usize])
             .collect();
-        let mut m = Map::new();
+        let mut m = Map::default();
         let _ = parse_into(&line, &mut m);
         let _ = parse_json_into(&line, &mut m);
         let _ = parse_literal_into(&line, &mut m);

@@ -45,7 +45,7 @@ pub fn from_toml(src: &str) -> Result<Map, TomlError> {
     let mut p = Parser {
         chars: src.chars().collect(),
         pos: 0,
-        root: Map::new(),
+        root: Map::default(),
         current: Vec::new(),
         last_key: Vec::new(),
         headers: HashSet::new(),
@@ -210,9 +210,9 @@ impl Parser {
         let table = self.table_mut(&parent)?;
         match table.get_mut(&name) {
             None => {
-                table.insert(name, Data::List(vec![Data::Map(Map::new())]));
+                table.insert(name, Data::List(vec![Data::Map(Map::default())]));
             }
-            Some(Data::List(items)) if array_known => items.push(Data::Map(Map::new())),
+            Some(Data::List(items)) if array_known => items.push(Data::Map(Map::default())),
             Some(_) => {
                 return Err(self.error(format!(
                     "Key '{}' was already created and cannot be used as an array.",
@@ -291,7 +291,7 @@ impl Parser {
         for (i, segment) in path.iter().enumerate() {
             let entry = table
                 .entry(segment.clone())
-                .or_insert_with(|| Data::Map(Map::new()));
+                .or_insert_with(|| Data::Map(Map::default()));
             table = match entry {
                 Data::Map(m) => m,
                 Data::List(items) => match items.last_mut() {
@@ -440,7 +440,7 @@ impl Parser {
 
     fn inline_table(&mut self, depth: usize, path: &Path) -> Result<Data, TomlError> {
         self.pos += 1;
-        let mut table = Map::new();
+        let mut table = Map::default();
         // TOML 1.1, which BurntSushi/toml reads: line breaks, comments and a trailing comma
         // are allowed inside inline tables.
         loop {
@@ -685,7 +685,9 @@ fn insert_inline(table: &mut Map, key: &[String], value: Data) -> bool {
     };
     let mut t = table;
     for p in parents {
-        let entry = t.entry(p.clone()).or_insert_with(|| Data::Map(Map::new()));
+        let entry = t
+            .entry(p.clone())
+            .or_insert_with(|| Data::Map(Map::default()));
         match entry {
             Data::Map(m) => t = m,
             _ => return false,

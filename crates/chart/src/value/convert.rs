@@ -68,7 +68,7 @@ fn to_data_at(value: &Value, depth: usize) -> Result<Data, String> {
                 .collect::<Result<_, _>>()?,
         ),
         Value::Map(map) => {
-            let mut out = data::Map::new();
+            let mut out = data::Map::default();
             for (key, item) in map.entries() {
                 out.insert(key, to_data_at(&item, depth + 1)?);
             }
@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn data_round_trips_with_go_kinds() {
-        let mut map = data::Map::new();
+        let mut map = data::Map::default();
         map.insert("i".into(), Data::Int(3));
         map.insert("f".into(), Data::Float(1.5));
         map.insert("l".into(), Data::List(vec![Data::Null, Data::Bool(true)]));

@@ -63,7 +63,7 @@ fn coalesce_deps(
     for sub in &chart.dependencies {
         let name = sub.name();
         let mut table = match dest.get(name) {
-            None => Map::new(),
+            None => Map::default(),
             Some(Data::Map(m)) => m.clone(),
             Some(other) => {
                 return Err(format!(
@@ -84,7 +84,7 @@ fn coalesce_deps(
 /// Copies the parent's `global` table into the subchart's, the parent's entries winning.
 fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warnings) {
     let mut dg = match dest.get(GLOBAL_KEY) {
-        None => Map::new(),
+        None => Map::default(),
         Some(Data::Map(m)) => m.clone(),
         Some(_) => {
             warnings.info(&format!(
@@ -94,7 +94,7 @@ fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warn
         }
     };
     let sg = match src.get(GLOBAL_KEY) {
-        None => Map::new(),
+        None => Map::default(),
         Some(Data::Map(m)) => m.clone(),
         Some(_) => {
             warnings.info(&format!(

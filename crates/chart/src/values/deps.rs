@@ -214,8 +214,8 @@ fn import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), Strin
     if chart.metadata.dependencies.is_empty() {
         return Ok(());
     }
-    let cvals = merge_values(chart, &Map::new(), warnings)?;
-    let mut imported = Map::new();
+    let cvals = merge_values(chart, &Map::default(), warnings)?;
+    let mut imported = Map::default();
     for r in &mut chart.metadata.dependencies {
         let mut normalized = Vec::new();
         for riv in &r.import_values {
@@ -233,7 +233,7 @@ fn import_values(chart: &mut Chart, warnings: &mut Warnings) -> Result<(), Strin
                 Data::String(s) => (format!("exports.{s}"), ".".to_string()),
                 _ => continue,
             };
-            let mut entry = Map::new();
+            let mut entry = Map::default();
             entry.insert("child".into(), Data::String(child.clone()));
             entry.insert("parent".into(), Data::String(parent.clone()));
             normalized.push(Data::Map(entry));
@@ -267,7 +267,7 @@ fn path_to_map(path: &str, data: Map) -> Map {
     }
     let mut current = data;
     for key in path.split('.').rev() {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert(key.to_string(), Data::Map(current));
         current = m;
     }

@@ -81,7 +81,7 @@ fn collect_violations(chart: &Chart, folder: &str, values: &Map, found: &mut Vec
     for sub in &chart.dependencies {
         let sub_values = match values.get(sub.name()) {
             Some(Data::Map(m)) => m.clone(),
-            _ => Map::new(),
+            _ => Map::default(),
         };
         let sub_folder = format!("{folder}/charts/{}", sub.name());
         collect_violations(sub, &sub_folder, &sub_values, found);

@@ -44,7 +44,7 @@ pub fn parse_value(src: &str) -> Result<Data, YamlError> {
 pub fn parse_values(src: &str) -> Result<Map, YamlError> {
     match parse_value(src)? {
         Data::Map(m) => Ok(m),
-        Data::Null => Ok(Map::new()),
+        Data::Null => Ok(Map::default()),
         other => Err(YamlError::whole(
             Stage::Unmarshal,
             format!(
@@ -75,7 +75,7 @@ pub fn parse_list(src: &str) -> Result<Vec<Data>, YamlError> {
 /// [`parse_values`], and later documents are merged over earlier ones (nested maps merged,
 /// anything else replaced). Errors name `file` and the line in the whole file.
 pub fn parse_values_file(file: &str, src: &str) -> Result<Map, YamlError> {
-    let mut values = Map::new();
+    let mut values = Map::default();
     for (first_line, chunk) in split_documents(src) {
         let doc = parse_values(&chunk).map_err(|e| e.shifted(first_line).in_file(file))?;
         merge_maps(&mut values, doc);

@@ -24,7 +24,7 @@ pub fn to_data(y: &Yaml) -> Result<Data, YamlError> {
         Yaml::String(s) => Data::String(s.clone()),
         Yaml::Seq(items) => Data::List(items.iter().map(to_data).collect::<Result<_, _>>()?),
         Yaml::Map(entries) => {
-            let mut map = Map::with_capacity(entries.len());
+            let mut map = Map::with_capacity_and_hasher(entries.len(), Default::default());
             for (k, v) in entries {
                 map.insert(key_string(k, v)?, to_data(v)?);
             }

@@ -49,7 +49,7 @@ pub struct Request<'a> {
 /// Landscaper hands JSON values to Helm.
 pub fn values(value: Option<&Value>, item: &str) -> Result<Map, Error> {
     let Some(value) = value.filter(|v| !v.is_null()) else {
-        return Ok(Map::new());
+        return Ok(Map::default());
     };
     let text = serde_json::to_string(value).unwrap_or_default();
     landscaper_chart::json::parse_object(&text).map_err(|e| {

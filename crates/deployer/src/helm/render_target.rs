@@ -129,13 +129,13 @@ async fn read(
                 }
                 value
             }
-            Err(e) if is_not_found(&e) => return Ok(Data::Map(Map::new())),
+            Err(e) if is_not_found(&e) => return Ok(Data::Map(Map::default())),
             Err(e) => return Err(failed_read(&e)),
         }
     } else {
         match api.get_opt(name).await {
             Ok(Some(obj)) => serde_json::to_value(&obj).map_err(|e| unreadable(&e))?,
-            Ok(None) => return Ok(Data::Map(Map::new())),
+            Ok(None) => return Ok(Data::Map(Map::default())),
             Err(e) => return Err(failed_read(&e)),
         }
     };

@@ -187,7 +187,7 @@ impl Object for Certificate {
     /// Go's `json.Marshal` of the struct: `{"Cert":…,"Key":…}`.
     fn to_data(&self) -> Option<crate::data::Data> {
         let pem = self.observed();
-        let mut map = crate::data::Map::new();
+        let mut map = crate::data::Map::default();
         map.insert("Cert".into(), crate::data::Data::String(pem.cert.clone()));
         map.insert("Key".into(), crate::data::Data::String(pem.key.clone()));
         Some(crate::data::Data::Map(map))
