@@ -1006,6 +1006,49 @@ mod tests {
     }
 
     #[test]
+    fn folder_links_are_followed_and_irregular_or_oversized_files_refused() {
+        let dir = folder(&[
+            ("Chart.yaml", CHART),
+            ("shared/values.yaml", b"who: linked\n"),
+            ("real/templates/x.yaml", b"kind: X\n"),
+        ]);
+        let root = dir.path();
+        std::os::unix::fs::symlink(root.join("shared/values.yaml"), root.join("values.yaml"))
+            .unwrap();
+        std::os::unix::fs::symlink(root.join("real/templates"), root.join("templates")).unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        fs::File::options()
+            .write(true)
+            .open(root.join("Chart.yaml"))
+            .and_then(|file| file.set_modified(old))
+            .unwrap();
+        let chart = load_dir(root).unwrap();
+        assert_eq!(chart.values["who"], crate::data::Data::from("linked"));
+        let names: Vec<&str> = chart.templates.iter().map(|t| t.name.as_str()).collect();
+        assert!(names.contains(&"templates/x.yaml"), "{names:?}");
+        assert_eq!(
+            chart.modified,
+            Some(jiff::Timestamp::from_second(1_000_000).unwrap())
+        );
+
+        // A socket is neither a file nor a folder: refused, not opened.
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
+        let e = load_dir(root).unwrap_err();
+        assert!(e.0.starts_with("cannot load irregular file"), "{e}");
+        assert!(e.0.contains("sock"), "{e}");
+        fs::remove_file(root.join("sock")).unwrap();
+
+        // Too large a plain file is refused before it is read.
+        let big = fs::File::create(root.join("big.bin")).unwrap();
+        big.set_len(MAX_DECOMPRESSED_FILE_SIZE + 1).unwrap();
+        let e = load_dir(root).unwrap_err();
+        assert!(
+            e.0.contains("\"big.bin\" is larger than the maximum file size"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn oversized_files_are_refused_without_reading_them_whole() {
         let big = vec![b'a'; (MAX_DECOMPRESSED_FILE_SIZE + 1) as usize];
         let e = load_archive(&tgz(&[("demo/Chart.yaml", CHART), ("demo/big", &big)])).unwrap_err();

@@ -62,9 +62,13 @@ fn coalesce_deps(
 ) -> Result<(), String> {
     for sub in &chart.dependencies {
         let name = sub.name();
-        let mut table = match dest.get(name) {
+        // The subchart's table is moved out and put back in the same place once coalesced,
+        // rather than copied and the original dropped; a subchart named `global` is copied,
+        // since the parent's globals are read from that same table meanwhile.
+        let mut table = match dest.get_mut(name) {
             None => Map::default(),
-            Some(Data::Map(m)) => m.clone(),
+            Some(Data::Map(m)) if name == GLOBAL_KEY => m.clone(),
+            Some(Data::Map(m)) => std::mem::take(m),
             Some(other) => {
                 return Err(format!(
                     "type mismatch on {name}: %!t({}={})",
