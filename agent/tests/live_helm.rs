@@ -323,3 +323,55 @@ fn output_dir_writes_the_files_helm_writes() {
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+#[test]
+fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
+    let Some(helm) = helm_or_skip() else {
+        return;
+    };
+    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
+    let scratch = std::env::temp_dir().join(format!("landscaper-live-crds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let home = scratch.join("home");
+    // A subchart used twice (once under an alias) and one that its condition disables, each
+    // with a CRD: helm writes the CRDs of the chart after its dependencies are processed.
+    let crd = |name: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {name}s.example.com\n"
+        )
+    };
+    let files = [
+        (
+            "parent/Chart.yaml",
+            "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: used\n  version: 0.1.0\n- name: used\n  alias: renamed\n  version: 0.1.0\n- name: disabled\n  version: 0.1.0\n  condition: disabled.enabled\n".to_string(),
+        ),
+        ("parent/values.yaml", "disabled:\n  enabled: false\n".to_string()),
+        ("parent/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n".to_string()),
+        ("parent/charts/used/Chart.yaml", "apiVersion: v2\nname: used\nversion: 0.1.0\n".to_string()),
+        ("parent/charts/used/crds/used.yaml", crd("used")),
+        ("parent/charts/disabled/Chart.yaml", "apiVersion: v2\nname: disabled\nversion: 0.1.0\n".to_string()),
+        ("parent/charts/disabled/crds/disabled.yaml", crd("disabled")),
+    ];
+    for (name, text) in &files {
+        let path = scratch.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).expect("scratch chart");
+        std::fs::write(path, text).expect("scratch chart");
+    }
+    std::fs::create_dir_all(&home).expect("scratch HOME");
+    let mut outputs = Vec::new();
+    for (who, program) in [("helm", &helm), ("ours", &agent)] {
+        let out_dir = scratch.join(format!("out-{who}"));
+        let target = out_dir.to_str().unwrap_or("");
+        let args = ["rel", "parent", "--include-crds", "--output-dir", target];
+        let run = run(program, &scratch, &args, &home);
+        outputs.push((run.stdout.replace(target, "OUT"), run.error_line));
+        outputs.push((format!("{:?}", tree(&out_dir)), None));
+    }
+    assert_eq!(outputs[..2], outputs[2..], "--output-dir --include-crds");
+    assert!(
+        outputs[1].0.contains("used.yaml") && !outputs[1].0.contains("disabled.yaml"),
+        "{}",
+        outputs[1].0
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}

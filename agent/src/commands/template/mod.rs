@@ -293,16 +293,6 @@ pub fn execute(args: &Args) -> Outcome {
         // The process ends once the output is printed.
         leak_parse_trees: true,
     };
-    // The chart goes to the render whole; the CRDs `--output-dir` writes are taken first.
-    let crds: Vec<(String, String)> = if args.output_dir.is_some() && options.include_crds {
-        chart
-            .crd_objects(chart.name())
-            .into_iter()
-            .map(|(name, file)| (name, String::from_utf8_lossy(&file.data).into_owned()))
-            .collect()
-    } else {
-        Vec::new()
-    };
     let release = match render::install_owned(chart, &user_values, &options) {
         Ok(r) => r,
         Err(e) => {
@@ -328,6 +318,15 @@ pub fn execute(args: &Args) -> Outcome {
     };
     warnings.extend(release.warnings.iter().cloned());
     if let Some(dir) = &args.output_dir {
+        let printed_crds = if options.include_crds {
+            &release.crds[..]
+        } else {
+            &[]
+        };
+        let crds: Vec<(String, String)> = printed_crds
+            .iter()
+            .map(|(name, data)| (name.clone(), String::from_utf8_lossy(data).into_owned()))
+            .collect();
         let target = OutputDir {
             dir,
             release_dir: args

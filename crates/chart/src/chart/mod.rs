@@ -78,8 +78,9 @@ impl Chart {
     }
 }
 
-/// A chart file's text as Go reads it: invalid UTF-8 replaced by U+FFFD (checked with the fast
-/// validator first: almost every file is valid, and `from_utf8_lossy` validates slowly).
+/// A chart file's text as the template engine and the YAML reader here take it: invalid UTF-8
+/// replaced by U+FFFD (checked with the fast validator first: almost every file is valid, and
+/// `from_utf8_lossy` validates slowly).
 pub(crate) fn file_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(data) {
         Ok(text) => std::borrow::Cow::Borrowed(text),

@@ -289,6 +289,7 @@ impl<'a> Lexer<'a> {
 
     /// Moves past the next byte if it is one of `valid` (ASCII characters).
     fn accept(&mut self, valid: &str) -> bool {
+        debug_assert!(valid.is_ascii());
         match self.input.as_bytes().get(self.pos) {
             Some(byte) if valid.as_bytes().contains(byte) => {
                 self.pos += 1;

@@ -175,6 +175,10 @@ pub struct Release {
     pub notes: String,
     /// Warnings Helm would log (values that could not be merged, unknown conditions).
     pub warnings: Vec<String>,
+    /// The CRD files of the chart as rendered (without disabled subcharts, under their
+    /// aliases), by path, as Helm installs them; the manifest starts with them when
+    /// `include_crds` is set.
+    pub crds: Vec<(String, Arc<[u8]>)>,
 }
 
 /// Renders `chart` with the user values `user_values` as `helm install` does without a
@@ -188,8 +192,8 @@ pub fn install(
     install_checked(chart.clone(), user_values, options)
 }
 
-/// [`install`] for a caller done with the chart: processing its dependencies edits the
-/// chart's values in place rather than in a copy of every values tree.
+/// [`install`] for a caller done with the chart: processing its dependencies edits the chart
+/// itself rather than a copy of it (of every values tree in it).
 pub fn install_owned(
     chart: Chart,
     user_values: &DataMap,
@@ -312,12 +316,9 @@ fn render_resources(
             return Err(RenderError::during_render(e, blob));
         }
     };
-    let crds = if options.include_crds {
-        chart.crd_objects(chart.name())
-    } else {
-        Vec::new()
-    };
-    let sources = crds
+    let crds = chart.crd_objects(chart.name());
+    let printed_crds = if options.include_crds { &crds[..] } else { &[] };
+    let sources = printed_crds
         .iter()
         .map(|(name, file)| (name.as_str(), file_text(&file.data)))
         .chain(
@@ -333,6 +334,10 @@ fn render_resources(
         hooks,
         notes,
         warnings: Vec::new(),
+        crds: crds
+            .into_iter()
+            .map(|(name, file)| (name, file.data.clone()))
+            .collect(),
     })
 }
 
@@ -640,6 +645,36 @@ mod tests {
             Some("templates/a.yaml")
         );
         assert_eq!(source_name("kind: X"), None);
+    }
+
+    #[test]
+    fn the_release_carries_the_crds_of_the_chart_as_rendered() {
+        let crd = "kind: CustomResourceDefinition\nmetadata:\n  name: a\n";
+        let c = chart_of(&[
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: p\nversion: 0.1.0\ndependencies:\n- name: used\n  version: 0.1.0\n  alias: renamed\n- name: gone\n  version: 0.1.0\n  condition: gone.enabled\n",
+            ),
+            ("values.yaml", "gone:\n  enabled: false\n"),
+            ("crds/own.yaml", crd),
+            (
+                "charts/used/Chart.yaml",
+                "apiVersion: v2\nname: used\nversion: 0.1.0\n",
+            ),
+            ("charts/used/crds/used.yaml", crd),
+            (
+                "charts/gone/Chart.yaml",
+                "apiVersion: v2\nname: gone\nversion: 0.1.0\n",
+            ),
+            ("charts/gone/crds/gone.yaml", crd),
+        ]);
+        let release = install(&c, &DataMap::default(), &TemplateOptions::default()).unwrap();
+        let paths: Vec<&str> = release.crds.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["p/crds/own.yaml", "p/charts/renamed/crds/used.yaml"]
+        );
+        assert!(!release.manifest.contains("CustomResourceDefinition"));
     }
 
     fn chart_of(files: &[(&str, &str)]) -> Chart {

@@ -117,8 +117,9 @@ pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
     })?;
     let objects = parse_documents(&release.manifest, &chart_id, req.item)?;
     let mut crds = Vec::new();
-    for (path, file) in req.chart.crd_objects(req.chart.name()) {
-        let text = String::from_utf8_lossy(&file.data);
+    // The CRDs of the chart as rendered: a disabled subchart's are not installed.
+    for (path, data) in &release.crds {
+        let text = String::from_utf8_lossy(data);
         crds.extend(parse_documents(
             &text,
             &format!("{chart_id} {path}"),
