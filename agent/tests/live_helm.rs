@@ -35,6 +35,16 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
     ("capabilities", "agent", &["rel", "capabilities"]),
     ("to-yaml-pretty", "agent", &["rel", "to-yaml-pretty"]),
     (
+        "chart-yaml-scalars",
+        "agent",
+        &["rel", "chart-yaml-scalars"],
+    ),
+    (
+        "chart-yaml-scalars-condition",
+        "agent",
+        &["rel", "chart-yaml-scalars", "--set", "off.enabled=false"],
+    ),
+    (
         "to-yaml-pretty-set",
         "agent",
         &["rel", "to-yaml-pretty", "--set", "a.b[0]=7,extra=1.50"],

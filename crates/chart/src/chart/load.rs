@@ -533,7 +533,7 @@ fn load_tree(
         match file.name.as_str() {
             "Chart.yaml" => {
                 chart.modified = file.modified;
-                let map = parse_yaml_file(&file, "Chart.yaml")?;
+                let map = parse_metadata_file(&file, "Chart.yaml")?;
                 chart
                     .metadata
                     .merge_from(&map)
@@ -560,7 +560,7 @@ fn load_tree(
                 chart.schema = Some(file.data.to_vec());
             }
             "requirements.yaml" => {
-                let map = parse_yaml_file(&file, "requirements.yaml")?;
+                let map = parse_metadata_file(&file, "requirements.yaml")?;
                 chart
                     .metadata
                     .merge_from(&map)
@@ -637,9 +637,10 @@ fn load_tree(
     Ok(chart)
 }
 
-fn parse_yaml_file(file: &File, what: &str) -> Result<crate::data::Map, LoadError> {
+fn parse_metadata_file(file: &File, what: &str) -> Result<crate::data::Map, LoadError> {
     let text = file_text(&file.data);
-    yaml::parse_values(&text).map_err(|e| err(format!("cannot load {what}: {}", e.helm_message())))
+    super::metadata::parse_metadata(&text)
+        .map_err(|e| err(format!("cannot load {what}: {}", e.helm_message())))
 }
 
 #[cfg(test)]

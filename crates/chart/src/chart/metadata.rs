@@ -1,12 +1,14 @@
-//! `Chart.yaml` (and a v1 chart's `requirements.yaml`): the typed model, read with Go's
-//! `encoding/json` rules (keys match case-insensitively, `null` leaves a field alone, a value
-//! of the wrong type is an error), Helm's validation, and the `.Chart` map templates see.
+//! `Chart.yaml` (and a v1 chart's `requirements.yaml`): the typed model, read as
+//! sigs.k8s.io/yaml and Go's `encoding/json` read it (a number or boolean in a string field is
+//! its text, keys match case-insensitively, `null` leaves a field alone, any other value of
+//! the wrong type is an error), Helm's validation, and the `.Chart` map templates see.
 
 use std::collections::BTreeMap;
 
 use crate::data::{Data, Map};
 use crate::semver::{Constraints, Version};
 use crate::value::{self, Value};
+use crate::yaml::{self, Yaml, YamlError};
 
 /// Chart API version 1 (Helm 2 charts; dependencies in `requirements.yaml`).
 pub const API_VERSION_V1: &str = "v1";
@@ -92,7 +94,7 @@ impl Metadata {
             if value == &Data::Null {
                 continue;
             }
-            let Some(field) = find_field(METADATA_FIELDS, key) else {
+            let Some((field, _)) = find_field(METADATA_FIELDS, key) else {
                 continue;
             };
             let at = |ty: &str| type_error(value, &format!("Metadata.{field}"), ty);
@@ -296,44 +298,119 @@ pub fn is_compatible_range(range: &str, version: &str) -> bool {
     }
 }
 
-const METADATA_FIELDS: &[&str] = &[
-    "name",
-    "home",
-    "sources",
-    "version",
-    "description",
-    "keywords",
-    "maintainers",
-    "icon",
-    "apiVersion",
-    "condition",
-    "tags",
-    "appVersion",
-    "deprecated",
-    "annotations",
-    "kubeVersion",
-    "dependencies",
-    "type",
+/// What a field of Helm's `Metadata` (or of a struct in it) is in Go, as far as reading
+/// `Chart.yaml` depends on it.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `string`.
+    Text,
+    /// `[]string`.
+    Texts,
+    /// `map[string]string`.
+    TextMap,
+    /// A list of structs with these fields.
+    Structs(&'static [(&'static str, Shape)]),
+    /// Anything else (`bool`, `[]interface{}`).
+    Other,
+}
+
+const METADATA_FIELDS: &[(&str, Shape)] = &[
+    ("name", Shape::Text),
+    ("home", Shape::Text),
+    ("sources", Shape::Texts),
+    ("version", Shape::Text),
+    ("description", Shape::Text),
+    ("keywords", Shape::Texts),
+    ("maintainers", Shape::Structs(MAINTAINER_FIELDS)),
+    ("icon", Shape::Text),
+    ("apiVersion", Shape::Text),
+    ("condition", Shape::Text),
+    ("tags", Shape::Text),
+    ("appVersion", Shape::Text),
+    ("deprecated", Shape::Other),
+    ("annotations", Shape::TextMap),
+    ("kubeVersion", Shape::Text),
+    ("dependencies", Shape::Structs(DEPENDENCY_FIELDS)),
+    ("type", Shape::Text),
 ];
 
-const DEPENDENCY_FIELDS: &[&str] = &[
-    "name",
-    "version",
-    "repository",
-    "condition",
-    "tags",
-    "enabled",
-    "import-values",
-    "alias",
+const DEPENDENCY_FIELDS: &[(&str, Shape)] = &[
+    ("name", Shape::Text),
+    ("version", Shape::Text),
+    ("repository", Shape::Text),
+    ("condition", Shape::Text),
+    ("tags", Shape::Texts),
+    ("enabled", Shape::Other),
+    ("import-values", Shape::Other),
+    ("alias", Shape::Text),
+];
+
+const MAINTAINER_FIELDS: &[(&str, Shape)] = &[
+    ("name", Shape::Text),
+    ("email", Shape::Text),
+    ("url", Shape::Text),
 ];
 
 /// Go's `encoding/json` field lookup: exact name first, then case-insensitive.
-fn find_field(fields: &[&'static str], key: &str) -> Option<&'static str> {
+fn find_field(fields: &[(&'static str, Shape)], key: &str) -> Option<(&'static str, Shape)> {
     fields
         .iter()
-        .find(|f| **f == key)
-        .or_else(|| fields.iter().find(|f| f.eq_ignore_ascii_case(key)))
+        .find(|(f, _)| *f == key)
+        .or_else(|| fields.iter().find(|(f, _)| f.eq_ignore_ascii_case(key)))
         .copied()
+}
+
+/// Reads a `Chart.yaml` (or `requirements.yaml`) document as Helm does: sigs.k8s.io/yaml
+/// converts it to JSON aimed at `Metadata`, so a number or boolean where Go has a string
+/// becomes its text (`appVersion: 1.10` is `1.1`, a dependency `name: off` is `false`).
+pub(crate) fn parse_metadata(src: &str) -> Result<Map, YamlError> {
+    yaml::values_of(&fields_shaped(yaml::parse_yaml(src)?, METADATA_FIELDS))
+}
+
+/// `y` with each value of a known field shaped as that field.
+fn fields_shaped(y: Yaml, fields: &'static [(&'static str, Shape)]) -> Yaml {
+    let Yaml::Map(entries) = y else {
+        return y;
+    };
+    let entries = entries
+        .into_iter()
+        .map(|(key, value)| {
+            let shape = yaml::key_string(&key, &value)
+                .ok()
+                .and_then(|name| find_field(fields, &name))
+                .map_or(Shape::Other, |(_, shape)| shape);
+            (key, shaped(value, shape))
+        })
+        .collect();
+    Yaml::Map(entries)
+}
+
+fn shaped(y: Yaml, shape: Shape) -> Yaml {
+    match (shape, y) {
+        (Shape::Text, y) => match y.scalar_text() {
+            Some(text) => Yaml::String(text),
+            None => y,
+        },
+        (Shape::Texts, Yaml::Seq(items)) => Yaml::Seq(
+            items
+                .into_iter()
+                .map(|item| shaped(item, Shape::Text))
+                .collect(),
+        ),
+        (Shape::TextMap, Yaml::Map(entries)) => Yaml::Map(
+            entries
+                .into_iter()
+                .map(|(key, value)| (key, shaped(value, Shape::Text)))
+                .collect(),
+        ),
+        (Shape::Structs(fields), Yaml::Seq(items)) => Yaml::Seq(
+            items
+                .into_iter()
+                .map(|item| fields_shaped(item, fields))
+                .collect(),
+        ),
+        (_, y) => y,
+    }
 }
 
 fn string(d: &Data) -> Option<String> {
@@ -355,10 +432,13 @@ fn strings(value: &Data, field: &str) -> Result<Vec<String>, String> {
     let Data::List(items) = value else {
         return Err(type_error(value, field, "[]string"));
     };
+    // A null element is Go's zero value, as `encoding/json` leaves it.
     items
         .iter()
-        .filter(|d| **d != Data::Null)
-        .map(|d| string(d).ok_or_else(|| type_error(d, field, "string")))
+        .map(|d| match d {
+            Data::Null => Ok(String::new()),
+            d => string(d).ok_or_else(|| type_error(d, field, "string")),
+        })
         .collect()
 }
 
@@ -400,7 +480,7 @@ fn maintainers(value: &Data) -> Result<Vec<Maintainer>, String> {
                     if *v == Data::Null {
                         continue;
                     }
-                    let Some(field) = find_field(&["name", "email", "url"], k) else {
+                    let Some((field, _)) = find_field(MAINTAINER_FIELDS, k) else {
                         continue;
                     };
                     let s = string(v).ok_or_else(|| {
@@ -451,7 +531,7 @@ fn dependencies(value: &Data) -> Result<Vec<Dependency>, String> {
             if *v == Data::Null {
                 continue;
             }
-            let Some(field) = find_field(DEPENDENCY_FIELDS, k) else {
+            let Some((field, _)) = find_field(DEPENDENCY_FIELDS, k) else {
                 continue;
             };
             let path = format!("Dependency.dependencies.{field}");
@@ -497,11 +577,10 @@ fn sanitize(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::parse_values;
 
     fn meta(src: &str) -> Result<Metadata, String> {
         let mut m = Metadata::default();
-        m.merge_from(&parse_values(src).unwrap())?;
+        m.merge_from(&parse_metadata(src).unwrap())?;
         m.validate()?;
         Ok(m)
     }
@@ -537,9 +616,68 @@ mod tests {
     #[test]
     fn wrong_types_are_json_errors() {
         assert_eq!(
-            meta("apiVersion: v2\nname: a\nversion: 1.0\n").unwrap_err(),
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go struct field Metadata.version of type string"
+            meta("apiVersion: v2\nname: a\nversion: [1]\n").unwrap_err(),
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go struct field Metadata.version of type string"
         );
+        assert_eq!(
+            meta("apiVersion: v2\nname: a\nversion: 1.0.0\ndeprecated: 1\n").unwrap_err(),
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go struct field Metadata.deprecated of type bool"
+        );
+        assert_eq!(
+            meta("apiVersion: v2\nname: a\nversion: 1.0.0\nmaintainers: [{name: [1]}]\n")
+                .unwrap_err(),
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go struct field Maintainer.maintainers.name of type string"
+        );
+        assert_eq!(
+            parse_metadata("apiVersion: v2\nname: a\nversion: 1.0.0\nhome: .inf\n")
+                .unwrap_err()
+                .helm_message(),
+            "error converting YAML to JSON: json: unsupported value: +Inf"
+        );
+    }
+
+    #[test]
+    fn numbers_and_booleans_in_string_fields_become_their_text_as_in_helm() {
+        let m = meta(concat!(
+            "apiVersion: v2\nNAME: 12\nname: c\nversion: 1.0\nappVersion: 1.10\n",
+            "home: 0x1F\nicon: 1e7\ndescription: 1.123456789\nkubeVersion: 123456789\n",
+            "keywords: [a, null, 3, true]\nsources: [2]\n",
+            "annotations: {a: null, b: 2, 3: yes}\n",
+            "maintainers: [{name: 1, email: true}]\n",
+            "dependencies:\n- name: off\n  version: 0.1\n  alias: 123\n  tags: [yes, 1]\n",
+            "  enabled: false\n  import-values: [1]\n",
+        ))
+        .unwrap();
+        assert_eq!(m.name, "c");
+        assert_eq!(m.version, "1");
+        assert_eq!(m.app_version, "1.1");
+        assert_eq!(m.home, "31");
+        assert_eq!(m.icon, "1e+07");
+        assert_eq!(m.description, "1.1234568");
+        assert_eq!(m.kube_version, "123456789");
+        assert_eq!(m.keywords, ["a", "", "3", "true"]);
+        assert_eq!(m.sources, ["2"]);
+        let annotations: Vec<_> = m
+            .annotations
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(annotations, [("3", "true"), ("a", ""), ("b", "2")]);
+        assert_eq!(
+            (
+                m.maintainers[0].name.as_str(),
+                m.maintainers[0].email.as_str()
+            ),
+            ("1", "true")
+        );
+        let d = &m.dependencies[0];
+        assert_eq!(
+            (d.name.as_str(), d.version.as_str(), d.alias.as_str()),
+            ("false", "0.1", "123")
+        );
+        assert_eq!(d.tags, ["true", "1"]);
+        assert!(!d.enabled);
+        assert_eq!(d.import_values, vec![Data::Float(1.0)]);
     }
 
     #[test]

@@ -39,10 +39,15 @@ pub fn parse_value(src: &str) -> Result<Data, YamlError> {
     values::to_data(&parse_yaml(src)?)
 }
 
-/// Reads a values file, Chart.yaml or `fromYaml` input: the document must be a mapping
+/// Reads a values file or `fromYaml` input: the document must be a mapping
 /// (or empty, which gives an empty map), as when Helm unmarshals into `map[string]interface{}`.
 pub fn parse_values(src: &str) -> Result<Map, YamlError> {
-    match parse_value(src)? {
+    values_of(&parse_yaml(src)?)
+}
+
+/// A decoded document as [`parse_values`] reads it: a mapping, or nothing.
+pub fn values_of(y: &Yaml) -> Result<Map, YamlError> {
+    match values::to_data(y)? {
         Data::Map(m) => Ok(m),
         Data::Null => Ok(Map::default()),
         other => Err(YamlError::whole(

@@ -34,18 +34,18 @@ pub fn to_data(y: &Yaml) -> Result<Data, YamlError> {
 }
 
 impl Yaml {
-    /// The string sigs.k8s.io/yaml puts into a Go `string` field (Chart.yaml's `version`,
-    /// `appVersion`, `keywords`, `annotations`…): scalars keep their text form, but numbers
-    /// are re-printed, floats with 32-bit precision (`1.10` becomes `1.1`). `None` for null
-    /// and collections.
-    pub fn to_go_string(&self) -> Option<String> {
+    /// The text sigs.k8s.io/yaml gives a number or boolean bound for a Go `string` field
+    /// (Chart.yaml's `version`, `appVersion`, `keywords`, `annotations`…): integers in
+    /// decimal, floats with 32-bit precision (`1.10` becomes `1.1`). `None` for strings,
+    /// which need no conversion, and for what it leaves alone: nulls, collections and
+    /// infinities.
+    pub fn scalar_text(&self) -> Option<String> {
         match self {
-            Yaml::String(s) => Some(s.clone()),
             Yaml::Int(i) => Some(i.to_string()),
             Yaml::Uint(u) => Some(u.to_string()),
-            Yaml::Float(f) => Some(format_g(*f, true)),
+            Yaml::Float(f) if f.is_finite() => Some(format_g(*f, true)),
             Yaml::Bool(b) => Some(b.to_string()),
-            Yaml::Null | Yaml::Seq(_) | Yaml::Map(_) => None,
+            _ => None,
         }
     }
 }
@@ -128,13 +128,16 @@ mod tests {
 
     #[test]
     fn string_fields_reprint_numbers_like_chart_yaml_loading() {
-        let text = |y: Yaml| y.to_go_string();
+        let text = |y: Yaml| y.scalar_text();
         assert_eq!(text(Yaml::Float(1.10)), Some("1.1".into()));
         assert_eq!(text(Yaml::Float(1000.0)), Some("1000".into()));
+        assert_eq!(text(Yaml::Float(1e7)), Some("1e+07".into()));
         assert_eq!(text(Yaml::Float(1.123456789)), Some("1.1234568".into()));
-        assert_eq!(text(Yaml::Int(16)), Some("16".into()));
-        assert_eq!(text(Yaml::Bool(true)), Some("true".into()));
-        assert_eq!(text(Yaml::String("1.10".into())), Some("1.10".into()));
+        assert_eq!(text(Yaml::Int(123_456_789)), Some("123456789".into()));
+        assert_eq!(text(Yaml::Uint(u64::MAX)), Some(u64::MAX.to_string()));
+        assert_eq!(text(Yaml::Bool(false)), Some("false".into()));
+        assert_eq!(text(Yaml::String("1.10".into())), None);
+        assert_eq!(text(Yaml::Float(f64::INFINITY)), None);
         assert_eq!(text(Yaml::Null), None);
     }
 
