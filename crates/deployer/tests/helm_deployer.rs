@@ -1,7 +1,8 @@
 //! The helm deployer on two testbed clusters: an inline chart archive is rendered, applied
 //! and recorded as a Helm release; an upgrade adds a revision; a template error fails naming
 //! the chart and a fixed item succeeds; delete removes objects and records; a job resumed
-//! after a restart reads the inline archive the controller's cache does not keep.
+//! after a restart reads the inline archive the controller's cache does not keep; the CRDs of
+//! a subchart its condition disables are not installed.
 
 mod common;
 
@@ -10,6 +11,7 @@ use common::*;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams};
 use landscaper_api::constants::deploy_item_types::HELM;
@@ -52,8 +54,56 @@ fn archive(broken: bool) -> String {
             "{{ .Values.greeting | nosuchfunc }}",
         ));
     }
+    tgz(&files)
+}
+
+/// A CRD of `example.com` whose plural is `plural`.
+fn crd(plural: &str) -> String {
+    let kind = plural.trim_end_matches('s');
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {plural}.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: {plural}, singular: {kind}, kind: {kind}, listKind: {kind}List}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}
+"
+    )
+}
+
+/// A `.tgz` of a chart with a CRD in its `crds/` and two subcharts with one each: `addon`,
+/// enabled, and `legacy`, which its condition disables.
+fn crd_archive() -> String {
+    let chart_yaml = "apiVersion: v2\nname: demo\nversion: 0.1.0\ndependencies:
+- name: addon\n  version: 0.1.0\n  condition: addon.enabled
+- name: legacy\n  version: 0.1.0\n  condition: legacy.enabled\n";
+    let subchart = |name: &str| format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n");
+    let (addon, legacy) = (subchart("addon"), subchart("legacy"));
+    let (gadgets, gizmos, widgets) = (crd("gadgets"), crd("gizmos"), crd("widgets"));
+    tgz(&[
+        ("demo/Chart.yaml", chart_yaml),
+        ("demo/values.yaml", "legacy:\n  enabled: false\n"),
+        ("demo/templates/configmap.yaml", CONFIGMAP),
+        ("demo/crds/gadgets.yaml", &gadgets),
+        ("demo/charts/addon/Chart.yaml", &addon),
+        ("demo/charts/addon/crds/gizmos.yaml", &gizmos),
+        ("demo/charts/legacy/Chart.yaml", &legacy),
+        ("demo/charts/legacy/crds/widgets.yaml", &widgets),
+    ])
+}
+
+/// A base64 `.tgz` of `files` (path, text).
+fn tgz(files: &[(&str, &str)]) -> String {
     let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::default()));
-    for (path, text) in files {
+    for &(path, text) in files {
         let mut header = tar::Header::new_gnu();
         header.set_size(text.len() as u64);
         header.set_mode(0o644);
@@ -207,6 +257,33 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     assert!(env.configmap("apps", "web-config").await.is_none());
     assert!(env.configmap("apps", "web-extra").await.is_none());
     assert!(records(&env).await.is_empty());
+    deployer.stop().await;
+}
+
+#[tokio::test]
+async fn the_crds_of_the_chart_and_its_enabled_subcharts_are_installed_but_not_a_disabled_ones() {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    let deployer = env.start_helm_deployer();
+    env.item(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&crd_archive(), json!({"greeting": "hi"})),
+    )
+    .await;
+    let di = env.finished("web", "job-1").await;
+    assert_succeeded(&di.status.clone().unwrap());
+    let crds: Api<CustomResourceDefinition> = Api::all(env.target.clone());
+    for (name, wanted) in [("gadgets", true), ("gizmos", true), ("widgets", false)] {
+        let found = crds
+            .get_opt(&format!("{name}.example.com"))
+            .await
+            .unwrap()
+            .is_some();
+        assert_eq!(found, wanted, "CRD {name}.example.com");
+    }
+    assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }
 
