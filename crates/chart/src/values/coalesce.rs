@@ -198,8 +198,9 @@ fn coalesce_tables_full_key(
 ) {
     // A null in `dst` deletes the key only where `src` has it too (Helm v4 keeps a user's
     // null under a key the chart does not default).
+    // The key's full path is only needed where a table recurses or a warning names it.
+    let full_key = |key: &str| concat_prefix(prefix, key);
     for (key, val) in src {
-        let full_key = concat_prefix(prefix, &key);
         match dst.get_mut(&key) {
             Some(Data::Null) if !merge => {
                 dst.shift_remove(&key);
@@ -210,16 +211,24 @@ fn coalesce_tables_full_key(
             Some(dv) => {
                 if let Data::Map(src_table) = val {
                     if let Data::Map(dst_table) = dv {
-                        coalesce_tables_full_key(dst_table, src_table, &full_key, merge, warnings);
+                        coalesce_tables_full_key(
+                            dst_table,
+                            src_table,
+                            &full_key(&key),
+                            merge,
+                            warnings,
+                        );
                     } else {
                         warnings.info(&format!(
-                            "warning: cannot overwrite table with non table for {full_key} ({})",
+                            "warning: cannot overwrite table with non table for {} ({})",
+                            full_key(&key),
                             crate::value::Value::from_data(&Data::Map(src_table)).to_go_string()
                         ));
                     }
                 } else if is_table(dv) && val != Data::Null {
                     warnings.info(&format!(
-                        "warning: destination for {full_key} is a table. Ignoring non-table value ({})",
+                        "warning: destination for {} is a table. Ignoring non-table value ({})",
+                        full_key(&key),
                         crate::value::Value::from_data(&val).to_go_string()
                     ));
                 }
