@@ -40,6 +40,16 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
         &["rel", "chart-yaml-scalars"],
     ),
     (
+        "block-scalar-ends",
+        "agent",
+        &[
+            "rel",
+            "block-scalar-ends",
+            "-f",
+            "block-scalar-ends-values.yaml",
+        ],
+    ),
+    (
         "chart-yaml-scalars-condition",
         "agent",
         &["rel", "chart-yaml-scalars", "--set", "off.enabled=false"],

@@ -391,8 +391,8 @@ fn gather_values(args: &Args) -> Result<Map, String> {
     let mut base = Map::default();
     for file in &args.values {
         let text = read_values_source(file)?;
-        let current = yaml::parse_values(&text)
-            .map_err(|e| format!("failed to parse {file}: {}", e.helm_message()))?;
+        let current = yaml::parse_values_file(file, &text)
+            .map_err(|e| format!("failed to parse {file}: {}", e.values_file_message()))?;
         merge_maps(&mut base, current);
     }
     for line in &args.set_json {

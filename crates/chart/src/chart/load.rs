@@ -126,7 +126,7 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
         let parsing = root_values.clone().and_then(|data| {
             std::thread::Builder::new()
                 .spawn_scoped(scope, move || {
-                    let parsed = yaml::parse_values(&file_text(&data));
+                    let parsed = parse_values_yaml(&data);
                     (data, parsed)
                 })
                 .ok()
@@ -488,10 +488,15 @@ fn parse_values_files(files: &[File], root: Option<ParsedRootValues>) -> ParsedV
     let parsed = parallel::map_ordered(
         &values,
         |file| file.data.len(),
-        |file| yaml::parse_values(&file_text(&file.data)),
+        |file| parse_values_yaml(&file.data),
     );
     ready.extend(values.iter().map(|file| file.name.clone()).zip(parsed));
     ready
+}
+
+/// A chart's `values.yaml`, read as Helm's `LoadValues` reads it (all its documents).
+fn parse_values_yaml(data: &[u8]) -> Result<DataMap, yaml::YamlError> {
+    yaml::parse_values_file("values.yaml", &file_text(data))
 }
 
 /// Whether `name` is where a chart or a subchart folder keeps its values: `values.yaml`,
@@ -547,11 +552,11 @@ fn load_tree(
             "values.yaml" => {
                 let parsed = values
                     .remove(&format!("{prefix}values.yaml"))
-                    .unwrap_or_else(|| yaml::parse_values(&file_text(&file.data)));
+                    .unwrap_or_else(|| parse_values_yaml(&file.data));
                 chart.values = parsed.map_err(|e| {
                     err(format!(
-                        "cannot load values.yaml: cannot unmarshal yaml document: {}",
-                        e.helm_message()
+                        "cannot load values.yaml: {}",
+                        e.values_file_message()
                     ))
                 })?;
             }

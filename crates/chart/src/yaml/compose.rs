@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
+use super::block_end;
 use super::error::{Stage, YamlError};
 use super::repair;
 
@@ -202,6 +203,7 @@ impl From<YamlError> for Failure {
 }
 
 fn compose_text(src: &str) -> Result<Option<Node>, Failure> {
+    let source = block_end::Source::new(src);
     let mut parser = Parser::new_from_str(src);
     let mut c = Composer {
         stack: Vec::new(),
@@ -237,6 +239,12 @@ fn compose_text(src: &str) -> Result<Option<Node>, Failure> {
             Event::Nothing | Event::StreamStart | Event::DocumentStart | Event::DocumentEnd => {}
             Event::Alias(id) => c.alias(id, mark)?,
             Event::Scalar(value, style, anchor, tag) => {
+                let value = match style {
+                    TScalarStyle::Literal | TScalarStyle::Folded => {
+                        block_end::libyaml_value(&source, value, marker.line(), marker.col())
+                    }
+                    _ => value,
+                };
                 let node = Node::Scalar {
                     value,
                     plain: style == TScalarStyle::Plain,

@@ -13,6 +13,8 @@ pub enum Stage {
     ToJson,
     /// The JSON does not fit the requested Go type (a list where a map is needed).
     Unmarshal,
+    /// A values file cannot be cut into documents (a `---` line followed by other text).
+    Documents,
 }
 
 /// A YAML reading error with its position and, once known, its file.
@@ -108,6 +110,15 @@ impl YamlError {
                 "error unmarshaling JSON: while decoding JSON: {}",
                 self.reason
             ),
+            Stage::Documents => self.reason.clone(),
+        }
+    }
+
+    /// The text Helm's `LoadValues` returns for this error in a values file.
+    pub fn values_file_message(&self) -> String {
+        match self.stage {
+            Stage::Documents => format!("error reading yaml document: {}", self.reason),
+            _ => format!("cannot unmarshal yaml document: {}", self.helm_message()),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! [`parse_values`] the data Helm's templates see. Writing is [`to_yaml`], byte for byte
 //! Helm's `toYaml`.
 
+mod block_end;
 mod compose;
 mod decode;
 mod emit;
@@ -23,6 +24,8 @@ pub use error::{Stage, YamlError};
 pub use key_order::{key_cmp, key_less, key_less_v3};
 pub use resolve::{Resolved, is_timestamp, resolve_plain};
 pub use values::{json_kind, key_string};
+
+use std::borrow::Cow;
 
 use crate::data::{Data, Map};
 
@@ -75,44 +78,69 @@ pub fn parse_list(src: &str) -> Result<Vec<Data>, YamlError> {
     }
 }
 
-/// Reads a values file as Helm's `LoadValues` does: the text is cut into documents at lines
-/// that are exactly `---` (Kubernetes' YAML reader), each document is read with
+/// Reads a values file as Helm's `LoadValues` does: the text is cut into documents as
+/// Kubernetes' YAML reader cuts it (see [`split_documents`]), each document is read with
 /// [`parse_values`], and later documents are merged over earlier ones (nested maps merged,
 /// anything else replaced). Errors name `file` and the line in the whole file.
 pub fn parse_values_file(file: &str, src: &str) -> Result<Map, YamlError> {
     let mut values = Map::default();
-    for (first_line, chunk) in split_documents(src) {
+    for (first_line, chunk) in split_documents(src).map_err(|e| e.in_file(file))? {
         let doc = parse_values(&chunk).map_err(|e| e.shifted(first_line).in_file(file))?;
         merge_maps(&mut values, doc);
     }
     Ok(values)
 }
 
-/// Kubernetes' `YAMLReader`: documents end at a line that starts with `---` followed only by
-/// whitespace; a separator before any content stays part of the next document. Each chunk
-/// comes with the number of lines before it.
-fn split_documents(src: &str) -> Vec<(usize, String)> {
+/// Kubernetes' `YAMLReader` over its `LineReader`: every line is ended by `\n` (a `\r\n` and
+/// a missing last line break become one), and documents end at a line that starts with `---`
+/// followed by nothing but whitespace or a comment (other text after it is an error); a
+/// separator before any content stays part of the next document. Each document comes with the
+/// number of lines before it. Text that needs none of this (the usual values file) is
+/// borrowed whole.
+fn split_documents(src: &str) -> Result<Vec<(usize, Cow<'_, str>)>, YamlError> {
+    let has_separator =
+        src.starts_with("---") || memchr::memmem::find(src.as_bytes(), b"\n---").is_some();
+    if !has_separator && !src.contains('\r') && (src.is_empty() || src.ends_with('\n')) {
+        return Ok(vec![(0, Cow::Borrowed(src))]);
+    }
     let mut chunks = Vec::new();
     let mut buffer = String::new();
     let mut start = 0;
-    for (index, line) in src.split_inclusive('\n').enumerate() {
-        let is_separator = line
-            .strip_prefix("---")
-            .is_some_and(|rest| rest.trim_end().is_empty());
-        if is_separator && !buffer.is_empty() {
-            chunks.push((start, std::mem::take(&mut buffer)));
-            start = index + 1;
-            continue;
+    let lines = src
+        .split_inclusive('\n')
+        .map(|l| match l.strip_suffix('\n') {
+            Some(l) => l.strip_suffix('\r').unwrap_or(l),
+            None => l,
+        });
+    for (index, line) in lines.enumerate() {
+        if let Some(rest) = line.strip_prefix("---") {
+            let rest = rest.trim();
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(YamlError::at(
+                    Stage::Documents,
+                    Mark {
+                        line: index + 1,
+                        column: 1,
+                    },
+                    &format!("invalid Yaml document separator: {rest}"),
+                ));
+            }
+            // A separator ends a document and is dropped; before any content it is kept.
+            if !buffer.is_empty() {
+                chunks.push((start, Cow::Owned(std::mem::take(&mut buffer))));
+                continue;
+            }
         }
         if buffer.is_empty() {
             start = index;
         }
         buffer.push_str(line);
+        buffer.push('\n');
     }
     if !buffer.is_empty() {
-        chunks.push((start, buffer));
+        chunks.push((start, Cow::Owned(buffer)));
     }
-    chunks
+    Ok(chunks)
 }
 
 /// Helm's `MergeMaps`: values of `over` replace those of `base`, except that two maps merge.

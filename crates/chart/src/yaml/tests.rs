@@ -60,9 +60,22 @@ fn values_files_merge_all_their_documents() {
         crate::json::to_json(&Data::Map(m)).unwrap(),
         r#"{"a":{"w":2,"x":null,"z":3},"l":[2]}"#
     );
-    let m = parse_values_file("values.yaml", "---\na: 1\n--- # not a separator\n").unwrap();
-    assert_eq!(m["a"], f(1.0));
+    let m = parse_values_file("values.yaml", "---\na: 1\n--- # a separator\nb: 2\n").unwrap();
+    assert_eq!((&m["a"], &m["b"]), (&f(1.0), &f(2.0)));
+    let err = parse_values_file("values.yaml", "a: 1\n---x\nb: 2\n").unwrap_err();
+    assert_eq!(
+        err.values_file_message(),
+        "error reading yaml document: invalid Yaml document separator: x"
+    );
+    assert_eq!(err.mark.map(|m| m.line), Some(2));
+    // Every line ends in a line break, as Kubernetes' line reader ends it.
+    let m = parse_values_file("values.yaml", "a: |\r\n  x\r\n---\r\nb: |\n  y").unwrap();
+    assert_eq!((&m["a"], &m["b"]), (&s("x\n"), &s("y\n")));
     let err = parse_values_file("values.yaml", "a: 1\n---\nb: [\n").unwrap_err();
+    assert_eq!(
+        err.values_file_message(),
+        "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 1: did not find expected node content"
+    );
     assert_eq!(
         err.helm_message(),
         "error converting YAML to JSON: yaml: line 1: did not find expected node content"
@@ -286,4 +299,46 @@ fn writing_data_deeper_than_the_limit_is_an_error() {
     assert_eq!(to_yaml(&v), "");
     assert!(marshal(&v).unwrap_err().0.starts_with("exceeded max depth"));
     assert!(crate::json::to_json(&v).is_err());
+}
+
+#[test]
+fn block_scalars_at_the_end_of_the_input_read_as_in_libyaml() {
+    // (input, what helm v4.1.4's fromYaml reads under `f`)
+    let cases = [
+        ("f: |\n  hello file", "hello file"),
+        ("f: |\n  hello file\n", "hello file\n"),
+        ("f: >\n  hello\n  file", "hello file"),
+        ("f: >\n  a\n  b\n\n  c", "a b\nc"),
+        ("f: |+\n  hello file", "hello file"),
+        ("f: |+\n  hello\n\n  ", "hello\n\n"),
+        ("f: |-\n  hello file\n  ", "hello file"),
+        ("f: |\n  hello\n  ", "hello\n"),
+        ("f: |\n  x\n ", "x\n"),
+        ("f: |\n  hello\n   file", "hello\n file"),
+        ("f: |2\n    x", "  x"),
+        ("f: |\n\n  x", "\nx"),
+        ("f: |\n  x\r\n  y", "x\ny"),
+        ("f: |\n  hello\n# c", "hello\n"),
+        ("f: |\n", ""),
+        ("f: |+\n", ""),
+        ("f: |\n\n", ""),
+        ("f: |+\n\n", "\n"),
+        ("f: |+\n\n\n  ", "\n\n"),
+        ("f: |\n  ", ""),
+        ("f: >\n", ""),
+        ("f: |", ""),
+        ("f: |+\n\ng: 1", "\n"),
+        ("f: |\n  |", "|"),
+    ];
+    for (input, want) in cases {
+        let m = parse_values(input).unwrap();
+        assert_eq!(m["f"], s(want), "{input:?}");
+    }
+    let nested = parse_values("a:\n  - |\n    x\n    y").unwrap();
+    assert_eq!(nested["a"], Data::List(vec![s("x\ny")]));
+    let before_key = parse_values("a:\n  f: |\n    x\n  g: 1").unwrap();
+    let Data::Map(a) = &before_key["a"] else {
+        panic!("not a map")
+    };
+    assert_eq!(a["f"], s("x\n"));
 }
