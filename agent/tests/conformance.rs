@@ -16,8 +16,15 @@ fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")
 }
 
+/// The agent with none of this machine's namespace settings: helm's goldens were recorded
+/// without `$HELM_NAMESPACE` or a kubeconfig naming one.
 fn agent() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_landscaper-agent"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_landscaper-agent"));
+    command.env_remove("HELM_NAMESPACE").env(
+        "KUBECONFIG",
+        std::env::temp_dir().join("landscaper-no-kubeconfig"),
+    );
+    command
 }
 
 fn load(path: &Path) -> Yaml {

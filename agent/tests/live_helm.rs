@@ -50,6 +50,16 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "name-template-and-name",
+        "agent",
+        &["rel", "chart-yaml-scalars", "--name-template", "x"],
+    ),
+    (
+        "empty-name-template",
+        "agent",
+        &["chart-yaml-scalars", "--name-template", ""],
+    ),
+    (
         "chart-yaml-scalars-condition",
         "agent",
         &["rel", "chart-yaml-scalars", "--set", "off.enabled=false"],
@@ -205,6 +215,11 @@ struct Run {
 }
 
 fn run(program: &Path, dir: &Path, args: &[&str], home: &Path) -> Run {
+    run_with(program, dir, args, home, &[])
+}
+
+/// [`run`] with environment variables set.
+fn run_with(program: &Path, dir: &Path, args: &[&str], home: &Path, envs: &[(&str, &str)]) -> Run {
     let kube_version: &[&str] = if args.contains(&"--kube-version") {
         &[]
     } else {
@@ -217,6 +232,8 @@ fn run(program: &Path, dir: &Path, args: &[&str], home: &Path) -> Run {
         .current_dir(dir)
         .env("HOME", home)
         .env_remove("HELM_NAMESPACE")
+        .env_remove("KUBECONFIG")
+        .envs(envs.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -239,6 +256,16 @@ fn run(program: &Path, dir: &Path, args: &[&str], home: &Path) -> Run {
     }
 }
 
+/// A new, empty scratch folder for the test `name`, and an empty HOME inside it.
+fn scratch(name: &str) -> (PathBuf, PathBuf) {
+    let scratch =
+        std::env::temp_dir().join(format!("landscaper-live-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home).expect("scratch HOME");
+    (scratch, home)
+}
+
 /// The reference helm, or `None` (with the reason printed) when the test is to be skipped.
 fn helm_or_skip() -> Option<PathBuf> {
     let helm = find_helm();
@@ -257,8 +284,7 @@ fn renders_like_live_helm() {
         return;
     };
     let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
-    let home = std::env::temp_dir().join(format!("landscaper-live-helm-{}", std::process::id()));
-    std::fs::create_dir_all(&home).expect("scratch HOME");
+    let (scratch, home) = scratch("helm");
     let mut failing = BTreeSet::new();
     for (id, folder_name, args) in VARIATIONS {
         let dir = folder(folder_name);
@@ -277,7 +303,7 @@ fn renders_like_live_helm() {
             failing.insert(id.to_string());
         }
     }
-    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&scratch);
     let expected: BTreeSet<String> = FAILING.iter().map(|s| s.to_string()).collect();
     assert_eq!(
         failing, expected,
@@ -311,11 +337,7 @@ fn output_dir_writes_the_files_helm_writes() {
         return;
     };
     let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
-    let scratch =
-        std::env::temp_dir().join(format!("landscaper-live-output-dir-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let home = scratch.join("home");
-    std::fs::create_dir_all(&home).expect("scratch HOME");
+    let (scratch, home) = scratch("output-dir");
     let cases: &[&[&str]] = &[
         &[],
         &["--include-crds", "--release-name"],
@@ -350,9 +372,7 @@ fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
         return;
     };
     let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
-    let scratch = std::env::temp_dir().join(format!("landscaper-live-crds-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let home = scratch.join("home");
+    let (scratch, home) = scratch("crds");
     // A subchart used twice (once under an alias) and one that its condition disables, each
     // with a CRD: helm writes the CRDs of the chart after its dependencies are processed.
     let crd = |name: &str| {
@@ -377,7 +397,6 @@ fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
         std::fs::create_dir_all(path.parent().unwrap()).expect("scratch chart");
         std::fs::write(path, text).expect("scratch chart");
     }
-    std::fs::create_dir_all(&home).expect("scratch HOME");
     let mut outputs = Vec::new();
     for (who, program) in [("helm", &helm), ("ours", &agent)] {
         let out_dir = scratch.join(format!("out-{who}"));
@@ -393,5 +412,58 @@ fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
         "{}",
         outputs[1].0
     );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+#[test]
+fn the_namespace_comes_from_the_flag_helm_namespace_or_the_kubeconfig_as_in_helm() {
+    let Some(helm) = helm_or_skip() else {
+        return;
+    };
+    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
+    let (scratch, home) = scratch("namespace");
+    let kube_home = scratch.join("kube-home");
+    std::fs::create_dir_all(kube_home.join(".kube")).expect("scratch kubeconfig folder");
+    // Only read: the server is never contacted.
+    std::fs::write(
+        kube_home.join(".kube/config"),
+        "apiVersion: v1\nkind: Config\ncurrent-context: ctx\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u, namespace: team-a}\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: x}\n",
+    )
+    .expect("scratch kubeconfig");
+    // (extra arguments, environment, the namespace with the kubeconfig)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: &[Case] = &[
+        (&[], &[], "team-a"),
+        (&["-n", ""], &[], "team-a"),
+        (&["-n", "x"], &[], "x"),
+        (&[], &[("HELM_NAMESPACE", "foo")], "foo"),
+        (&["-n", ""], &[("HELM_NAMESPACE", "foo")], "team-a"),
+        (&[], &[("HELM_NAMESPACE", "")], "team-a"),
+    ];
+    let dir = folder("agent");
+    for (extra, envs, namespace) in cases {
+        for home in [&kube_home, &home] {
+            let mut args = vec!["rel", "chart-yaml-scalars"];
+            args.extend(extra.iter());
+            let want = run_with(&helm, &dir, &args, home, envs);
+            let got = run_with(&agent, &dir, &args, home, envs);
+            let case = format!("{extra:?} {envs:?} with HOME {}", home.display());
+            assert_eq!(
+                (&got.stdout, &got.error_line),
+                (&want.stdout, &want.error_line),
+                "{case}"
+            );
+            let namespace = if home == &kube_home || *namespace != "team-a" {
+                namespace
+            } else {
+                "default"
+            };
+            assert!(
+                got.stdout.contains(&format!("namespace: {namespace}\n")),
+                "{case}: {}",
+                got.stdout
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -66,9 +66,10 @@ pub struct Args {
     #[arg(long = "set-literal", value_name = "KEY=VAL")]
     pub set_literal: Vec<String>,
 
-    /// Namespace for `.Release.Namespace`.
-    #[arg(short = 'n', long = "namespace", default_value = "default")]
-    pub namespace: String,
+    /// Namespace for `.Release.Namespace` (as helm: else $HELM_NAMESPACE, else the current
+    /// kubeconfig context's namespace, else `default`).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
 
     /// Kubernetes version for `.Capabilities.KubeVersion` (default v1.35.0, as helm v4.1.4).
     #[arg(long = "kube-version", value_name = "VERSION")]
@@ -276,7 +277,7 @@ pub fn execute(args: &Args) -> Outcome {
     let options = TemplateOptions {
         release: ReleaseOptions {
             name,
-            namespace: args.namespace.clone(),
+            namespace: release_namespace(args.namespace.as_deref()),
             revision: 1,
             is_upgrade: args.is_upgrade,
         },
@@ -353,14 +354,48 @@ pub fn execute(args: &Args) -> Outcome {
     }
 }
 
+/// Helm's namespace for the release: the flag, else `$HELM_NAMESPACE` (an empty one counts as
+/// none), else the namespace of the current context of the kubeconfig (`$KUBECONFIG` or
+/// `~/.kube/config`, only read, never contacted), else `default`.
+fn release_namespace(flag: Option<&str>) -> String {
+    let given = match flag {
+        Some(namespace) => namespace.to_string(),
+        None => std::env::var("HELM_NAMESPACE").unwrap_or_default(),
+    };
+    if !given.is_empty() {
+        return given;
+    }
+    kubeconfig_namespace().unwrap_or_else(|| "default".to_string())
+}
+
+/// The namespace of the current kubeconfig context, if a kubeconfig reads and names one.
+fn kubeconfig_namespace() -> Option<String> {
+    let config = kube::config::Kubeconfig::read().ok()?;
+    let current = config.current_context.as_deref()?;
+    config
+        .contexts
+        .iter()
+        .find(|c| c.name == current)?
+        .context
+        .as_ref()?
+        .namespace
+        .clone()
+        .filter(|namespace| !namespace.is_empty())
+}
+
 /// Helm's `NameAndChart` with `helm template`'s default name.
 fn name_and_chart(args: &Args) -> Result<(String, String), String> {
+    // An empty template is no template.
+    let name_template = args.name_template.as_deref().filter(|t| !t.is_empty());
     let (name, chart) = match args.args.as_slice() {
         [_, _] if args.generate_name => {
             return Err("cannot set --generate-name and also specify a name".to_string());
         }
+        [_, _] if name_template.is_some() => {
+            return Err("cannot set --name-template and also specify a name".to_string());
+        }
         [name, chart] => (name.clone(), chart.clone()),
-        [chart] => match &args.name_template {
+        [chart] => match name_template {
             Some(t) => (render_name_template(t)?, chart.clone()),
             None => ("release-name".to_string(), chart.clone()),
         },
