@@ -8,6 +8,7 @@ use base64::Engine as _;
 use super::compose::{Mark, Node};
 use super::error::{Stage, YamlError};
 use super::resolve::{Resolved, resolve_plain};
+use super::values::go_sharp_v;
 
 const TAG_PREFIX: &str = "tag:yaml.org,2002:";
 
@@ -53,7 +54,8 @@ pub fn decode(node: &Node) -> Result<Yaml, YamlError> {
                 }
                 let key = decode(k)?;
                 if matches!(key, Yaml::Seq(_) | Yaml::Map(_)) {
-                    return Err(YamlError::at(Stage::Syntax, k.mark(), "invalid map key"));
+                    let reason = format!("invalid map key: {}", go_sharp_v(&key));
+                    return Err(YamlError::at(Stage::Syntax, k.mark(), &reason));
                 }
                 out.set(key, decode(v)?);
             }

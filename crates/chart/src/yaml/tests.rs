@@ -157,6 +157,24 @@ fn error_messages_follow_go_yaml() {
             "a:\n  b: plain\n  more\n",
             "yaml: line 4: could not find expected ':'",
         ),
+        // Keys go-yaml cannot hash, printed with Go's %#v (as helm v4.1.4 prints them).
+        (
+            "? [a, 1, 1.5, true, null, [x], {k: v}]\n: 1",
+            r#"yaml: invalid map key: []interface {}{"a", 1, 1.5, true, interface {}(nil), []interface {}{"x"}, map[interface {}]interface {}{"k":"v"}}"#,
+        ),
+        (
+            "? {b: 2, a: 1, 1: x, true: y}\n: 1",
+            r#"yaml: invalid map key: map[interface {}]interface {}{"a":1, "b":2, 1:"x", true:true}"#,
+        ),
+        (
+            "? [\"q\\\"u\", \"é\\t\", 1e300, 0x10]\n: 1",
+            r#"yaml: invalid map key: []interface {}{"q\"u", "é\t", 1e+300, 16}"#,
+        ),
+        ("? []\n: 1", "yaml: invalid map key: []interface {}{}"),
+        (
+            "~: [1, [2, {a: b}], 1.0, 18446744073709551615, null]",
+            r#"unsupported map key of type: %!s(<nil>), key: <nil>, value: []interface {}{1, []interface {}{2, map[interface {}]interface {}{"a":"b"}}, 1, 0xffffffffffffffff, interface {}(nil)}"#,
+        ),
     ];
     for (src, want) in cases {
         let got = parse_values(src).unwrap_err().helm_message();

@@ -3,6 +3,7 @@
 
 use crate::data::{Data, Map};
 use crate::gofloat::{format_g, go_non_finite_name};
+use crate::value::format::quote;
 
 use super::decode::Yaml;
 use super::error::{Stage, YamlError};
@@ -79,18 +80,64 @@ pub fn key_string(key: &Yaml, value: &Yaml) -> Result<String, YamlError> {
     })
 }
 
-/// A rough `%+#v` of a YAML value for the unsupported-key message.
+/// Go's `%+#v` of a YAML value as the unsupported-key message prints it: `<nil>` for nil at
+/// the top, [`go_sharp_v`] for anything else.
 fn go_syntax(y: &Yaml) -> String {
     match y {
         Yaml::Null => "<nil>".to_owned(),
+        other => go_sharp_v(other),
+    }
+}
+
+/// Go's `%#v` of what go-yaml v2 decodes into `interface{}`: `[]interface {}{"a", 1}`,
+/// `map[interface {}]interface {}{"k":true}` (keys in fmt's order), `interface {}(nil)`.
+pub(super) fn go_sharp_v(y: &Yaml) -> String {
+    match y {
+        Yaml::Null => "interface {}(nil)".to_owned(),
         Yaml::Bool(b) => b.to_string(),
         Yaml::Int(i) => i.to_string(),
         Yaml::Uint(u) => format!("0x{u:x}"),
         Yaml::Float(f) => format_g(*f, false),
-        Yaml::String(s) => format!("{s:?}"),
-        Yaml::Seq(_) => "[]interface {}{...}".to_owned(),
-        Yaml::Map(_) => "map[interface {}]interface {}{...}".to_owned(),
+        Yaml::String(s) => quote(s),
+        Yaml::Seq(items) => {
+            let items: Vec<String> = items.iter().map(go_sharp_v).collect();
+            format!("[]interface {{}}{{{}}}", items.join(", "))
+        }
+        Yaml::Map(entries) => {
+            let mut entries: Vec<&(Yaml, Yaml)> = entries.iter().collect();
+            entries.sort_by(|(a, _), (b, _)| fmt_key_order(a, b));
+            let entries: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}:{}", go_sharp_v(k), go_sharp_v(v)))
+                .collect();
+            format!(
+                "map[interface {{}}]interface {{}}{{{}}}",
+                entries.join(", ")
+            )
+        }
     }
+}
+
+/// fmt's order of `interface{}` map keys: nil first, then by type (in the order helm v4.1.4's
+/// binary places them: strings, integers, floats, booleans), then by value.
+fn fmt_key_order(a: &Yaml, b: &Yaml) -> std::cmp::Ordering {
+    let rank = |y: &Yaml| match y {
+        Yaml::Null => 0,
+        Yaml::String(_) => 1,
+        Yaml::Int(_) => 2,
+        Yaml::Uint(_) => 3,
+        Yaml::Float(_) => 4,
+        Yaml::Bool(_) => 5,
+        Yaml::Seq(_) | Yaml::Map(_) => 6,
+    };
+    rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
+        (Yaml::String(x), Yaml::String(y)) => x.cmp(y),
+        (Yaml::Int(x), Yaml::Int(y)) => x.cmp(y),
+        (Yaml::Uint(x), Yaml::Uint(y)) => x.cmp(y),
+        (Yaml::Float(x), Yaml::Float(y)) => x.total_cmp(y),
+        (Yaml::Bool(x), Yaml::Bool(y)) => x.cmp(y),
+        _ => std::cmp::Ordering::Equal,
+    })
 }
 
 /// The JSON kind name `encoding/json` uses in "cannot unmarshal X into Go value" errors.
