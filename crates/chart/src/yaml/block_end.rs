@@ -7,6 +7,8 @@
 //! line break and `fromYaml` reads its output back, and values files often lack one. Scalars
 //! that do not reach the end of the input read the same in both.
 
+use std::cell::OnceCell;
+
 /// What libyaml reads for the block scalar yaml-rust2 read as `value` at `line`/`col` (its
 /// marker: the first character of its content, or its `|`/`>` indicator when it has none).
 pub(super) fn libyaml_value(
@@ -34,6 +36,8 @@ pub(super) struct Source<'a> {
     text: &'a str,
     /// Characters after the input's last line break.
     last_line_chars: usize,
+    /// How many lines the input has, counted when first needed.
+    line_count: OnceCell<usize>,
 }
 
 impl<'a> Source<'a> {
@@ -43,6 +47,7 @@ impl<'a> Source<'a> {
         Source {
             text,
             last_line_chars: last_line.chars().count(),
+            line_count: OnceCell::new(),
         }
     }
 
@@ -53,13 +58,17 @@ impl<'a> Source<'a> {
 
     /// Whether a block scalar whose content starts on `line` at indentation `indent` goes on
     /// to the end of the input: no later line holds text left of the indentation (or, at
-    /// indentation 0, a document marker).
+    /// indentation 0, a document marker). Read from the end, where the line that ends an
+    /// earlier scalar is soon found.
     fn reaches_end(&self, line: usize, indent: usize) -> bool {
-        self.lines_from(line).skip(1).all(|l| {
-            let spaces = l.len() - l.trim_start_matches(' ').len();
-            let rest = &l[spaces..];
-            rest.is_empty() || (spaces >= indent && !(indent == 0 && is_document_marker(l)))
-        })
+        let count = *self.line_count.get_or_init(|| lines(self.text).count());
+        lines_reversed(self.text)
+            .take(count.saturating_sub(line))
+            .all(|l| {
+                let spaces = l.len() - l.trim_start_matches(' ').len();
+                let rest = &l[spaces..];
+                rest.is_empty() || (spaces >= indent && !(indent == 0 && is_document_marker(l)))
+            })
     }
 
     /// libyaml's value of a block scalar without content whose indicator is at `line`/`col`:
@@ -116,10 +125,43 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// [`lines`] from the last to the first.
+fn lines_reversed(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.rfind(['\n', '\r']) {
+            Some(i) => {
+                let crlf = current.as_bytes()[i] == b'\n' && current[..i].ends_with('\r');
+                rest = Some(&current[..if crlf { i - 1 } else { i }]);
+                Some(&current[i + 1..])
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
+}
+
 fn is_document_marker(line: &str) -> bool {
     (line.starts_with("---") || line.starts_with("..."))
         && line[3..]
             .chars()
             .next()
             .is_none_or(|c| c == ' ' || c == '\t')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_read_backwards_are_the_lines_read_forwards() {
+        for text in ["", "a", "a\n", "a\r\nb\rc\n\n", "\r\n", "x\r", "a\n\r\nb"] {
+            let mut backwards: Vec<&str> = lines_reversed(text).collect();
+            backwards.reverse();
+            assert_eq!(backwards, lines(text).collect::<Vec<_>>(), "{text:?}");
+        }
+    }
 }
