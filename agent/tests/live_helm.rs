@@ -60,6 +60,56 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
         &["chart-yaml-scalars", "--name-template", ""],
     ),
     (
+        "schema-numbers",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "port=70000"],
+    ),
+    (
+        "schema-any-of",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "mode=1"],
+    ),
+    (
+        "schema-all-of",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "all=1"],
+    ),
+    (
+        "schema-items",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "deep=[1,\"x\",9]"],
+    ),
+    (
+        "schema-property-names",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "names={\"ab\":1}"],
+    ),
+    (
+        "schema-dependencies",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "dep={\"a\":1}"],
+    ),
+    (
+        "schema-ref-group",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "ref=\"b\""],
+    ),
+    (
+        "schema-enum-alone",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "word=\"A'b\""],
+    ),
+    (
+        "schema-required",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "req={}"],
+    ),
+    (
+        "schema-unique",
+        "agent",
+        &["rel", "schema-errors", "--set-json", "tags=[1,2,1]"],
+    ),
+    (
         "chart-yaml-scalars-condition",
         "agent",
         &["rel", "chart-yaml-scalars", "--set", "off.enabled=false"],
@@ -208,7 +258,8 @@ const FAILING: &[&str] = &[];
 
 struct Run {
     stdout: String,
-    error_line: Option<String>,
+    /// The error printed on failure, from its `Error:` line on.
+    error: Option<String>,
     /// The `level=… msg=…` lines, sorted: helm logs the keys of one values table in Go's
     /// random map order.
     logged: Vec<String>,
@@ -246,12 +297,14 @@ fn run_with(program: &Path, dir: &Path, args: &[&str], home: &Path, envs: &[(&st
     Run {
         logged,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        error_line: (!out.status.success()).then(|| {
+        // The whole error: schema violations, for one, are listed below its first line.
+        error: (!out.status.success()).then(|| {
             stderr
                 .lines()
-                .find(|l| l.starts_with("Error: "))
-                .unwrap_or("")
-                .to_string()
+                .skip_while(|l| !l.starts_with("Error: "))
+                .filter(|l| !l.starts_with("level="))
+                .collect::<Vec<_>>()
+                .join("\n")
         }),
     }
 }
@@ -290,7 +343,7 @@ fn renders_like_live_helm() {
         let dir = folder(folder_name);
         let want = run(&helm, &dir, args, &home);
         let got = run(&agent, &dir, args, &home);
-        let same_error = match (&want.error_line, &got.error_line) {
+        let same_error = match (&want.error, &got.error) {
             (None, None) => true,
             (Some(w), Some(g)) => w == g,
             _ => false,
@@ -298,7 +351,7 @@ fn renders_like_live_helm() {
         if want.stdout != got.stdout || !same_error || want.logged != got.logged {
             eprintln!(
                 "--- {id}: helm {:?} {:?}, ours {:?} {:?}",
-                want.error_line, want.logged, got.error_line, got.logged
+                want.error, want.logged, got.error, got.logged
             );
             failing.insert(id.to_string());
         }
@@ -356,7 +409,7 @@ fn output_dir_writes_the_files_helm_writes() {
                 args.extend(extra.iter());
                 let run = run(program, &dir, &args, &home);
                 let stdout = run.stdout.replace(target, "OUT");
-                outputs.push((stdout, run.error_line, run.logged));
+                outputs.push((stdout, run.error, run.logged));
             }
             outputs.push((format!("{:?}", tree(&out_dir)), None, Vec::new()));
         }
@@ -403,7 +456,7 @@ fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
         let target = out_dir.to_str().unwrap_or("");
         let args = ["rel", "parent", "--include-crds", "--output-dir", target];
         let run = run(program, &scratch, &args, &home);
-        outputs.push((run.stdout.replace(target, "OUT"), run.error_line));
+        outputs.push((run.stdout.replace(target, "OUT"), run.error));
         outputs.push((format!("{:?}", tree(&out_dir)), None));
     }
     assert_eq!(outputs[..2], outputs[2..], "--output-dir --include-crds");
@@ -449,8 +502,8 @@ fn the_namespace_comes_from_the_flag_helm_namespace_or_the_kubeconfig_as_in_helm
             let got = run_with(&agent, &dir, &args, home, envs);
             let case = format!("{extra:?} {envs:?} with HOME {}", home.display());
             assert_eq!(
-                (&got.stdout, &got.error_line),
-                (&want.stdout, &want.error_line),
+                (&got.stdout, &got.error),
+                (&want.stdout, &want.error),
                 "{case}"
             );
             let namespace = if home == &kube_home || *namespace != "team-a" {

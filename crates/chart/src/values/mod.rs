@@ -4,6 +4,7 @@
 mod coalesce;
 mod deps;
 mod schema;
+mod schema_report;
 mod warnings;
 
 pub use coalesce::{

@@ -6,12 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use jsonschema::Draft;
-use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value as Json;
 
 use crate::chart::Chart;
 use crate::data::{Data, Map};
-use crate::value::Value;
 
 /// What the `values.schema.json` of one chart (the root or a subchart) rejects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +28,7 @@ pub struct SchemaViolations(pub Vec<ChartViolations>);
 
 impl SchemaViolations {
     /// All violations on one line, each naming the schema file and the values path:
-    /// `demo/values.schema.json: at '/age': minimum: got -5, want 0; …`.
+    /// `demo/values.schema.json: at '/age': minimum: got -5, want 0; …` (nested ones too).
     pub fn one_line(&self) -> String {
         self.0
             .iter()
@@ -38,7 +36,9 @@ impl SchemaViolations {
                 c.report
                     .lines()
                     .filter(|l| !l.trim().is_empty())
-                    .map(move |l| format!("{}: {}", c.file, l.trim_start_matches("- ")))
+                    .map(move |l| {
+                        format!("{}: {}", c.file, l.trim_start().trim_start_matches("- "))
+                    })
             })
             .collect::<Vec<_>>()
             .join("; ")
@@ -128,134 +128,27 @@ fn build_meta_validator(schema: &[u8]) {
 pub fn validate_single_schema(values: &Map, schema: &[u8]) -> Result<(), String> {
     let schema: Json =
         serde_json::from_slice(schema).map_err(|e| format!("values.schema.json: {e}\n"))?;
-    let validator = jsonschema::validator_for(&schema)
+    // Helm's validator also knows `uuid` in drafts before 2019-09, which `jsonschema` does not.
+    let validator = jsonschema::options()
+        .with_format("uuid", is_uuid)
+        .build(&schema)
         .map_err(|e| format!("values.schema.json: invalid schema: {e}\n"))?;
     let instance = to_json(&Data::Map(values.clone()));
-    let mut lines: Vec<(String, String)> = validator
-        .iter_errors(&instance)
-        .map(|e| (e.instance_path().to_string(), message(&e)))
-        .collect();
-    if lines.is_empty() {
+    let errors: Vec<_> = validator.iter_errors(&instance).collect();
+    if errors.is_empty() {
         return Ok(());
     }
-    lines.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out = String::new();
-    for (path, message) in lines {
-        out.push_str(&format!("- at '{path}': {message}\n"));
-    }
-    Err(out)
+    Err(super::schema_report::report(&errors, &schema))
 }
 
-fn go(v: &Json) -> String {
-    match v {
-        Json::String(s) => format!("'{s}'"),
-        other => Value::from_data(&from_json(other)).to_go_string(),
-    }
-}
-
-fn plain(v: &Json) -> String {
-    match v {
-        Json::String(s) => s.clone(),
-        other => go(other),
-    }
-}
-
-fn json_type(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "null",
-        Json::Bool(_) => "boolean",
-        Json::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Json::Number(_) => "number",
-        Json::String(_) => "string",
-        Json::Array(_) => "array",
-        Json::Object(_) => "object",
-    }
-}
-
-fn quoted_list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|s| format!("'{s}'"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The message santhosh-tekuri/jsonschema (Helm v4's validator) gives for a violation.
-fn message(e: &jsonschema::ValidationError<'_>) -> String {
-    let got = e.instance();
-    let got = got.as_ref();
-    match e.kind() {
-        ValidationErrorKind::Required { property } => format!("missing property {}", go(property)),
-        ValidationErrorKind::Type { kind } => {
-            let want = match kind {
-                TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(set) => set
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-            };
-            format!("got {}, want {want}", json_type(got))
-        }
-        ValidationErrorKind::Minimum { limit } => {
-            format!("minimum: got {}, want {}", plain(got), plain(limit))
-        }
-        ValidationErrorKind::Maximum { limit } => {
-            format!("maximum: got {}, want {}", plain(got), plain(limit))
-        }
-        ValidationErrorKind::ExclusiveMinimum { limit } => {
-            format!(
-                "exclusiveMinimum: got {}, want {}",
-                plain(got),
-                plain(limit)
-            )
-        }
-        ValidationErrorKind::ExclusiveMaximum { limit } => {
-            format!(
-                "exclusiveMaximum: got {}, want {}",
-                plain(got),
-                plain(limit)
-            )
-        }
-        ValidationErrorKind::MinLength { limit } => format!(
-            "minLength: got {}, want {limit}",
-            got.as_str().map_or(0, |s| s.chars().count())
-        ),
-        ValidationErrorKind::MaxLength { limit } => format!(
-            "maxLength: got {}, want {limit}",
-            got.as_str().map_or(0, |s| s.chars().count())
-        ),
-        ValidationErrorKind::MinItems { limit } => format!(
-            "minItems: got {}, want {limit}",
-            got.as_array().map_or(0, Vec::len)
-        ),
-        ValidationErrorKind::MaxItems { limit } => format!(
-            "maxItems: got {}, want {limit}",
-            got.as_array().map_or(0, Vec::len)
-        ),
-        ValidationErrorKind::Enum { options } => {
-            let list: Vec<String> = options
-                .as_array()
-                .map(|a| a.iter().map(go).collect())
-                .unwrap_or_default();
-            format!("value must be one of {}", list.join(", "))
-        }
-        ValidationErrorKind::Constant { expected_value } => {
-            format!("value must be {}", go(expected_value))
-        }
-        ValidationErrorKind::Pattern { pattern } => {
-            format!("{} does not match pattern '{pattern}'", go(got))
-        }
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            format!(
-                "additional properties {} not allowed",
-                quoted_list(unexpected)
-            )
-        }
-        ValidationErrorKind::FalseSchema => "false schema".to_string(),
-        ValidationErrorKind::Format { format } => format!("{} is not valid {format}", go(got)),
-        _ => e.to_string(),
-    }
+/// santhosh-tekuri/jsonschema's `uuid` format: five groups of 8, 4, 4, 4 and 12 hex digits.
+fn is_uuid(s: &str) -> bool {
+    let groups: Vec<&str> = s.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(group, len)| group.len() == len && group.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Values as JSON for the validator; whole floats become integers so `type: integer` holds
@@ -271,17 +164,6 @@ fn to_json(d: &Data) -> Json {
         Data::String(s) => Json::String(s.clone()),
         Data::List(items) => Json::Array(items.iter().map(to_json).collect()),
         Data::Map(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
-    }
-}
-
-fn from_json(v: &Json) -> Data {
-    match v {
-        Json::Null => Data::Null,
-        Json::Bool(b) => Data::Bool(*b),
-        Json::Number(n) => Data::Float(n.as_f64().unwrap_or(0.0)),
-        Json::String(s) => Data::String(s.clone()),
-        Json::Array(a) => Data::List(a.iter().map(from_json).collect()),
-        Json::Object(o) => Data::Map(o.iter().map(|(k, v)| (k.clone(), from_json(v))).collect()),
     }
 }
 
@@ -305,8 +187,89 @@ mod tests {
         let err = validate_single_schema(&values, SCHEMA.as_bytes()).unwrap_err();
         assert_eq!(
             err,
-            "- at '': missing property 'name'\n- at '/age': minimum: got -5, want 0\n- at '/tags/1': got integer, want string\n"
+            "- at '': missing property 'name'\n- at '/age': minimum: got -5, want 0\n- at '/tags/1': got number, want string\n"
         );
+    }
+
+    #[test]
+    fn reports_nest_and_word_errors_as_helm_does() {
+        // Each expectation is what helm v4.1.4 prints for the same schema and values.
+        let schema = br##"{
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {
+                "port": {"maximum": 65535},
+                "ratio": {"minimum": 1},
+                "tags": {"uniqueItems": true, "maxItems": 1},
+                "mode": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
+                "one": {"oneOf": [{"type": "number"}, {"type": "integer"}]},
+                "all": {"allOf": [{"type": "string"}, {"minLength": 3}]},
+                "deep": {"type": "array", "items": {"type": "integer", "maximum": 5}},
+                "names": {"propertyNames": {"maxLength": 1}},
+                "dep": {"dependencies": {"a": ["b", "c"]}},
+                "req": {"required": ["a", "b"]},
+                "ref": {"$ref": "#/definitions/short"},
+                "id": {"format": "uuid"},
+                "word": {"pattern": "^[a-z']+$", "enum": ["x"]}
+            },
+            "definitions": {"short": {"type": "string", "minLength": 3, "pattern": "^a"}}
+        }"##;
+        let cases = [
+            (
+                "port: 70000",
+                "- at '/port': maximum: got 70,000, want 65,535\n",
+            ),
+            (
+                "ratio: 0.000001",
+                "- at '/ratio': minimum: got 1×10⁻⁰⁶, want 1\n",
+            ),
+            (
+                "tags: [1, 2, 1]",
+                "- at '/tags': maxItems: got 3, want 1\n- at '/tags': items at 0 and 2 are equal\n",
+            ),
+            (
+                "mode: 1",
+                "- at '/mode': 'anyOf' failed\n  - at '/mode': got number, want string\n  - at '/mode': got number, want boolean\n",
+            ),
+            (
+                "one: 1",
+                "- at '/one': 'oneOf' failed, subschemas 0, 1 matched\n",
+            ),
+            (
+                "all: 1",
+                "- at '/all': 'allOf' failed\n  - at '/all': got number, want string\n",
+            ),
+            (
+                "deep: [1, x, 9]",
+                "- at '/deep/1': got string, want integer\n- at '/deep/2': maximum: got 9, want 5\n",
+            ),
+            (
+                "names: {ab: 1}",
+                "- at '': invalid propertyName 'ab'\n  - at '': maxLength: got 2, want 1\n",
+            ),
+            (
+                "dep: {a: 1}",
+                "- at '/dep': properties 'b', 'c' required, if 'a' exists\n",
+            ),
+            ("req: {}", "- at '/req': missing properties 'a', 'b'\n"),
+            (
+                "ref: b",
+                "- at '/ref': validation failed\n  - at '/ref': minLength: got 1, want 3\n  - at '/ref': 'b' does not match pattern '^a'\n",
+            ),
+            ("id: x", "- at '/id': 'x' is not valid uuid\n"),
+            // A failed enum is reported alone.
+            ("word: \"A'b\"", "- at '/word': value must be 'x'\n"),
+            (
+                "word: x\nref: b\n",
+                "- at '/ref': validation failed\n  - at '/ref': minLength: got 1, want 3\n  - at '/ref': 'b' does not match pattern '^a'\n",
+            ),
+        ];
+        for (values, want) in cases {
+            let values = crate::yaml::parse_values(values).unwrap();
+            let got = validate_single_schema(&values, schema).unwrap_err();
+            assert_eq!(got, want, "{values:?}");
+        }
+        let valid = crate::yaml::parse_values("id: 123e4567-e89b-12d3-a456-426614174000").unwrap();
+        assert!(validate_single_schema(&valid, schema).is_ok());
     }
 
     #[test]
