@@ -648,7 +648,7 @@ async fn bad_charts_fail_at_once_with_one_line_naming_chart_file_and_position() 
             "RenderChart",
             vec![
                 "chart demo-0.1.0",
-                "demo/values.schema.json: at '/greeting': got integer, want string",
+                "demo/values.schema.json: at '/greeting': got number, want string",
             ],
         ),
     ];
