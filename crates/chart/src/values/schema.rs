@@ -141,14 +141,8 @@ pub fn validate_single_schema(values: &Map, schema: &[u8]) -> Result<(), String>
     Err(super::schema_report::report(&errors, &schema))
 }
 
-/// santhosh-tekuri/jsonschema's `uuid` format: five groups of 8, 4, 4, 4 and 12 hex digits.
 fn is_uuid(s: &str) -> bool {
-    let groups: Vec<&str> = s.split('-').collect();
-    groups.len() == 5
-        && groups
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(group, len)| group.len() == len && group.bytes().all(|b| b.is_ascii_hexdigit()))
+    super::schema_report::uuid_problem(s).is_none()
 }
 
 /// Values as JSON for the validator; whole floats become integers so `type: integer` holds
@@ -206,6 +200,9 @@ mod tests {
                 "deep": {"type": "array", "items": {"type": "integer", "maximum": 5}},
                 "names": {"propertyNames": {"maxLength": 1}},
                 "dep": {"dependencies": {"a": ["b", "c"]}},
+                "shared": {"dependencies": {"a": ["c"], "b": ["c", "d"]}},
+                "odd": {"required": ["a\\"]},
+                "keys": {"propertyNames": {"maxLength": 1, "pattern": "^x"}},
                 "req": {"required": ["a", "b"]},
                 "ref": {"$ref": "#/definitions/short"},
                 "id": {"format": "uuid"},
@@ -252,10 +249,26 @@ mod tests {
             ),
             ("req: {}", "- at '/req': missing properties 'a', 'b'\n"),
             (
+                "shared: {a: 1, b: 1}",
+                "- at '/shared': properties 'c' required, if 'a' exists\n- at '/shared': properties 'c', 'd' required, if 'b' exists\n",
+            ),
+            ("odd: {}", "- at '/odd': missing property 'a\\'\n"),
+            (
+                "keys: {ab: 1}",
+                "- at '': invalid propertyName 'ab'\n  - at '': maxLength: got 2, want 1\n  - at '': 'ab' does not match pattern '^x'\n",
+            ),
+            (
                 "ref: b",
                 "- at '/ref': validation failed\n  - at '/ref': minLength: got 1, want 3\n  - at '/ref': 'b' does not match pattern '^a'\n",
             ),
-            ("id: x", "- at '/id': 'x' is not valid uuid\n"),
+            (
+                "id: x",
+                "- at '/id': 'x' is not valid uuid: must have 5 elements\n",
+            ),
+            (
+                "id: 123e4567-e89b-12d3-a456-42661417400G",
+                "- at '/id': '123e4567-e89b-12d3-a456-42661417400G' is not valid uuid: non-hex character 'G'\n",
+            ),
             // A failed enum is reported alone.
             ("word: \"A'b\"", "- at '/word': value must be 'x'\n"),
             (

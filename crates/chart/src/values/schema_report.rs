@@ -7,6 +7,8 @@
 //! results of their subschemas. Helm prints the tree one error per line, nested errors
 //! indented, below the root.
 
+use std::collections::HashMap;
+
 use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value as Json;
@@ -80,6 +82,9 @@ const GROUP: &str = "validation failed";
 struct Eval {
     at: String,
     entries: Vec<Entry>,
+    /// Where each `Sub`, `AllOf` and `PropertyName` entry is, by its key: there is one per
+    /// member or item, so they are found by hash rather than by search.
+    index: HashMap<String, usize>,
     /// A failed `type`, `const`, `enum` or `format` (in v6's order of checking them), which
     /// v6 reports alone: it checks nothing else of the subschema then.
     exclusive: Option<(u8, Node)>,
@@ -92,10 +97,12 @@ enum Entry {
     /// A property present (`dependencies`, `dependentRequired`) and the ones it requires that
     /// are missing.
     Dependency(String, Vec<String>),
-    /// A subschema, by its evaluation path and instance location, and whether `$ref` led to it.
-    Sub(String, Eval, bool),
-    /// `allOf` (by its evaluation path) and its failing branches, by index.
-    AllOf(String, Vec<(String, Eval)>),
+    /// A subschema applied at one location, and whether `$ref` led to it.
+    Sub(Eval, bool),
+    /// `allOf` and its failing branches, by index.
+    AllOf(Vec<(String, Eval)>),
+    /// A property name that `propertyNames` rejects, and how.
+    PropertyName(String, Eval),
 }
 
 impl Eval {
@@ -127,11 +134,21 @@ impl Eval {
                     );
                     Some(Node::new(&at, message))
                 }
-                Entry::Sub(_, eval, reference) => eval.result().map(|node| Node {
+                Entry::Sub(eval, reference) => eval.result().map(|node| Node {
                     via_reference: reference || node.via_reference,
                     ..node
                 }),
-                Entry::AllOf(_, branches) => Some(
+                // Its errors are its causes, not a group of them.
+                Entry::PropertyName(name, eval) => eval.result().map(|result| {
+                    let causes = if result.message == GROUP {
+                        result.causes
+                    } else {
+                        vec![result]
+                    };
+                    Node::new("", format!("invalid propertyName {}", quote(&name)))
+                        .with_causes(causes)
+                }),
+                Entry::AllOf(branches) => Some(
                     Node::new(&at, "'allOf' failed").with_causes(
                         branches
                             .into_iter()
@@ -175,45 +192,38 @@ impl Eval {
         // A subschema applies once per member or item: each application is its own.
         let key = format!("{}@{at}", path[..step.next].join("/"));
         if step.all_of {
-            let (all_of_key, branch) = (path[..i + 1].join("/"), path[i + 1].to_string());
-            let branches = match self.entries.iter_mut().find_map(|entry| match entry {
-                Entry::AllOf(k, branches) if *k == all_of_key => Some(branches),
-                _ => None,
-            }) {
-                Some(branches) => branches,
-                None => {
-                    self.entries.push(Entry::AllOf(all_of_key, Vec::new()));
-                    match self.entries.last_mut() {
-                        Some(Entry::AllOf(_, branches)) => branches,
-                        _ => return,
-                    }
-                }
+            let all_of_key = path[..i + 1].join("/");
+            let branch = path[i + 1].to_string();
+            let index = self.entry(all_of_key, || Entry::AllOf(Vec::new()));
+            let Entry::AllOf(branches) = &mut self.entries[index] else {
+                return;
             };
-            let eval = match branches.iter().position(|(k, _)| *k == branch) {
-                Some(index) => &mut branches[index].1,
+            let position = match branches.iter().position(|(k, _)| *k == branch) {
+                Some(position) => position,
                 None => {
                     branches.push((branch, Eval::at(at)));
-                    &mut branches.last_mut().expect("just pushed").1
+                    branches.len() - 1
                 }
             };
-            eval.insert_at(e, path, step.next, instance, depth, schema);
+            branches[position]
+                .1
+                .insert_at(e, path, step.next, instance, depth, schema);
             return;
         }
-        let index = match self
-            .entries
-            .iter()
-            .position(|entry| matches!(entry, Entry::Sub(k, ..) if *k == key))
-        {
-            Some(index) => index,
-            None => {
-                self.entries
-                    .push(Entry::Sub(key, Eval::at(at), step.reference));
-                self.entries.len() - 1
-            }
-        };
-        if let Entry::Sub(_, eval, _) = &mut self.entries[index] {
+        let index = self.entry(key, || Entry::Sub(Eval::at(at), step.reference));
+        if let Entry::Sub(eval, _) = &mut self.entries[index] {
             eval.insert_at(e, path, step.next, instance, depth, schema);
         }
+    }
+
+    /// The index of the entry under `key`, made with `make` if there is none yet.
+    fn entry(&mut self, key: String, make: impl FnOnce() -> Entry) -> usize {
+        if let Some(&index) = self.index.get(&key) {
+            return index;
+        }
+        self.entries.push(make());
+        self.index.insert(key, self.entries.len() - 1);
+        self.entries.len() - 1
     }
 
     fn add_leaf(&mut self, e: &ValidationError<'_>, path: &[&str], schema: &Json) {
@@ -240,6 +250,17 @@ impl Eval {
                 let at = format!("{}/{}", self.at, escape(member));
                 self.entries
                     .push(Entry::Leaf(Node::new(at, "false schema")));
+            }
+            return;
+        }
+        // v6 validates a property name as an instance of its own, at the root.
+        if let ValidationErrorKind::PropertyNames { error } = e.kind() {
+            let name = error.instance().as_str().unwrap_or_default().to_string();
+            let index = self.entry(format!("propertyName {name}"), || {
+                Entry::PropertyName(name, Eval::default())
+            });
+            if let Entry::PropertyName(_, eval) = &mut self.entries[index] {
+                eval.add_leaf(error, &[], schema);
             }
             return;
         }
@@ -273,6 +294,10 @@ impl Eval {
                         && required
                             .as_array()
                             .is_some_and(|r| r.iter().any(|p| p.as_str() == Some(&missing)))
+                        && !self.entries.iter().any(|entry| {
+                            matches!(entry, Entry::Dependency(t, listed)
+                                if t == *name && listed.contains(&missing))
+                        })
                 })
             })
             .map(|(name, _)| name.clone());
@@ -378,17 +403,6 @@ fn leaf(e: &ValidationError<'_>, at: &str, path: &[&str], schema: &Json) -> Node
                 format!("'oneOf' failed, subschemas {} matched", valid.join(", ")),
             )
         }
-        ValidationErrorKind::PropertyNames { error } => {
-            // v6 validates a property name as an instance of its own, at the root.
-            let name = error.instance();
-            let name = name.as_str().unwrap_or_default();
-            Node::new("", format!("invalid propertyName {}", quote(name))).with_causes(vec![leaf(
-                error,
-                "",
-                &[],
-                schema,
-            )])
-        }
         _ => Node::new(at, message(e)),
     }
 }
@@ -475,7 +489,14 @@ fn message(e: &ValidationError<'_>) -> String {
         ValidationErrorKind::FalseSchema => "false schema".to_string(),
         // v6 adds the format checker's reason, which these checks do not give.
         ValidationErrorKind::Format { format } => {
-            format!("{} is not valid {format}", display(got))
+            let reason = match (format.as_str(), got.as_str()) {
+                ("uuid", Some(text)) => uuid_problem(text),
+                _ => None,
+            };
+            match reason {
+                Some(reason) => format!("{} is not valid {format}: {reason}", display(got)),
+                None => format!("{} is not valid {format}", display(got)),
+            }
         }
         _ => e.to_string(),
     }
@@ -517,29 +538,62 @@ fn properties(v: &Json) -> u64 {
     v.as_object().map_or(0, |o| o.len() as u64)
 }
 
-/// The first two items that are equal as JSON values (numbers by value), as v6 finds them.
+/// The first two items that are equal as JSON values (numbers by value), as v6 finds them:
+/// the first item equal to an earlier one, and the first such earlier one.
 fn equal_items(v: &Json) -> Option<(usize, usize)> {
-    let items = v.as_array()?;
-    (1..items.len()).find_map(|second| {
-        (0..second)
-            .find(|&first| json_equal(&items[first], &items[second]))
-            .map(|first| (first, second))
-    })
+    let mut seen = std::collections::HashMap::new();
+    for (index, item) in v.as_array()?.iter().enumerate() {
+        if let Some(first) = seen.insert(canonical(item), index) {
+            return Some((first, index));
+        }
+    }
+    None
 }
 
-fn json_equal(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+/// A text that two JSON values share exactly when they are equal (numbers by value, object
+/// members in any order).
+fn canonical(v: &Json) -> String {
+    match v {
+        Json::Number(n) => format!("n{}", n.as_f64().unwrap_or_default()),
+        Json::Array(items) => {
+            let items: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", items.join(","))
         }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
+        Json::Object(members) => {
+            let mut members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Json::String(k.clone()), canonical(v)))
+                .collect();
+            members.sort();
+            format!("{{{}}}", members.join(","))
         }
-        _ => a == b,
+        other => other.to_string(),
     }
+}
+
+/// Why `text` is not a `uuid` for santhosh-tekuri/jsonschema: five groups of 8, 4, 4, 4 and
+/// 12 lowercase hex digits.
+pub(super) fn uuid_problem(text: &str) -> Option<String> {
+    let groups: Vec<&str> = text.split('-').collect();
+    let lengths = [8, 4, 4, 4, 12];
+    if groups.len() != lengths.len() {
+        return Some(format!("must have {} elements", lengths.len()));
+    }
+    for (index, (group, length)) in groups.iter().zip(lengths).enumerate() {
+        if group.chars().count() != length {
+            return Some(format!(
+                "element {} must be {length} characters long",
+                index + 1
+            ));
+        }
+        if let Some(c) = group.chars().find(|c| !matches!(c, '0'..='9' | 'a'..='f')) {
+            return Some(format!(
+                "non-hex character {}",
+                crate::value::format::quote_rune(c, false)
+            ));
+        }
+    }
+    None
 }
 
 /// The JSON type name v6 gives a value: every number is a `number`.
@@ -570,9 +624,10 @@ fn display(v: &Json) -> String {
 
 /// v6's `quote`: Go's `%q` in single quotes, `'` escaped and `"` not.
 fn quote(s: &str) -> String {
-    let double = go_quote(s);
-    let inner = &double[1..double.len() - 1];
-    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+    // As v6 does it: the replacements run over the closing quote too, so a text ending in a
+    // backslash keeps it single.
+    let replaced = go_quote(s).replace("\\\"", "\"").replace('\'', "\\'");
+    format!("'{}'", &replaced[1..replaced.len() - 1])
 }
 
 /// A float as golang.org/x/text's English printer prints `%v`: digits grouped by threes,
@@ -632,9 +687,9 @@ fn grouped(digits: &str) -> String {
     out
 }
 
-/// The unescaped-as-written segments of a JSON pointer.
+/// The segments of a JSON pointer, as escaped in it (an empty member name is a segment).
 fn segments(pointer: &str) -> Vec<&str> {
-    pointer.split('/').filter(|s| !s.is_empty()).collect()
+    pointer.split('/').skip(1).collect()
 }
 
 /// A member name as a JSON pointer segment.
@@ -679,5 +734,6 @@ mod tests {
     fn quotes_escape_single_quotes_but_not_double_ones() {
         assert_eq!(quote("A'b"), r"'A\'b'");
         assert_eq!(quote("say \"hi\"\n"), r#"'say "hi"\n'"#);
+        assert_eq!(quote("a\\"), r"'a\'");
     }
 }
