@@ -269,6 +269,10 @@ mod tests {
                 "id: 123e4567-e89b-12d3-a456-42661417400G",
                 "- at '/id': '123e4567-e89b-12d3-a456-42661417400G' is not valid uuid: non-hex character 'G'\n",
             ),
+            (
+                "id: 123e4567-e89b-12d3-a456-4266141740é0",
+                "- at '/id': '123e4567-e89b-12d3-a456-4266141740é0' is not valid uuid: element 5 must be 12 characters long\n",
+            ),
             // A failed enum is reported alone.
             ("word: \"A'b\"", "- at '/word': value must be 'x'\n"),
             (
@@ -281,8 +285,13 @@ mod tests {
             let got = validate_single_schema(&values, schema).unwrap_err();
             assert_eq!(got, want, "{values:?}");
         }
-        let valid = crate::yaml::parse_values("id: 123e4567-e89b-12d3-a456-426614174000").unwrap();
-        assert!(validate_single_schema(&valid, schema).is_ok());
+        for id in [
+            "123e4567-e89b-12d3-a456-426614174000",
+            "123E4567-E89B-12D3-A456-426614174000",
+        ] {
+            let valid = crate::yaml::parse_values(&format!("id: {id}")).unwrap();
+            assert!(validate_single_schema(&valid, schema).is_ok(), "{id}");
+        }
     }
 
     #[test]

@@ -572,7 +572,7 @@ fn canonical(v: &Json) -> String {
 }
 
 /// Why `text` is not a `uuid` for santhosh-tekuri/jsonschema: five groups of 8, 4, 4, 4 and
-/// 12 lowercase hex digits.
+/// 12 hex digits (lengths in bytes, as Go counts them).
 pub(super) fn uuid_problem(text: &str) -> Option<String> {
     let groups: Vec<&str> = text.split('-').collect();
     let lengths = [8, 4, 4, 4, 12];
@@ -580,13 +580,13 @@ pub(super) fn uuid_problem(text: &str) -> Option<String> {
         return Some(format!("must have {} elements", lengths.len()));
     }
     for (index, (group, length)) in groups.iter().zip(lengths).enumerate() {
-        if group.chars().count() != length {
+        if group.len() != length {
             return Some(format!(
                 "element {} must be {length} characters long",
                 index + 1
             ));
         }
-        if let Some(c) = group.chars().find(|c| !matches!(c, '0'..='9' | 'a'..='f')) {
+        if let Some(c) = group.chars().find(|c| !c.is_ascii_hexdigit()) {
             return Some(format!(
                 "non-hex character {}",
                 crate::value::format::quote_rune(c, false)
