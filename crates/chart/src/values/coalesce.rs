@@ -196,10 +196,10 @@ fn coalesce_tables_full_key(
     merge: bool,
     warnings: &mut Warnings,
 ) {
-    // A null in `dst` deletes the key only where `src` has it too (Helm v4 keeps a user's
-    // null under a key the chart does not default).
     // The key's full path is only needed where a table recurses or a warning names it.
     let full_key = |key: &str| concat_prefix(prefix, key);
+    // A null in `dst` deletes the key only where `src` has it too (Helm v4 keeps a user's
+    // null under a key the chart does not default).
     for (key, val) in src {
         match dst.get_mut(&key) {
             Some(Data::Null) if !merge => {

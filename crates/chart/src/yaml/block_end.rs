@@ -36,47 +36,78 @@ pub(super) struct Source<'a> {
     text: &'a str,
     /// Characters after the input's last line break.
     last_line_chars: usize,
-    /// How many lines the input has, counted when first needed.
-    line_count: OnceCell<usize>,
+    /// Its lines, indexed when first needed.
+    lines: OnceCell<Lines<'a>>,
+}
+
+/// The lines of an input, and for each what the lines after it hold, so that every check
+/// takes constant time however many block scalars the input has.
+struct Lines<'a> {
+    lines: Vec<&'a str>,
+    /// Per line: the least indentation of a non-blank line after it (`usize::MAX` if none).
+    least_indent_after: Vec<usize>,
+    /// Per line: whether a document end (`...`) follows it.
+    document_end_after: Vec<bool>,
+}
+
+impl<'a> Lines<'a> {
+    fn of(text: &'a str) -> Lines<'a> {
+        let lines: Vec<&str> = lines(text).collect();
+        let mut least_indent_after = vec![usize::MAX; lines.len()];
+        let mut document_end_after = vec![false; lines.len()];
+        for i in (0..lines.len().saturating_sub(1)).rev() {
+            let next = lines[i + 1];
+            let spaces = next.len() - next.trim_start_matches(' ').len();
+            let blank = spaces == next.len();
+            least_indent_after[i] = if blank {
+                least_indent_after[i + 1]
+            } else {
+                least_indent_after[i + 1].min(spaces)
+            };
+            document_end_after[i] = document_end_after[i + 1] || is_document_end(next);
+        }
+        Lines {
+            lines,
+            least_indent_after,
+            document_end_after,
+        }
+    }
 }
 
 impl<'a> Source<'a> {
     /// Takes `text` as the whole input.
     pub(super) fn new(text: &'a str) -> Source<'a> {
-        let last_line = text.rsplit(['\n', '\r']).next().unwrap_or(text);
+        let last_line = text.rsplit(['\n', '\r']).next().unwrap_or_default();
         Source {
             text,
             last_line_chars: last_line.chars().count(),
-            line_count: OnceCell::new(),
+            lines: OnceCell::new(),
         }
     }
 
-    /// The lines from 1-based `line` on, without their line breaks.
-    fn lines_from(&self, line: usize) -> impl Iterator<Item = &'a str> {
-        lines(self.text).skip(line.saturating_sub(1))
+    fn lines(&self) -> &Lines<'a> {
+        self.lines.get_or_init(|| Lines::of(self.text))
     }
 
-    /// Whether a block scalar whose content starts on `line` at indentation `indent` goes on
-    /// to the end of the input: no later line holds text left of the indentation (or, at
-    /// indentation 0, a document marker). Read from the end, where the line that ends an
-    /// earlier scalar is soon found.
+    /// Whether a block scalar whose content starts on 1-based `line` at indentation `indent`
+    /// goes on to the end of the input: no later line holds text left of the indentation
+    /// (or, at indentation 0, ends the document as yaml-rust2 sees it, with `...`).
     fn reaches_end(&self, line: usize, indent: usize) -> bool {
-        let count = *self.line_count.get_or_init(|| lines(self.text).count());
-        lines_reversed(self.text)
-            .take(count.saturating_sub(line))
-            .all(|l| {
-                let spaces = l.len() - l.trim_start_matches(' ').len();
-                let rest = &l[spaces..];
-                rest.is_empty() || (spaces >= indent && !(indent == 0 && is_document_marker(l)))
-            })
+        let lines = self.lines();
+        let Some(index) = line.checked_sub(1).filter(|&i| i < lines.lines.len()) else {
+            return false;
+        };
+        lines.least_indent_after[index] >= indent
+            && !(indent == 0 && lines.document_end_after[index])
     }
 
     /// libyaml's value of a block scalar without content whose indicator is at `line`/`col`:
     /// nothing, except the line breaks after the header with keep chomping (`|+`). `None` when
     /// there is no such header there or more than blank lines follow it.
     fn empty_scalar(&self, line: usize, col: usize) -> Option<String> {
-        let mut rest = self.lines_from(line);
-        let header: String = rest.next()?.chars().skip(col).collect();
+        let lines = self.lines();
+        let index = line.checked_sub(1)?;
+        let header: String = lines.lines.get(index)?.chars().skip(col).collect();
         let mut header = header.chars();
         if !matches!(header.next(), Some('|' | '>')) {
             return None;
@@ -84,15 +115,11 @@ impl<'a> Source<'a> {
         let keep = header
             .take_while(|c| matches!(c, '+' | '-' | '1'..='9'))
             .any(|c| c == '+');
-        let mut lines_after: usize = 0;
-        for l in rest {
-            if !l.bytes().all(|b| b == b' ') {
-                return None;
-            }
-            lines_after += 1;
+        if lines.least_indent_after[index] != usize::MAX {
+            return None;
         }
         // Every line after the header but the last ends in a line break.
-        let breaks = lines_after.saturating_sub(1);
+        let breaks = (lines.lines.len() - 1 - index).saturating_sub(1);
         Some(if keep {
             "\n".repeat(breaks)
         } else {
@@ -125,43 +152,8 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// [`lines`] from the last to the first.
-fn lines_reversed(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = Some(text);
-    std::iter::from_fn(move || {
-        let current = rest?;
-        match current.rfind(['\n', '\r']) {
-            Some(i) => {
-                let crlf = current.as_bytes()[i] == b'\n' && current[..i].ends_with('\r');
-                rest = Some(&current[..if crlf { i - 1 } else { i }]);
-                Some(&current[i + 1..])
-            }
-            None => {
-                rest = None;
-                Some(current)
-            }
-        }
-    })
-}
-
-fn is_document_marker(line: &str) -> bool {
-    (line.starts_with("---") || line.starts_with("..."))
-        && line[3..]
-            .chars()
-            .next()
-            .is_none_or(|c| c == ' ' || c == '\t')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_read_backwards_are_the_lines_read_forwards() {
-        for text in ["", "a", "a\n", "a\r\nb\rc\n\n", "\r\n", "x\r", "a\n\r\nb"] {
-            let mut backwards: Vec<&str> = lines_reversed(text).collect();
-            backwards.reverse();
-            assert_eq!(backwards, lines(text).collect::<Vec<_>>(), "{text:?}");
-        }
-    }
+/// yaml-rust2's end of a document at column 0: `...` followed by a blank or the line's end.
+fn is_document_end(line: &str) -> bool {
+    line.strip_prefix("...")
+        .is_some_and(|rest| rest.chars().next().is_none_or(|c| c == ' ' || c == '\t'))
 }
