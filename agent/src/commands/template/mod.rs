@@ -3,6 +3,7 @@
 //! warnings helm logs as `level=… msg=…` lines on stderr). helm flags it does not implement
 //! are rejected with the reason (see `unsupported`).
 
+mod namespace;
 mod output_dir;
 mod unsupported;
 
@@ -66,8 +67,8 @@ pub struct Args {
     #[arg(long = "set-literal", value_name = "KEY=VAL")]
     pub set_literal: Vec<String>,
 
-    /// Namespace for `.Release.Namespace` (as helm: else $HELM_NAMESPACE, else the current
-    /// kubeconfig context's namespace, else `default`).
+    /// Namespace for `.Release.Namespace` (as helm: else $HELM_NAMESPACE, else the kubeconfig
+    /// context's namespace, else in a pod its namespace, else `default`).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
 
@@ -277,7 +278,7 @@ pub fn execute(args: &Args) -> Outcome {
     let options = TemplateOptions {
         release: ReleaseOptions {
             name,
-            namespace: release_namespace(args.namespace.as_deref()),
+            namespace: namespace::release_namespace(args.namespace.as_deref()),
             revision: 1,
             is_upgrade: args.is_upgrade,
         },
@@ -352,35 +353,6 @@ pub fn execute(args: &Args) -> Outcome {
             ..fail(e)
         },
     }
-}
-
-/// Helm's namespace for the release: the flag, else `$HELM_NAMESPACE` (an empty one counts as
-/// none), else the namespace of the current context of the kubeconfig (`$KUBECONFIG` or
-/// `~/.kube/config`, only read, never contacted), else `default`.
-fn release_namespace(flag: Option<&str>) -> String {
-    let given = match flag {
-        Some(namespace) => namespace.to_string(),
-        None => std::env::var("HELM_NAMESPACE").unwrap_or_default(),
-    };
-    if !given.is_empty() {
-        return given;
-    }
-    kubeconfig_namespace().unwrap_or_else(|| "default".to_string())
-}
-
-/// The namespace of the current kubeconfig context, if a kubeconfig reads and names one.
-fn kubeconfig_namespace() -> Option<String> {
-    let config = kube::config::Kubeconfig::read().ok()?;
-    let current = config.current_context.as_deref()?;
-    config
-        .contexts
-        .iter()
-        .find(|c| c.name == current)?
-        .context
-        .as_ref()?
-        .namespace
-        .clone()
-        .filter(|namespace| !namespace.is_empty())
 }
 
 /// Helm's `NameAndChart` with `helm template`'s default name.
