@@ -213,7 +213,7 @@ fn garbage_archives_fail_cleanly() {
 }
 
 #[test]
-fn helm_flags_without_an_implementation_are_rejected_with_the_reason() {
+fn helm_flags_without_an_implementation_are_rejected_with_the_reason_and_bad_values_refused() {
     let chart = Scratch::new("flags");
     chart.write("Chart.yaml", CHART_YAML);
     let path = chart.path().to_str().unwrap_or("");
@@ -223,16 +223,17 @@ fn helm_flags_without_an_implementation_are_rejected_with_the_reason() {
             "Error: --verify is not supported by landscaper-agent template: chart provenance (.prov files signed with OpenPGP) is not verified by landscaper-agent\n",
         ),
         (
-            &["--wait"],
-            "Error: --wait is not supported by landscaper-agent template: it only changes how helm installs a release into a cluster, and landscaper-agent template never talks to one\n",
-        ),
-        (
             &["--dry-run=server"],
-            "Error: --dry-run is not supported by landscaper-agent template: it only changes how helm installs a release into a cluster, and landscaper-agent template never talks to one\n",
+            "Error: --dry-run=server is not supported by landscaper-agent template: it asks a cluster, and landscaper-agent template never talks to one\n",
+        ),
+        // Flags helm ignores in `template` are ignored, but their values checked as helm does.
+        (
+            &["--wait=bogus"],
+            "Error: invalid argument \"bogus\" for \"--wait\" flag: invalid wait input \"bogus\". Valid inputs are watcher, hookOnly, and legacy\n",
         ),
         (
-            &["-l", "team=a"],
-            "Error: --labels is not supported by landscaper-agent template: it only changes how helm installs a release into a cluster, and landscaper-agent template never talks to one\n",
+            &["-l", "team"],
+            "Error: invalid argument \"team\" for \"-l, --labels\" flag: team must be formatted as key=value\n",
         ),
         (
             &["--post-renderer", "kustomize"],

@@ -110,6 +110,29 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
         &["rel", "schema-errors", "--set-json", "tags=[1,2,1]"],
     ),
     (
+        "install-only-flags-ignored",
+        "agent",
+        &[
+            "rel",
+            "capabilities",
+            "--wait",
+            "--timeout",
+            "-3s",
+            "--dry-run",
+            "--skip-crds",
+            "--server-side=false",
+            "-l",
+            "a=b",
+            "--kube-token",
+            "t",
+        ],
+    ),
+    (
+        "install-only-flag-bad-value",
+        "agent",
+        &["rel", "capabilities", "--timeout", "1x"],
+    ),
+    (
         "chart-yaml-scalars-condition",
         "agent",
         &["rel", "chart-yaml-scalars", "--set", "off.enabled=false"],
@@ -469,7 +492,7 @@ fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
 }
 
 #[test]
-fn the_namespace_comes_from_the_flag_helm_namespace_or_the_kubeconfig_as_in_helm() {
+fn the_namespace_comes_from_the_flags_helm_namespace_or_the_kubeconfig_as_in_helm() {
     let Some(helm) = helm_or_skip() else {
         return;
     };
@@ -480,22 +503,34 @@ fn the_namespace_comes_from_the_flag_helm_namespace_or_the_kubeconfig_as_in_helm
     // Only read: the server is never contacted.
     std::fs::write(
         kube_home.join(".kube/config"),
-        "apiVersion: v1\nkind: Config\ncurrent-context: ctx\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u, namespace: team-a}\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: x}\n",
+        "apiVersion: v1\nkind: Config\ncurrent-context: ctx\ncontexts:\n- name: ctx\n  context: {cluster: c, user: u, namespace: team-a}\n- name: other\n  context: {cluster: c, user: u, namespace: team-b}\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: x}\n",
     )
     .expect("scratch kubeconfig");
-    // (extra arguments, environment, the namespace with the kubeconfig)
-    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let kubeconfig = kube_home.join(".kube/config");
+    let kubeconfig = kubeconfig.to_str().unwrap_or("");
+    // (extra arguments, environment, the namespace with the kubeconfig in HOME, without)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str, &'a str);
     let cases: &[Case] = &[
-        (&[], &[], "team-a"),
-        (&["-n", ""], &[], "team-a"),
-        (&["-n", "x"], &[], "x"),
-        (&[], &[("HELM_NAMESPACE", "foo")], "foo"),
-        (&["-n", ""], &[("HELM_NAMESPACE", "foo")], "team-a"),
-        (&[], &[("HELM_NAMESPACE", "")], "team-a"),
+        (&[], &[], "team-a", "default"),
+        (&["-n", ""], &[], "team-a", "default"),
+        (&["-n", "x"], &[], "x", "x"),
+        (&[], &[("HELM_NAMESPACE", "foo")], "foo", "foo"),
+        (
+            &["-n", ""],
+            &[("HELM_NAMESPACE", "foo")],
+            "team-a",
+            "default",
+        ),
+        (&[], &[("HELM_NAMESPACE", "")], "team-a", "default"),
+        (&["--kube-context", "other"], &[], "team-b", "default"),
+        (&[], &[("HELM_KUBECONTEXT", "other")], "team-b", "default"),
+        (&["--kube-context", "missing"], &[], "default", "default"),
+        (&["--kubeconfig", kubeconfig], &[], "team-a", "team-a"),
+        (&[], &[("KUBECONFIG", kubeconfig)], "team-a", "team-a"),
     ];
     let dir = folder("agent");
-    for (extra, envs, namespace) in cases {
-        for home in [&kube_home, &home] {
+    for (extra, envs, with_kubeconfig, without) in cases {
+        for (home, namespace) in [(&kube_home, with_kubeconfig), (&home, without)] {
             let mut args = vec!["rel", "chart-yaml-scalars"];
             args.extend(extra.iter());
             let want = run_with(&helm, &dir, &args, home, envs);
@@ -506,11 +541,6 @@ fn the_namespace_comes_from_the_flag_helm_namespace_or_the_kubeconfig_as_in_helm
                 (&want.stdout, &want.error),
                 "{case}"
             );
-            let namespace = if home == &kube_home || *namespace != "team-a" {
-                namespace
-            } else {
-                "default"
-            };
             assert!(
                 got.stdout.contains(&format!("namespace: {namespace}\n")),
                 "{case}: {}",

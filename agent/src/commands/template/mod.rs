@@ -1,8 +1,10 @@
 //! `landscaper-agent template`: renders a chart and prints what `helm template` prints, with
 //! the same argument meanings, output and exit status (errors as `Error: …` on stderr, the
-//! warnings helm logs as `level=… msg=…` lines on stderr). helm flags it does not implement
-//! are rejected with the reason (see `unsupported`).
+//! warnings helm logs as `level=… msg=…` lines on stderr). helm's flags that only matter to
+//! an install are accepted and ignored as helm ignores them (see `ignored`); those it acts on
+//! but this command does not implement are rejected with the reason (see `unsupported`).
 
+mod ignored;
 mod namespace;
 mod output_dir;
 mod unsupported;
@@ -21,6 +23,7 @@ use landscaper_chart::value::Value;
 use landscaper_chart::values::{merge_maps, slog_line};
 use landscaper_chart::yaml;
 
+use ignored::Ignored;
 use output_dir::OutputDir;
 use unsupported::Unsupported;
 
@@ -187,6 +190,20 @@ pub struct Args {
     #[arg(long = "content-cache", value_name = "DIR")]
     pub content_cache: Option<PathBuf>,
 
+    /// Kubeconfig context whose namespace is the default namespace (else $HELM_KUBECONTEXT,
+    /// else the current context); no cluster is contacted.
+    #[arg(long = "kube-context", value_name = "CONTEXT")]
+    pub kube_context: Option<String>,
+
+    /// Kubeconfig file to read the default namespace from (else $KUBECONFIG, else
+    /// ~/.kube/config).
+    #[arg(long = "kubeconfig", value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// helm flags that only matter to an install: accepted and ignored, as helm does.
+    #[command(flatten)]
+    pub ignored: Ignored,
+
     /// helm flags this command rejects, with the reason.
     #[command(flatten)]
     pub unsupported: Unsupported,
@@ -237,6 +254,10 @@ pub fn execute(args: &Args) -> Outcome {
     if let Some(message) = args.unsupported.error() {
         return fail(message);
     }
+    let flag_warnings = match args.ignored.check() {
+        Ok(warnings) => warnings,
+        Err(message) => return fail(message),
+    };
     if args.args.is_empty() {
         return fail(
             "\"landscaper-agent template\" requires at least 1 argument\n\nUsage:  landscaper-agent template [NAME] [CHART] [flags]",
@@ -271,14 +292,18 @@ pub fn execute(args: &Args) -> Outcome {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let mut warnings = Vec::new();
+    let mut warnings = flag_warnings;
     if chart.metadata.deprecated {
         warnings.push(slog_line("WARN", "this chart is deprecated", &[]));
     }
     let options = TemplateOptions {
         release: ReleaseOptions {
             name,
-            namespace: namespace::release_namespace(args.namespace.as_deref()),
+            namespace: namespace::release_namespace(
+                args.namespace.as_deref(),
+                args.kube_context.as_deref(),
+                args.kubeconfig.as_deref(),
+            ),
             revision: 1,
             is_upgrade: args.is_upgrade,
         },

@@ -10,10 +10,15 @@ use kube::config::{Kubeconfig, KubeconfigError};
 const SERVICE_ACCOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /// The namespace for a render: `--namespace`, else `$HELM_NAMESPACE` (empty counts as none),
-/// else the namespace of the kubeconfig context (`$HELM_KUBECONTEXT`, else the current one; the
-/// kubeconfig from `$KUBECONFIG` or `~/.kube/config`), else, in a pod, `$POD_NAMESPACE` or
-/// the service account's namespace, else `default`.
-pub fn release_namespace(flag: Option<&str>) -> String {
+/// else the namespace of the kubeconfig context (`--kube-context`, else `$HELM_KUBECONTEXT`,
+/// else the current one; the kubeconfig `--kubeconfig`, else from `$KUBECONFIG` or
+/// `~/.kube/config`), else, in a pod, `$POD_NAMESPACE` or the service account's namespace,
+/// else `default`.
+pub fn release_namespace(
+    flag: Option<&str>,
+    context: Option<&str>,
+    kubeconfig: Option<&Path>,
+) -> String {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let given = match flag {
         Some(namespace) => Some(namespace.to_string()).filter(|n| !n.is_empty()),
@@ -22,7 +27,19 @@ pub fn release_namespace(flag: Option<&str>) -> String {
     if let Some(namespace) = given {
         return namespace;
     }
-    match kubeconfig_namespace(Kubeconfig::read(), env("HELM_KUBECONTEXT").as_deref()) {
+    let context = context
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .or_else(|| env("HELM_KUBECONTEXT"));
+    let kube = match kubeconfig {
+        // A kubeconfig named explicitly must be there.
+        Some(path) => match Kubeconfig::read_from(path) {
+            Ok(config) => kubeconfig_namespace(Ok(config), context.as_deref()),
+            Err(_) => Kube::Unusable,
+        },
+        None => kubeconfig_namespace(Kubeconfig::read(), context.as_deref()),
+    };
+    match kube {
         Kube::Namespace(namespace) => namespace,
         Kube::Unusable => "default".to_string(),
         Kube::NoNamespace => in_cluster_namespace(&env, Path::new(SERVICE_ACCOUNT))

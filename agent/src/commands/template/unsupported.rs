@@ -5,54 +5,8 @@
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
-/// Why a flag does nothing for a render that never talks to a cluster.
-const CLUSTER_ONLY: &str = "it only changes how helm installs a release into a cluster, and \
-landscaper-agent template never talks to one";
-
 /// (flag, takes a value, why it is not supported).
 const FLAGS: &[(&str, Takes, &str)] = &[
-    ("create-namespace", Takes::Nothing, CLUSTER_ONLY),
-    ("description", Takes::Value, CLUSTER_ONLY),
-    ("disable-openapi-validation", Takes::Nothing, CLUSTER_ONLY),
-    ("dry-run", Takes::Optional, CLUSTER_ONLY),
-    ("force-conflicts", Takes::Nothing, CLUSTER_ONLY),
-    ("force-replace", Takes::Nothing, CLUSTER_ONLY),
-    (
-        "hide-notes",
-        Takes::Nothing,
-        "template output never shows notes",
-    ),
-    (
-        "render-subchart-notes",
-        Takes::Nothing,
-        "template output never shows notes",
-    ),
-    ("labels", Takes::Value, CLUSTER_ONLY),
-    ("replace", Takes::Nothing, CLUSTER_ONLY),
-    ("rollback-on-failure", Takes::Nothing, CLUSTER_ONLY),
-    ("server-side", Takes::Optional, CLUSTER_ONLY),
-    ("skip-crds", Takes::Nothing, CLUSTER_ONLY),
-    ("take-ownership", Takes::Nothing, CLUSTER_ONLY),
-    ("timeout", Takes::Value, CLUSTER_ONLY),
-    ("wait", Takes::Optional, CLUSTER_ONLY),
-    ("wait-for-jobs", Takes::Nothing, CLUSTER_ONLY),
-    ("kube-apiserver", Takes::Value, CLUSTER_ONLY),
-    ("kube-as-group", Takes::Value, CLUSTER_ONLY),
-    ("kube-as-user", Takes::Value, CLUSTER_ONLY),
-    ("kube-ca-file", Takes::Value, CLUSTER_ONLY),
-    ("kube-context", Takes::Value, CLUSTER_ONLY),
-    (
-        "kube-insecure-skip-tls-verify",
-        Takes::Nothing,
-        CLUSTER_ONLY,
-    ),
-    ("kube-tls-server-name", Takes::Value, CLUSTER_ONLY),
-    ("kube-token", Takes::Value, CLUSTER_ONLY),
-    ("kubeconfig", Takes::Value, CLUSTER_ONLY),
-    ("burst-limit", Takes::Value, CLUSTER_ONLY),
-    ("qps", Takes::Value, CLUSTER_ONLY),
-    ("color", Takes::Value, "landscaper-agent prints no colours"),
-    ("colour", Takes::Value, "landscaper-agent prints no colours"),
     (
         "verify",
         Takes::Nothing,
@@ -101,8 +55,6 @@ landscaper-agent does not have; pipe the output into the post-renderer instead",
 enum Takes {
     Nothing,
     Value,
-    /// `--flag` or `--flag=value`.
-    Optional,
 }
 
 /// The unsupported flags given on the command line, in the table's order.
@@ -157,11 +109,6 @@ impl clap::Args for Unsupported {
                 let arg = match takes {
                     Takes::Nothing => arg.action(ArgAction::SetTrue),
                     Takes::Value => arg.action(ArgAction::Append).num_args(1),
-                    Takes::Optional => arg
-                        .action(ArgAction::Append)
-                        .num_args(0..=1)
-                        .require_equals(true)
-                        .default_missing_value(""),
                 };
                 command.arg(arg)
             })
