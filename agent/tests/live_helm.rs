@@ -133,6 +133,19 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
         &["rel", "capabilities", "--timeout", "1x"],
     ),
     (
+        "install-only-flags-order-and-last-value",
+        "agent",
+        &[
+            "rel",
+            "capabilities",
+            "--dry-run=server",
+            "--dry-run=true",
+            "--wait=bogus",
+            "--timeout",
+            "1x",
+        ],
+    ),
+    (
         "chart-yaml-scalars-condition",
         "agent",
         &["rel", "chart-yaml-scalars", "--set", "off.enabled=false"],
@@ -508,6 +521,8 @@ fn the_namespace_comes_from_the_flags_helm_namespace_or_the_kubeconfig_as_in_hel
     .expect("scratch kubeconfig");
     let kubeconfig = kube_home.join(".kube/config");
     let kubeconfig = kubeconfig.to_str().unwrap_or("");
+    // client-go skips the files of the list that are missing.
+    let with_missing = format!("{}/missing-kubeconfig:{kubeconfig}", scratch.display());
     // (extra arguments, environment, the namespace with the kubeconfig in HOME, without)
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str, &'a str);
     let cases: &[Case] = &[
@@ -527,6 +542,13 @@ fn the_namespace_comes_from_the_flags_helm_namespace_or_the_kubeconfig_as_in_hel
         (&["--kube-context", "missing"], &[], "default", "default"),
         (&["--kubeconfig", kubeconfig], &[], "team-a", "team-a"),
         (&[], &[("KUBECONFIG", kubeconfig)], "team-a", "team-a"),
+        (&[], &[("KUBECONFIG", &with_missing)], "team-a", "team-a"),
+        (
+            &["--kube-context="],
+            &[("HELM_KUBECONTEXT", "other")],
+            "team-a",
+            "default",
+        ),
     ];
     let dir = folder("agent");
     for (extra, envs, with_kubeconfig, without) in cases {

@@ -4,6 +4,7 @@
 
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
+use landscaper_chart::funcs::dates::parse_duration;
 use landscaper_chart::value::format::quote;
 use landscaper_chart::values::slog_line;
 
@@ -118,19 +119,24 @@ fn any(_: &str) -> Result<Option<String>, Problem> {
 
 fn dry_run(value: &str) -> Result<Option<String>, Problem> {
     match value {
-        ALONE => Ok(Some(
+        ALONE | "unset" => Ok(Some(
             "--dry-run is deprecated and should be replaced with '--dry-run=client'".to_string(),
         )),
         "client" => Ok(None),
+        boolean if go_bool(boolean) == Ok(true) => Ok(Some(format!(
+            "boolean '--dry-run={boolean}' flag is deprecated and must be replaced with '--dry-run=client'"
+        ))),
         "server" => Err(Problem::Own(
             "--dry-run=server is not supported by landscaper-agent template: it asks a cluster, \
 and landscaper-agent template never talks to one"
                 .to_string(),
         )),
-        "none" => Err(Problem::Own(format!(
-            "invalid dry-run value ({}). Must be \"server\" or \"client\"",
-            quote(value)
-        ))),
+        boolean if boolean == "none" || go_bool(boolean) == Ok(false) => {
+            Err(Problem::Own(format!(
+                "invalid dry-run value ({}). Must be \"server\" or \"client\"",
+                quote(value)
+            )))
+        }
         _ => Err(Problem::Own(format!(
             "invalid dry-run value ({}). Must be \"none\", \"server\", or \"client\"",
             quote(value)
@@ -218,44 +224,9 @@ fn go_bool(value: &str) -> Result<bool, String> {
 
 /// Go's `time.ParseDuration`, for its errors.
 fn timeout(value: &str) -> Result<Option<String>, Problem> {
-    let invalid = || Problem::Invalid(format!("time: invalid duration {}", quote(value)));
-    let rest = value.strip_prefix(['+', '-']).unwrap_or(value);
-    if rest == "0" {
-        return Ok(None);
-    }
-    if rest.is_empty() {
-        return Err(invalid());
-    }
-    let mut rest = rest;
-    while !rest.is_empty() {
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let number = &rest[..number_end];
-        if number.is_empty() || number == "." || number.matches('.').count() > 1 {
-            return Err(invalid());
-        }
-        rest = &rest[number_end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = &rest[..unit_end];
-        if unit.is_empty() {
-            return Err(Problem::Invalid(format!(
-                "time: missing unit in duration {}",
-                quote(value)
-            )));
-        }
-        if !matches!(unit, "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h") {
-            return Err(Problem::Invalid(format!(
-                "time: unknown unit {} in duration {}",
-                quote(unit),
-                quote(value)
-            )));
-        }
-        rest = &rest[unit_end..];
-    }
-    Ok(None)
+    parse_duration(value)
+        .map(|_| None)
+        .map_err(Problem::Invalid)
 }
 
 impl FromArgMatches for Ignored {
@@ -265,11 +236,27 @@ impl FromArgMatches for Ignored {
             if matches.value_source(name) != Some(ValueSource::CommandLine) {
                 continue;
             }
-            for value in matches.get_many::<String>(name).into_iter().flatten() {
-                given.push((*name, value.clone()));
+            let values = matches.get_many::<String>(name).into_iter().flatten();
+            let indices = matches.indices_of(name).into_iter().flatten();
+            let mut occurrences: Vec<(usize, String)> = indices.zip(values.cloned()).collect();
+            // helm reads only the last of these; the others, like pflag, check every one.
+            if matches!(*name, "dry-run" | "color" | "colour") {
+                occurrences = occurrences.split_off(occurrences.len().saturating_sub(1));
             }
+            given.extend(
+                occurrences
+                    .into_iter()
+                    .map(|(at, value)| (at, *name, value)),
+            );
         }
-        Ok(Ignored(given))
+        // Checked in command-line order, as pflag parses them.
+        given.sort_by_key(|(at, ..)| *at);
+        Ok(Ignored(
+            given
+                .into_iter()
+                .map(|(_, name, value)| (name, value))
+                .collect(),
+        ))
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
@@ -327,7 +314,17 @@ mod tests {
                     .to_string()
             ])
         );
+        assert_eq!(
+            check(&[("dry-run", "T")]),
+            Ok(vec![
+                "level=WARN msg=\"boolean '--dry-run=T' flag is deprecated and must be replaced with '--dry-run=client'\"".to_string()
+            ])
+        );
         let errors = [
+            (
+                ("dry-run", "false"),
+                "invalid dry-run value (\"false\"). Must be \"server\" or \"client\"",
+            ),
             (
                 ("dry-run", "none"),
                 "invalid dry-run value (\"none\"). Must be \"server\" or \"client\"",

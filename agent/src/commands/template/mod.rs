@@ -198,7 +198,7 @@ pub struct Args {
     /// Kubeconfig file to read the default namespace from (else $KUBECONFIG, else
     /// ~/.kube/config).
     #[arg(long = "kubeconfig", value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
+    pub kubeconfig: Option<String>,
 
     /// helm flags that only matter to an install: accepted and ignored, as helm does.
     #[command(flatten)]
@@ -302,7 +302,7 @@ pub fn execute(args: &Args) -> Outcome {
             namespace: namespace::release_namespace(
                 args.namespace.as_deref(),
                 args.kube_context.as_deref(),
-                args.kubeconfig.as_deref(),
+                args.kubeconfig.as_deref().map(Path::new),
             ),
             revision: 1,
             is_upgrade: args.is_upgrade,

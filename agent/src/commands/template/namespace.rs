@@ -27,17 +27,18 @@ pub fn release_namespace(
     if let Some(namespace) = given {
         return namespace;
     }
-    let context = context
-        .filter(|c| !c.is_empty())
-        .map(str::to_string)
-        .or_else(|| env("HELM_KUBECONTEXT"));
-    let kube = match kubeconfig {
+    // A flag given, even empty, wins over the variable.
+    let context = match context {
+        Some(context) => Some(context.to_string()).filter(|c| !c.is_empty()),
+        None => env("HELM_KUBECONTEXT"),
+    };
+    let kube = match kubeconfig.filter(|path| !path.as_os_str().is_empty()) {
         // A kubeconfig named explicitly must be there.
         Some(path) => match Kubeconfig::read_from(path) {
             Ok(config) => kubeconfig_namespace(Ok(config), context.as_deref()),
             Err(_) => Kube::Unusable,
         },
-        None => kubeconfig_namespace(Kubeconfig::read(), context.as_deref()),
+        None => kubeconfig_namespace(read_kubeconfig(), context.as_deref()),
     };
     match kube {
         Kube::Namespace(namespace) => namespace,
@@ -45,6 +46,26 @@ pub fn release_namespace(
         Kube::NoNamespace => in_cluster_namespace(&env, Path::new(SERVICE_ACCOUNT))
             .unwrap_or_else(|| "default".to_string()),
     }
+}
+
+/// The kubeconfig as client-go loads it: the files `$KUBECONFIG` lists (those missing
+/// skipped) merged, first one winning, else `~/.kube/config`.
+fn read_kubeconfig() -> Result<Kubeconfig, KubeconfigError> {
+    let Some(list) = std::env::var_os("KUBECONFIG").filter(|list| !list.is_empty()) else {
+        return Kubeconfig::read();
+    };
+    let mut merged: Option<Kubeconfig> = None;
+    for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+        if !path.exists() {
+            continue;
+        }
+        let config = Kubeconfig::read_from(&path)?;
+        merged = Some(match merged {
+            Some(earlier) => earlier.merge(config)?,
+            None => config,
+        });
+    }
+    Ok(merged.unwrap_or_default())
 }
 
 /// What the kubeconfig says about the namespace.
@@ -69,7 +90,8 @@ fn kubeconfig_namespace(read: Result<Kubeconfig, KubeconfigError>, context: Opti
         }
         Err(_) => return Kube::Unusable,
     };
-    let Some(name) = context.or(config.current_context.as_deref()) else {
+    let current = config.current_context.as_deref().filter(|c| !c.is_empty());
+    let Some(name) = context.or(current) else {
         return Kube::NoNamespace;
     };
     let Some(named) = config.contexts.iter().find(|c| c.name == name) else {

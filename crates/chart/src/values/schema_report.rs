@@ -554,7 +554,8 @@ fn equal_items(v: &Json) -> Option<(usize, usize)> {
 /// members in any order).
 fn canonical(v: &Json) -> String {
     match v {
-        Json::Number(n) => format!("n{}", n.as_f64().unwrap_or_default()),
+        // `+ 0.0` makes -0 and 0 one key.
+        Json::Number(n) => format!("n{}", n.as_f64().unwrap_or_default() + 0.0),
         Json::Array(items) => {
             let items: Vec<String> = items.iter().map(canonical).collect();
             format!("[{}]", items.join(","))
