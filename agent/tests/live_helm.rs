@@ -355,8 +355,9 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
     (scratch, home)
 }
 
-/// The reference helm, or `None` (with the reason printed) when the test is to be skipped.
-fn helm_or_skip() -> Option<PathBuf> {
+/// The reference helm and this crate's agent, or `None` (with the reason printed) when the
+/// test is to be skipped.
+fn helm_and_agent_or_skip() -> Option<(PathBuf, PathBuf)> {
     let helm = find_helm();
     if helm.is_none() {
         if std::env::var("CI").as_deref() == Ok("true") {
@@ -364,15 +365,14 @@ fn helm_or_skip() -> Option<PathBuf> {
         }
         eprintln!("skipped: no helm binary (set HELM or put helm on PATH; see install-helm.sh)");
     }
-    helm
+    Some((helm?, PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"))))
 }
 
 #[test]
 fn renders_like_live_helm() {
-    let Some(helm) = helm_or_skip() else {
+    let Some((helm, agent)) = helm_and_agent_or_skip() else {
         return;
     };
-    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
     let (scratch, home) = scratch("helm");
     let mut failing = BTreeSet::new();
     for (id, folder_name, args) in VARIATIONS {
@@ -422,10 +422,9 @@ fn tree(dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn output_dir_writes_the_files_helm_writes() {
-    let Some(helm) = helm_or_skip() else {
+    let Some((helm, agent)) = helm_and_agent_or_skip() else {
         return;
     };
-    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
     let (scratch, home) = scratch("output-dir");
     let cases: &[&[&str]] = &[
         &[],
@@ -457,10 +456,9 @@ fn output_dir_writes_the_files_helm_writes() {
 
 #[test]
 fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
-    let Some(helm) = helm_or_skip() else {
+    let Some((helm, agent)) = helm_and_agent_or_skip() else {
         return;
     };
-    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
     let (scratch, home) = scratch("crds");
     // A subchart used twice (once under an alias) and one that its condition disables, each
     // with a CRD: helm writes the CRDs of the chart after its dependencies are processed.
@@ -506,10 +504,9 @@ fn output_dir_writes_the_crds_of_the_chart_as_rendered() {
 
 #[test]
 fn the_namespace_comes_from_the_flags_helm_namespace_or_the_kubeconfig_as_in_helm() {
-    let Some(helm) = helm_or_skip() else {
+    let Some((helm, agent)) = helm_and_agent_or_skip() else {
         return;
     };
-    let agent = PathBuf::from(env!("CARGO_BIN_EXE_landscaper-agent"));
     let (scratch, home) = scratch("namespace");
     let kube_home = scratch.join("kube-home");
     std::fs::create_dir_all(kube_home.join(".kube")).expect("scratch kubeconfig folder");

@@ -354,6 +354,10 @@ mod tests {
                 "invalid argument \"1.5\" for \"--burst-limit\" flag: strconv.ParseInt: parsing \"1.5\": invalid syntax",
             ),
         ];
+        let errors = errors.into_iter().chain([(
+            ("color", "bogus"),
+            "invalid color mode \"bogus\": must be one of: never, auto, always",
+        )]);
         for ((flag, value), want) in errors {
             assert_eq!(
                 check(&[(flag, value)]),

@@ -737,4 +737,12 @@ mod tests {
         assert_eq!(quote("say \"hi\"\n"), r#"'say "hi"\n'"#);
         assert_eq!(quote("a\\"), r"'a\'");
     }
+
+    #[test]
+    fn equal_items_are_found_by_value_first_duplicate_first() {
+        let items = serde_json::json!([1, {"a": [1, 2]}, 3, {"a": [1, 2.0]}, 1]);
+        assert_eq!(equal_items(&items), Some((1, 3)));
+        assert_eq!(equal_items(&serde_json::json!([0, -0.0])), Some((0, 1)));
+        assert_eq!(equal_items(&serde_json::json!([1, "1", [1]])), None);
+    }
 }

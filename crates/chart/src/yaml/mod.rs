@@ -49,7 +49,7 @@ pub fn parse_values(src: &str) -> Result<Map, YamlError> {
 }
 
 /// A decoded document as [`parse_values`] reads it: a mapping, or nothing.
-pub fn values_of(y: &Yaml) -> Result<Map, YamlError> {
+pub(crate) fn values_of(y: &Yaml) -> Result<Map, YamlError> {
     match values::to_data(y)? {
         Data::Map(m) => Ok(m),
         Data::Null => Ok(Map::default()),
