@@ -25,7 +25,7 @@ pub(super) fn libyaml_value(
     }
     // yaml-rust2 adds the line break when the input ends on a line at least as long as the
     // scalar's indentation (and at least one character long).
-    if value.ends_with('\n') && src.last_line_chars >= col.max(1) && src.reaches_end(line, col) {
+    if value.ends_with('\n') && src.last_line_chars() >= col.max(1) && src.reaches_end(line, col) {
         value.pop();
     }
     value
@@ -34,8 +34,6 @@ pub(super) fn libyaml_value(
 /// The input being composed, with what the checks above need of it.
 pub(super) struct Source<'a> {
     text: &'a str,
-    /// Characters after the input's last line break.
-    last_line_chars: usize,
     /// Its lines, indexed when first needed.
     lines: OnceCell<Lines<'a>>,
 }
@@ -77,12 +75,19 @@ impl<'a> Lines<'a> {
 impl<'a> Source<'a> {
     /// Takes `text` as the whole input.
     pub(super) fn new(text: &'a str) -> Source<'a> {
-        let last_line = text.rsplit(['\n', '\r']).next().unwrap_or_default();
         Source {
             text,
-            last_line_chars: last_line.chars().count(),
             lines: OnceCell::new(),
         }
+    }
+
+    /// Characters after the input's last line break. Asked only of block scalars, and a
+    /// rendered manifest may end in a line of hundreds of kilobytes (a dashboard's JSON), so
+    /// it is not counted up front.
+    fn last_line_chars(&self) -> usize {
+        let bytes = self.text.as_bytes();
+        let start = memchr::memrchr2(b'\n', b'\r', bytes).map_or(0, |i| i + 1);
+        self.text[start..].chars().count()
     }
 
     fn lines(&self) -> &Lines<'a> {

@@ -33,29 +33,30 @@ pub enum Yaml {
     Map(Vec<(Yaml, Yaml)>),
 }
 
-/// Types a composed node tree.
-pub fn decode(node: &Node) -> Result<Yaml, YamlError> {
+/// Types a composed node tree, taking its strings over.
+pub fn decode(node: Node) -> Result<Yaml, YamlError> {
     match node {
         Node::Scalar {
             value,
             plain,
             tag,
             mark,
-        } => decode_scalar(value, *plain, tag.as_deref(), *mark),
+        } => decode_scalar(value, plain, tag.as_deref(), mark),
         Node::Seq(items, _) => Ok(Yaml::Seq(
-            items.iter().map(decode).collect::<Result<_, _>>()?,
+            items.into_iter().map(decode).collect::<Result<_, _>>()?,
         )),
         Node::Map(entries, _) => {
             let mut out = MapBuilder::with_capacity(entries.len());
             for (k, v) in entries {
-                if is_merge_key(k) {
+                if is_merge_key(&k) {
                     merge(v, &mut out)?;
                     continue;
                 }
+                let key_mark = k.mark();
                 let key = decode(k)?;
                 if matches!(key, Yaml::Seq(_) | Yaml::Map(_)) {
                     let reason = format!("invalid map key: {}", go_sharp_v(&key));
-                    return Err(YamlError::at(Stage::Syntax, k.mark(), &reason));
+                    return Err(YamlError::at(Stage::Syntax, key_mark, &reason));
                 }
                 out.set(key, decode(v)?);
             }
@@ -64,12 +65,17 @@ pub fn decode(node: &Node) -> Result<Yaml, YamlError> {
     }
 }
 
-/// A mapping under construction: entries in first-seen order, found again by key in
-/// constant time so that large mappings stay linear.
+/// A mapping under construction: entries in first-seen order, found again by key. Most
+/// mappings are small and searched in place; one that outgrows [`LINEAR_SEARCH_MAX`] gets an
+/// index, so that large mappings stay linear.
 struct MapBuilder {
     entries: Vec<(Yaml, Yaml)>,
-    index: HashMap<KeyId, usize>,
+    index: Option<HashMap<KeyId, usize, foldhash::fast::RandomState>>,
 }
+
+/// Most entries a mapping searches in place for an earlier duplicate: comparing a few keys
+/// costs less than copying and hashing each one for an index.
+const LINEAR_SEARCH_MAX: usize = 16;
 
 /// The identity of a scalar key as Go's map compares it (NaN never equals itself, so it
 /// gets no identity and every NaN key is a new entry).
@@ -99,25 +105,68 @@ impl KeyId {
     }
 }
 
+impl KeyId {
+    /// Whether `a` and `b` are the same Go map key, as their identities would compare.
+    fn same(a: &Yaml, b: &Yaml) -> bool {
+        match (a, b) {
+            (Yaml::Null, Yaml::Null) => true,
+            (Yaml::Bool(x), Yaml::Bool(y)) => x == y,
+            (Yaml::Int(x), Yaml::Int(y)) => x == y,
+            (Yaml::Uint(x), Yaml::Uint(y)) => x == y,
+            (Yaml::Float(x), Yaml::Float(y)) => {
+                !x.is_nan() && (x + 0.0).to_bits() == (y + 0.0).to_bits()
+            }
+            (Yaml::String(x), Yaml::String(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
 impl MapBuilder {
     fn with_capacity(n: usize) -> MapBuilder {
         MapBuilder {
             entries: Vec::with_capacity(n),
-            index: HashMap::with_capacity(n),
+            index: None,
         }
     }
 
     /// Sets `key`, replacing an earlier value in its first position as go-yaml v2 does.
     fn set(&mut self, key: Yaml, value: Yaml) {
+        let Some(index) = &mut self.index else {
+            match self.entries.iter().position(|(k, _)| KeyId::same(k, &key)) {
+                Some(i) => self.entries[i].1 = value,
+                None => {
+                    self.entries.push((key, value));
+                    if self.entries.len() > LINEAR_SEARCH_MAX {
+                        self.index = Some(self.index_entries());
+                    }
+                }
+            }
+            return;
+        };
         let id = KeyId::of(&key);
-        if let Some(&i) = id.as_ref().and_then(|id| self.index.get(id)) {
+        if let Some(&i) = id.as_ref().and_then(|id| index.get(id)) {
             self.entries[i].1 = value;
             return;
         }
         if let Some(id) = id {
-            self.index.insert(id, self.entries.len());
+            index.insert(id, self.entries.len());
         }
         self.entries.push((key, value));
+    }
+
+    /// The index of the entries so far (their keys are distinct).
+    fn index_entries(&self) -> HashMap<KeyId, usize, foldhash::fast::RandomState> {
+        let mut index = HashMap::with_capacity_and_hasher(
+            self.entries.len() * 2,
+            foldhash::fast::RandomState::default(),
+        );
+        for (i, (key, _)) in self.entries.iter().enumerate() {
+            if let Some(id) = KeyId::of(key) {
+                index.insert(id, i);
+            }
+        }
+        index
     }
 }
 
@@ -138,21 +187,22 @@ fn is_merge_key(node: &Node) -> bool {
 
 /// go-yaml v2 writes merged entries over what is already there; a list of maps is applied
 /// from the last to the first so that earlier maps win.
-fn merge(value: &Node, out: &mut MapBuilder) -> Result<(), YamlError> {
+fn merge(value: Node, out: &mut MapBuilder) -> Result<(), YamlError> {
+    let mark = value.mark();
     let wrong = || {
         YamlError::at(
             Stage::Syntax,
-            value.mark(),
+            mark,
             "map merge requires map or sequence of maps as the value",
         )
     };
-    let maps: Vec<&Node> = match value {
+    let maps: Vec<Node> = match value {
         Node::Map(..) => vec![value],
         Node::Seq(items, _) => {
             if !items.iter().all(|i| matches!(i, Node::Map(..))) {
                 return Err(wrong());
             }
-            items.iter().rev().collect()
+            items.into_iter().rev().collect()
         }
         Node::Scalar { .. } => return Err(wrong()),
     };
@@ -167,43 +217,44 @@ fn merge(value: &Node, out: &mut MapBuilder) -> Result<(), YamlError> {
 }
 
 fn decode_scalar(
-    value: &str,
+    value: String,
     plain: bool,
     tag: Option<&str>,
     mark: Mark,
 ) -> Result<Yaml, YamlError> {
     let short = match tag {
-        None if plain => return Ok(from_resolved(resolve_plain(value), value)),
-        None => return Ok(Yaml::String(value.to_owned())),
+        None if plain => return Ok(from_resolved(resolve_plain(&value), value)),
+        None => return Ok(Yaml::String(value)),
         Some(t) => match t.strip_prefix(TAG_PREFIX) {
             Some(short) => short,
             // Local and unknown tags are not resolvable: go-yaml keeps the text.
-            None => return Ok(Yaml::String(value.to_owned())),
+            None => return Ok(Yaml::String(value)),
         },
     };
     match short {
-        "str" => Ok(Yaml::String(value.to_owned())),
-        "binary" => decode_binary(value, mark),
+        "str" => Ok(Yaml::String(value)),
+        "binary" => decode_binary(&value, mark),
         "null" | "bool" | "int" | "float" | "timestamp" => {
-            typed_scalar(value, short, resolve_plain(value), mark)
+            let resolved = resolve_plain(&value);
+            typed_scalar(value, short, resolved, mark)
         }
-        _ => Ok(Yaml::String(value.to_owned())),
+        _ => Ok(Yaml::String(value)),
     }
 }
 
-fn from_resolved(r: Resolved, text: &str) -> Yaml {
+fn from_resolved(r: Resolved, text: String) -> Yaml {
     match r {
         Resolved::Null => Yaml::Null,
         Resolved::Bool(b) => Yaml::Bool(b),
         Resolved::Int(i) => Yaml::Int(i),
         Resolved::Uint(u) => Yaml::Uint(u),
         Resolved::BigInt(f) | Resolved::Float(f) => Yaml::Float(f),
-        Resolved::Timestamp | Resolved::Str => Yaml::String(text.to_owned()),
+        Resolved::Timestamp | Resolved::Str => Yaml::String(text),
     }
 }
 
 /// An explicitly tagged scalar must resolve to its tag; `!!float` also accepts integers.
-fn typed_scalar(value: &str, tag: &str, r: Resolved, mark: Mark) -> Result<Yaml, YamlError> {
+fn typed_scalar(value: String, tag: &str, r: Resolved, mark: Mark) -> Result<Yaml, YamlError> {
     let got = match &r {
         Resolved::Null => "null",
         Resolved::Bool(_) => "bool",
@@ -249,7 +300,7 @@ mod tests {
     use super::*;
 
     fn typed(src: &str) -> Yaml {
-        decode(&compose_first(src).unwrap().unwrap()).unwrap()
+        decode(compose_first(src).unwrap().unwrap()).unwrap()
     }
 
     fn map(entries: &[(&str, Yaml)]) -> Yaml {
@@ -275,7 +326,7 @@ mod tests {
         assert_eq!(typed("!!int \"12\""), Yaml::Int(12));
         assert_eq!(typed("!custom 1"), Yaml::String("1".into()));
         assert_eq!(typed("!!binary aGVsbG8="), Yaml::String("hello".into()));
-        let err = decode(&compose_first("!!int abc").unwrap().unwrap()).unwrap_err();
+        let err = decode(compose_first("!!int abc").unwrap().unwrap()).unwrap_err();
         assert_eq!(err.reason, "cannot decode !!str `abc` as a !!int");
     }
 
@@ -307,6 +358,37 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_the_same_as_go_map_keys_whether_searched_or_indexed() {
+        let keys =
+            "~: a\nnull: b\n0.0: c\n-0.0: d\n.nan: e\n.nan: f\n1: g\n'1': h\ntrue: i\nyes: j\n";
+        let want = [
+            (Yaml::Null, "b"),
+            (Yaml::Float(0.0), "d"),
+            (Yaml::Float(f64::NAN), "e"),
+            (Yaml::Float(f64::NAN), "f"),
+            (Yaml::Int(1), "g"),
+            (Yaml::String("1".into()), "h"),
+            (Yaml::Bool(true), "j"),
+        ];
+        for padding in [0, LINEAR_SEARCH_MAX + 1] {
+            let mut src: String = (0..padding).map(|i| format!("pad{i}: 0\n")).collect();
+            src.push_str(keys);
+            let Yaml::Map(entries) = typed(&src) else {
+                panic!("not a map")
+            };
+            let special: Vec<String> = entries[padding..]
+                .iter()
+                .map(|(k, v)| format!("{k:?}={v:?}"))
+                .collect();
+            let expected: Vec<String> = want
+                .iter()
+                .map(|(k, v)| format!("{k:?}={:?}", Yaml::String((*v).into())))
+                .collect();
+            assert_eq!(special, expected, "with {padding} keys before");
+        }
+    }
+
+    #[test]
     fn large_mappings_stay_fast_and_keep_first_positions() {
         let mut src = String::new();
         for i in 0..20000 {
@@ -333,7 +415,7 @@ mod tests {
 
     #[test]
     fn bad_merge_value_is_an_error() {
-        let err = decode(&compose_first("a:\n  <<: 1\n").unwrap().unwrap()).unwrap_err();
+        let err = decode(compose_first("a:\n  <<: 1\n").unwrap().unwrap()).unwrap_err();
         assert_eq!(
             err.reason,
             "map merge requires map or sequence of maps as the value"

@@ -32,7 +32,7 @@ use crate::data::{Data, Map};
 /// Reads the first document of `src` into the YAML 1.1 typed tree (`Null` when empty).
 pub fn parse_yaml(src: &str) -> Result<Yaml, YamlError> {
     match compose::compose_first(src)? {
-        Some(node) => decode::decode(&node),
+        Some(node) => decode::decode(node),
         None => Ok(Yaml::Null),
     }
 }
