@@ -318,7 +318,7 @@ pub fn execute(args: &Args) -> Outcome {
         cluster_api_versions: None,
         lookup: None,
         // The process ends once the output is printed.
-        leak_parse_trees: true,
+        leave_to_exit: true,
     };
     let release = match render::install_owned(chart, &user_values, &options) {
         Ok(r) => r,

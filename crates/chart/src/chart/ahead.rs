@@ -17,20 +17,23 @@ use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
-use super::file_text;
+use bytes::Bytes;
+
+use super::{file_text, same_bytes};
 use crate::engine::{Engine, ParsedTemplate};
 
 /// The parsed files by the address of their data, with the data itself: holding it keeps the
-/// address from being reused by another file.
-type Table = HashMap<usize, (Arc<[u8]>, ParsedTemplate)>;
+/// address from being reused by another file. (Empty files may share an address; they parse
+/// alike.)
+type Table = HashMap<usize, (Bytes, ParsedTemplate)>;
 
-fn address(data: &Arc<[u8]>) -> usize {
-    Arc::as_ptr(data).cast::<u8>() as usize
+fn address(data: &Bytes) -> usize {
+    data.as_ptr() as usize
 }
 
 /// Hands template files to the helper thread as they are read.
 pub(crate) struct AheadParser {
-    sender: Option<Sender<Arc<[u8]>>>,
+    sender: Option<Sender<Bytes>>,
     worker: Option<JoinHandle<Table>>,
     stop: Arc<AtomicBool>,
 }
@@ -43,7 +46,7 @@ impl AheadParser {
         if cores < 2 {
             return AheadParser::off();
         }
-        let (sender, receiver) = channel::<Arc<[u8]>>();
+        let (sender, receiver) = channel::<Bytes>();
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let worker = std::thread::Builder::new()
@@ -82,7 +85,7 @@ impl AheadParser {
     /// Offers a file of the chart folder, named from the folder on, when the helper runs:
     /// template files of the chart and of its subchart folders are parsed, a values schema has
     /// its meta-schema's validator built (once per process), the others are ignored.
-    pub(crate) fn offer(&self, name: &str, data: &Arc<[u8]>) {
+    pub(crate) fn offer(&self, name: &str, data: &Bytes) {
         let Some(sender) = &self.sender else { return };
         match super::load::own_path(name) {
             Some(path) if path.starts_with("templates/") => {
@@ -135,7 +138,7 @@ impl ParsedAhead {
     /// all it will take, and a chart kept for later renders should not keep parse trees. The
     /// helper is stopped after the file it is parsing: the render parses those left on all
     /// cores, sooner than the helper would alone.
-    pub(crate) fn take_all(&self, files: &[&Arc<[u8]>]) -> Vec<Option<ParsedTemplate>> {
+    pub(crate) fn take_all(&self, files: &[&Bytes]) -> Vec<Option<ParsedTemplate>> {
         let Some(mut ahead) = self.finished(true) else {
             return Vec::new();
         };
@@ -143,7 +146,7 @@ impl ParsedAhead {
         files
             .iter()
             .map(|data| match table.remove(&address(data)) {
-                Some((held, parsed)) if Arc::ptr_eq(&held, data) => Some(parsed),
+                Some((held, parsed)) if same_bytes(&held, data) => Some(parsed),
                 _ => None,
             })
             .collect()

@@ -4,14 +4,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io::{self, Read};
-use std::iter;
 use std::path::Path;
-use std::sync::Arc;
+
+use bytes::Bytes;
 
 use super::ahead::AheadParser;
 use super::ignore::{HELMIGNORE, Rules};
 use super::metadata::API_VERSION_V1;
-use super::{Chart, File, LoadError, file_text};
+use super::{Chart, File, LoadError, file_text, same_bytes};
 use crate::data::Map as DataMap;
 use crate::{parallel, yaml};
 
@@ -106,7 +106,9 @@ fn sniff_content_type(data: &[u8]) -> &'static str {
 
 /// Loads a chart folder: `.helmignore` rules plus Helm's defaults decide which files count.
 /// Its template files are parsed ahead for a render that follows (see
-/// [`load_archive_to_render`]).
+/// [`load_archive_to_render`]). Its large files are mapped into memory rather than read (see
+/// `MAP_MIN_SIZE`): the folder must not change while the chart is in use, which suits a
+/// command that renders it at once; a long-running caller should load archives.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     let mut rules = Rules::default();
     let ignore_file = dir.join(HELMIGNORE);
@@ -150,7 +152,7 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
 
 /// The chart's own `values.yaml`, if the walk will load it and it reads cleanly (otherwise the
 /// walk reads it in turn and reports what is wrong).
-fn read_root_values(dir: &Path, rules: &Rules) -> Option<Arc<[u8]>> {
+fn read_root_values(dir: &Path, rules: &Rules) -> Option<Bytes> {
     let name = "values.yaml";
     if rules.ignore(name, false) {
         return None;
@@ -165,7 +167,7 @@ struct FolderWalk<'a> {
     rules: &'a Rules,
     ahead: &'a AheadParser,
     /// The root `values.yaml`, read already.
-    root_values: Option<Arc<[u8]>>,
+    root_values: Option<Bytes>,
     files: Vec<File>,
 }
 
@@ -223,9 +225,15 @@ impl FolderWalk<'_> {
     }
 }
 
+/// Folder files of at least this size are mapped into memory rather than read: a large
+/// chart's big files are mostly CRDs and dashboards that a render never reads, and what it
+/// does read comes straight from the page cache, without a copy in fresh memory (whose pages
+/// the kernel must clear first). Smaller files cost less to read than to map.
+const MAP_MIN_SIZE: u64 = 16 * 1024;
+
 /// The contents of the folder file at `path` (`rel` in the chart), without a byte order mark;
 /// irregular and oversized files are refused.
-fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Arc<[u8]>, LoadError> {
+fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Bytes, LoadError> {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if !meta.is_file() {
         return Err(err(format!(
@@ -236,14 +244,36 @@ fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Arc<[
     if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
         return Err(too_large_file(name));
     }
-    // Bounded: the file may have grown since it was stat'ed.
-    let data = fs::File::open(path)
-        .and_then(|file| read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()))
-        .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
+    let read_error = |e: io::Error| err(format!("error reading {rel}: {}", io_text(&e)));
+    let file = fs::File::open(path).map_err(read_error)?;
+    let mapped = if meta.len() >= MAP_MIN_SIZE {
+        map_file(&file)
+    } else {
+        None
+    };
+    let data = match mapped {
+        Some(data) => data,
+        // Bounded: the file may have grown since it was stat'ed.
+        None => read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len())
+            .map_err(read_error)?,
+    };
     if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
         return Err(too_large_file(name));
     }
     Ok(strip_bom(data))
+}
+
+/// The contents of `file` mapped read-only into memory, or `None` where the file system cannot
+/// map it (the file is then read).
+#[allow(unsafe_code)]
+fn map_file(file: &fs::File) -> Option<Bytes> {
+    // SAFETY: the map is private and read-only, and the bytes made from it own it. Its
+    // contents are the file's as long as no one changes the file: a chart folder is loaded
+    // to be rendered at once (by the `template` command), and a chart being changed while it
+    // is read gives torn contents when read as well. A file cut short while mapped makes
+    // reading past its new end fault, which is why only `load_dir` maps files.
+    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    Some(Bytes::from_owner(map))
 }
 
 fn too_large_file(name: &str) -> LoadError {
@@ -253,52 +283,23 @@ fn too_large_file(name: &str) -> LoadError {
     ))
 }
 
-fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
-    match data.strip_prefix(UTF8_BOM) {
-        Some(rest) => rest.into(),
-        None => data,
+fn strip_bom(data: Bytes) -> Bytes {
+    if data.starts_with(UTF8_BOM) {
+        data.slice(UTF8_BOM.len()..)
+    } else {
+        data
     }
 }
 
-/// Reads `reader` to its end into shared bytes, allocated at the `expected` size (stat'ed or
-/// declared) so that they land in place: turning a `Vec` into an `Arc<[u8]>` would copy every
-/// file of the chart once more, and touch twice its memory. A size that changed since it was
-/// stated still reads whole; a stated size above a chart file's limit is not trusted for the
-/// allocation (the reader bounds what is read).
-fn read_shared(mut reader: impl Read, expected: u64) -> io::Result<Arc<[u8]>> {
+/// Reads `reader` to its end, into memory reserved at the `expected` size (stat'ed or
+/// declared) so that the bytes land in place, once. A size that changed since it was stated
+/// still reads whole; a stated size above a chart file's limit is not trusted for the
+/// reservation (the reader bounds what is read).
+fn read_shared(mut reader: impl Read, expected: u64) -> io::Result<Bytes> {
     let expected = usize::try_from(expected.min(MAX_DECOMPRESSED_FILE_SIZE)).unwrap_or(0);
-    let mut data: Arc<[u8]> = iter::repeat_n(0, expected).collect();
-    let filled = match Arc::get_mut(&mut data) {
-        Some(buffer) => fill(&mut reader, buffer)?,
-        // Not reached: a new Arc is not shared.
-        None => 0,
-    };
-    if filled < expected {
-        let mut rest = data[..filled].to_vec();
-        reader.read_to_end(&mut rest)?;
-        return Ok(rest.into());
-    }
-    let mut rest = Vec::new();
-    if reader.read_to_end(&mut rest)? == 0 {
-        return Ok(data);
-    }
-    let mut all = data.to_vec();
-    all.append(&mut rest);
-    Ok(all.into())
-}
-
-/// Reads into `buffer` until it is full or the reader ends; how much was read.
-fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match reader.read(&mut buffer[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
+    let mut data = Vec::with_capacity(expected);
+    reader.read_to_end(&mut data)?;
+    Ok(Bytes::from(data))
 }
 
 /// Loads a chart from the bytes of a gzipped tar archive whose entries sit under one top
@@ -460,7 +461,7 @@ pub fn load_files(files: Vec<File>) -> Result<Chart, LoadError> {
 type ParsedValues = HashMap<String, Result<DataMap, yaml::YamlError>>;
 
 /// The root `values.yaml` parsed already: its contents and what parsing them gave.
-type ParsedRootValues = (Arc<[u8]>, Result<DataMap, yaml::YamlError>);
+type ParsedRootValues = (Bytes, Result<DataMap, yaml::YamlError>);
 
 /// Parses the `values.yaml` files of a chart and of the subchart folders below it, on all
 /// cores: a root chart's values can take as long to read as all its subcharts' together. A
@@ -477,7 +478,7 @@ fn parse_values_files(files: &[File], root: Option<ParsedRootValues>) -> ParsedV
         && seen.get("values.yaml") == Some(&1)
         && files
             .iter()
-            .any(|file| file.name == "values.yaml" && Arc::ptr_eq(&file.data, &data))
+            .any(|file| file.name == "values.yaml" && same_bytes(&file.data, &data))
     {
         ready.insert("values.yaml".to_string(), parsed);
     }
@@ -686,6 +687,37 @@ mod tests {
     }
 
     #[test]
+    fn large_folder_files_are_mapped_whole_and_small_ones_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, data: &[u8]| {
+            let path = dir.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, data).unwrap();
+        };
+        let size = usize::try_from(MAP_MIN_SIZE).unwrap();
+        let line = b"# some padding of a large template file\n";
+        let big: Vec<u8> = line.iter().copied().cycle().take(size + 17).collect();
+        let mut big_with_bom = UTF8_BOM.to_vec();
+        big_with_bom.extend_from_slice(&big);
+        let small: Vec<u8> = line.iter().copied().cycle().take(size - 1).collect();
+        write("Chart.yaml", CHART);
+        write("templates/big.yaml", &big_with_bom);
+        write("templates/small.yaml", &small);
+        write("crds/big.yaml", &big);
+        let chart = load_dir(dir.path()).unwrap();
+        let data = |files: &[File], name: &str| {
+            files
+                .iter()
+                .find(|f| f.name == name)
+                .map(|f| f.data.clone())
+                .unwrap()
+        };
+        assert_eq!(data(&chart.templates, "templates/big.yaml"), big);
+        assert_eq!(data(&chart.templates, "templates/small.yaml"), small);
+        assert_eq!(data(&chart.files, "crds/big.yaml"), big);
+    }
+
+    #[test]
     fn a_byte_order_mark_is_dropped_from_what_was_read() {
         let chart = load_archive(&tgz(&[
             ("demo/Chart.yaml", CHART),
@@ -739,7 +771,7 @@ mod tests {
         for dep in &chart.dependencies {
             templates.extend(&dep.templates);
         }
-        let contents: Vec<&Arc<[u8]>> = templates.iter().map(|t| &t.data).collect();
+        let contents: Vec<&Bytes> = templates.iter().map(|t| &t.data).collect();
         let parsed: Vec<&str> = templates
             .iter()
             .zip(chart.parsed_ahead.take_all(&contents))

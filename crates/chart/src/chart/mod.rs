@@ -15,7 +15,8 @@ pub use load::{
 pub use metadata::{Dependency, Maintainer, Metadata};
 
 use std::fmt;
-use std::sync::Arc;
+
+use bytes::Bytes;
 
 use crate::data::Map;
 
@@ -25,8 +26,9 @@ pub struct File {
     /// The path relative to the chart root, e.g. `templates/deployment.yaml`.
     pub name: String,
     /// The contents, without a UTF-8 byte order mark; shared, so cloning a chart (as every
-    /// render does) and serving `.Files` copy no file contents.
-    pub data: Arc<[u8]>,
+    /// render does) and serving `.Files` copy no file contents. A large file of a chart folder
+    /// is mapped from the file rather than read (see [`load_dir`]).
+    pub data: Bytes,
     /// When it was last modified (the archive entry's or the file system's time), which Helm
     /// records in releases; `None` for files made in code.
     pub modified: Option<jiff::Timestamp>,
@@ -86,6 +88,11 @@ pub(crate) fn file_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(data),
     }
+}
+
+/// Whether `a` and `b` are the same bytes in memory (not merely equal contents).
+pub(crate) fn same_bytes(a: &Bytes, b: &Bytes) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
 fn has_manifest_extension(name: &str) -> bool {

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use base64::Engine as _;
+use bytes::Bytes;
 
 use super::glob::Glob;
 use crate::data::{self, Data};
@@ -15,12 +15,12 @@ use crate::value::{Map, MethodError, Object, Value};
 /// `map[string][]byte`). The contents are the chart's own, shared: a file is copied only when a
 /// template reads it.
 #[derive(Clone, Debug, Default)]
-pub struct Files(Rc<BTreeMap<String, Arc<[u8]>>>);
+pub struct Files(Rc<BTreeMap<String, Bytes>>);
 
 impl Files {
-    /// Files from `(path, content)` pairs (contents shared as `Arc<[u8]>`, or copied once from
-    /// a `Vec<u8>` or a slice).
-    pub fn new<D: Into<Arc<[u8]>>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
+    /// Files from `(path, content)` pairs (contents shared as [`Bytes`], or taken over from a
+    /// `Vec<u8>` or a `String`).
+    pub fn new<D: Into<Bytes>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
         Files(Rc::new(
             files
                 .into_iter()

@@ -12,7 +12,8 @@ pub use manifest::{CheckedFile, Manifest, check_file, sort_manifests, split_mani
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+
+use bytes::Bytes;
 
 use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
@@ -89,11 +90,12 @@ pub struct TemplateOptions {
     pub show_only: Vec<String>,
     /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
-    /// Leave the template engine (parse trees, template texts and constants, functions)
-    /// allocated after a successful render, for a process that exits right after
-    /// (`template`): freeing tens of thousands of parse-tree nodes one by one costs
-    /// milliseconds that the exit saves. Long-running callers leave it false.
-    pub leak_parse_trees: bool,
+    /// Leave what a render built (the template engine with its parse trees, the chart taken
+    /// by [`install_owned`], the coalesced values) allocated after it succeeds, for a process
+    /// that exits right after (`template`): freeing hundreds of thousands of small
+    /// allocations one by one costs milliseconds that the exit saves. Long-running callers
+    /// leave it false.
+    pub leave_to_exit: bool,
 }
 
 /// A render failure, with what Helm shows of a half-made release.
@@ -178,7 +180,7 @@ pub struct Release {
     /// The CRD files of the chart as rendered (without disabled subcharts, under their
     /// aliases), by path, as Helm installs them; the manifest starts with them when
     /// `include_crds` is set.
-    pub crds: Vec<(String, Arc<[u8]>)>,
+    pub crds: Vec<(String, Bytes)>,
 }
 
 /// Renders `chart` with the user values `user_values` as `helm install` does without a
@@ -252,6 +254,10 @@ fn install_checked(
     }
     let mut release = render_resources(&chart, &coalesced, options)?;
     release.warnings = warnings.0;
+    if options.leave_to_exit {
+        std::mem::forget(chart);
+        std::mem::forget(coalesced);
+    }
     Ok(release)
 }
 
@@ -345,7 +351,7 @@ fn render_resources(
 struct Renderable<'c> {
     text: Cow<'c, str>,
     /// The file's contents, by which a parse made while the chart loaded is found.
-    data: &'c Arc<[u8]>,
+    data: &'c Bytes,
     dot: Map,
     base_path: String,
 }
@@ -396,7 +402,7 @@ fn render_each(
         .iter()
         .map(|name| (name.as_str(), renderables[*name].text.as_ref()))
         .collect();
-    let contents: Vec<&Arc<[u8]>> = names.iter().map(|name| renderables[*name].data).collect();
+    let contents: Vec<&Bytes> = names.iter().map(|name| renderables[*name].data).collect();
     let parsed = chart.parsed_ahead.take_all(&contents);
     engine
         .add_templates_parsed(&files, parsed)
@@ -416,7 +422,7 @@ fn render_each(
             .map_err(|e| RenderError::template(&e, exec_message(&e)))?;
         emit(name.clone(), rendered);
     }
-    if options.leak_parse_trees {
+    if options.leave_to_exit {
         std::mem::forget(engine);
     }
     Ok(())
@@ -683,7 +689,7 @@ mod tests {
                 .iter()
                 .map(|(name, data)| crate::chart::File {
                     name: name.to_string(),
-                    data: data.as_bytes().into(),
+                    data: Bytes::copy_from_slice(data.as_bytes()),
                     modified: None,
                 })
                 .collect(),
@@ -722,14 +728,14 @@ mod tests {
     }
 
     #[test]
-    fn a_render_that_leaves_its_parse_trees_prints_the_same() {
+    fn a_render_that_leaves_its_allocations_to_the_exit_prints_the_same() {
         let c = chart("{{ define \"x\" }}b: {{ . }}{{ end }}a: 1\n{{ template \"x\" 2 }}\n");
         let freed = install(&c, &DataMap::default(), &TemplateOptions::default()).unwrap();
         let leaving = TemplateOptions {
-            leak_parse_trees: true,
+            leave_to_exit: true,
             ..Default::default()
         };
-        let left = install(&c, &DataMap::default(), &leaving).unwrap();
+        let left = install_owned(c, &DataMap::default(), &leaving).unwrap();
         assert_eq!(left.manifest, freed.manifest);
         assert!(left.manifest.contains("a: 1\nb: 2"), "{}", left.manifest);
     }

@@ -2,7 +2,6 @@
 //! for the chart and every subchart on its own table, with errors naming the values path in
 //! the words Helm v4 prints (`- at '/age': minimum: got -5, want 0`).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use jsonschema::Draft;
@@ -92,7 +91,7 @@ fn collect_violations(chart: &Chart, folder: &str, values: &Map, found: &mut Vec
 /// (about 2 ms, once per process), which [`validate_single_schema`] would otherwise build when
 /// it first checks a schema; the validation then finds it ready, or waits for it. Only the
 /// first schema offered in a process starts it, which may be a subchart's.
-pub(crate) fn prepare_meta_schema(schema: Arc<[u8]>) {
+pub(crate) fn prepare_meta_schema(schema: bytes::Bytes) {
     static STARTED: AtomicBool = AtomicBool::new(false);
     if STARTED.swap(true, Ordering::Relaxed) {
         return;
