@@ -267,11 +267,11 @@ fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Bytes
 /// map it (the file is then read).
 #[allow(unsafe_code)]
 fn map_file(file: &fs::File) -> Option<Bytes> {
-    // SAFETY: the map is private and read-only, and the bytes made from it own it. Its
-    // contents are the file's as long as no one changes the file: a chart folder is loaded
-    // to be rendered at once (by the `template` command), and a chart being changed while it
-    // is read gives torn contents when read as well. A file cut short while mapped makes
-    // reading past its new end fault, which is why only `load_dir` maps files.
+    // SAFETY: the map is read-only, and the bytes made from it own it. Its contents are the
+    // file's as long as no one changes the file: a chart folder is loaded to be rendered at
+    // once (by the `template` command), and a chart being changed while it is read gives torn
+    // contents when read as well. A file cut short while mapped makes reading past its new
+    // end fault, which is why only `load_dir` maps files.
     let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
     Some(Bytes::from_owner(map))
 }
