@@ -23,8 +23,8 @@ use super::{file_text, same_bytes};
 use crate::engine::{Engine, ParsedTemplate};
 
 /// The parsed files by the address of their data, with the data itself: holding it keeps the
-/// address from being reused by another file. (Empty files may share an address; they parse
-/// alike.)
+/// address from being reused by another file. Empty files, whose data holds no memory, are
+/// not parsed ahead.
 type Table = HashMap<usize, (Bytes, ParsedTemplate)>;
 
 fn address(data: &Bytes) -> usize {
@@ -87,6 +87,9 @@ impl AheadParser {
     /// its meta-schema's validator built (once per process), the others are ignored.
     pub(crate) fn offer(&self, name: &str, data: &Bytes) {
         let Some(sender) = &self.sender else { return };
+        if data.is_empty() {
+            return;
+        }
         match super::load::own_path(name) {
             Some(path) if path.starts_with("templates/") => {
                 // A helper that has stopped only means the render parses this file itself.
@@ -145,8 +148,10 @@ impl ParsedAhead {
         let mut table = std::mem::take(&mut ahead.table);
         files
             .iter()
-            .map(|data| match table.remove(&address(data)) {
-                Some((held, parsed)) if same_bytes(&held, data) => Some(parsed),
+            .map(|data| match table.get(&address(data)) {
+                Some((held, _)) if same_bytes(held, data) => {
+                    table.remove(&address(data)).map(|(_, parsed)| parsed)
+                }
                 _ => None,
             })
             .collect()

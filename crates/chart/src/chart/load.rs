@@ -106,9 +106,7 @@ fn sniff_content_type(data: &[u8]) -> &'static str {
 
 /// Loads a chart folder: `.helmignore` rules plus Helm's defaults decide which files count.
 /// Its template files are parsed ahead for a render that follows (see
-/// [`load_archive_to_render`]). Its large files are mapped into memory rather than read (see
-/// `MAP_MIN_SIZE`): the folder must not change while the chart is in use, which suits a
-/// command that renders it at once; a long-running caller should load archives.
+/// [`load_archive_to_render`]).
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     let mut rules = Rules::default();
     let ignore_file = dir.join(HELMIGNORE);
@@ -225,12 +223,6 @@ impl FolderWalk<'_> {
     }
 }
 
-/// Folder files of at least this size are mapped into memory rather than read: a large
-/// chart's big files are mostly CRDs and dashboards that a render never reads, and what it
-/// does read comes straight from the page cache, without a copy in fresh memory (whose pages
-/// the kernel must clear first). Smaller files cost less to read than to map.
-const MAP_MIN_SIZE: u64 = 16 * 1024;
-
 /// The contents of the folder file at `path` (`rel` in the chart), without a byte order mark;
 /// irregular and oversized files are refused.
 fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Bytes, LoadError> {
@@ -244,36 +236,14 @@ fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Bytes
     if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
         return Err(too_large_file(name));
     }
-    let read_error = |e: io::Error| err(format!("error reading {rel}: {}", io_text(&e)));
-    let file = fs::File::open(path).map_err(read_error)?;
-    let mapped = if meta.len() >= MAP_MIN_SIZE {
-        map_file(&file)
-    } else {
-        None
-    };
-    let data = match mapped {
-        Some(data) => data,
-        // Bounded: the file may have grown since it was stat'ed.
-        None => read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len())
-            .map_err(read_error)?,
-    };
+    // Bounded: the file may have grown since it was stat'ed.
+    let data = fs::File::open(path)
+        .and_then(|file| read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()))
+        .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
     if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
         return Err(too_large_file(name));
     }
     Ok(strip_bom(data))
-}
-
-/// The contents of `file` mapped read-only into memory, or `None` where the file system cannot
-/// map it (the file is then read).
-#[allow(unsafe_code)]
-fn map_file(file: &fs::File) -> Option<Bytes> {
-    // SAFETY: the map is read-only, and the bytes made from it own it. Its contents are the
-    // file's as long as no one changes the file: a chart folder is loaded to be rendered at
-    // once (by the `template` command), and a chart being changed while it is read gives torn
-    // contents when read as well. A file cut short while mapped makes reading past its new
-    // end fault, which is why only `load_dir` maps files.
-    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
-    Some(Bytes::from_owner(map))
 }
 
 fn too_large_file(name: &str) -> LoadError {
@@ -687,22 +657,20 @@ mod tests {
     }
 
     #[test]
-    fn large_folder_files_are_mapped_whole_and_small_ones_read() {
+    fn folder_files_load_whole_without_a_byte_order_mark() {
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, data: &[u8]| {
             let path = dir.path().join(name);
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(path, data).unwrap();
         };
-        let size = usize::try_from(MAP_MIN_SIZE).unwrap();
         let line = b"# some padding of a large template file\n";
-        let big: Vec<u8> = line.iter().copied().cycle().take(size + 17).collect();
+        let big: Vec<u8> = line.iter().copied().cycle().take(300_000).collect();
         let mut big_with_bom = UTF8_BOM.to_vec();
         big_with_bom.extend_from_slice(&big);
-        let small: Vec<u8> = line.iter().copied().cycle().take(size - 1).collect();
         write("Chart.yaml", CHART);
         write("templates/big.yaml", &big_with_bom);
-        write("templates/small.yaml", &small);
+        write("templates/bom-only.yaml", UTF8_BOM);
         write("crds/big.yaml", &big);
         let chart = load_dir(dir.path()).unwrap();
         let data = |files: &[File], name: &str| {
@@ -713,7 +681,10 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(data(&chart.templates, "templates/big.yaml"), big);
-        assert_eq!(data(&chart.templates, "templates/small.yaml"), small);
+        assert_eq!(
+            data(&chart.templates, "templates/bom-only.yaml"),
+            b"".as_slice()
+        );
         assert_eq!(data(&chart.files, "crds/big.yaml"), big);
     }
 

@@ -26,8 +26,7 @@ pub struct File {
     /// The path relative to the chart root, e.g. `templates/deployment.yaml`.
     pub name: String,
     /// The contents, without a UTF-8 byte order mark; shared, so cloning a chart (as every
-    /// render does) and serving `.Files` copy no file contents. A large file of a chart folder
-    /// is mapped from the file rather than read (see [`load_dir`]).
+    /// render does) and serving `.Files` copy no file contents.
     pub data: Bytes,
     /// When it was last modified (the archive entry's or the file system's time), which Helm
     /// records in releases; `None` for files made in code.

@@ -90,8 +90,9 @@ pub struct TemplateOptions {
     pub show_only: Vec<String>,
     /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
-    /// Leave what a render built (the template engine with its parse trees, the chart taken
-    /// by [`install_owned`], the coalesced values) allocated after it succeeds, for a process
+    /// Leave what a render built (the template engine with its parse trees, the chart it
+    /// rendered, which is [`install`]'s copy or what [`install_owned`] took, and the coalesced
+    /// values) allocated after it succeeds, for a process
     /// that exits right after (`template`): freeing hundreds of thousands of small
     /// allocations one by one costs milliseconds that the exit saves. Long-running callers
     /// leave it false.

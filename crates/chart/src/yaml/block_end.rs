@@ -34,6 +34,8 @@ pub(super) fn libyaml_value(
 /// The input being composed, with what the checks above need of it.
 pub(super) struct Source<'a> {
     text: &'a str,
+    /// Characters after its last line break, counted when first needed.
+    last_line_chars: OnceCell<usize>,
     /// Its lines, indexed when first needed.
     lines: OnceCell<Lines<'a>>,
 }
@@ -77,6 +79,7 @@ impl<'a> Source<'a> {
     pub(super) fn new(text: &'a str) -> Source<'a> {
         Source {
             text,
+            last_line_chars: OnceCell::new(),
             lines: OnceCell::new(),
         }
     }
@@ -85,9 +88,10 @@ impl<'a> Source<'a> {
     /// rendered manifest may end in a line of hundreds of kilobytes (a dashboard's JSON), so
     /// it is not counted up front.
     fn last_line_chars(&self) -> usize {
-        let bytes = self.text.as_bytes();
-        let start = memchr::memrchr2(b'\n', b'\r', bytes).map_or(0, |i| i + 1);
-        self.text[start..].chars().count()
+        *self.last_line_chars.get_or_init(|| {
+            let start = memchr::memrchr2(b'\n', b'\r', self.text.as_bytes()).map_or(0, |i| i + 1);
+            self.text[start..].chars().count()
+        })
     }
 
     fn lines(&self) -> &Lines<'a> {
