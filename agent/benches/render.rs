@@ -2,17 +2,22 @@
 //! kube-prometheus-stack and bitnami nginx from `shared/conformance/charts`.
 //!
 //! For each chart it reports our in-process render time (load, values, render, sort,
-//! output; median of several runs), the median wall time, CPU time (user + system) and peak
-//! memory of `landscaper-agent template` processes, the same for `helm template` when helm is
-//! found (`$HELM` or `PATH`), and how many times faster ours is. CPU and peak memory come
-//! from `/usr/bin/time -f "%U %S %M"`; runs alternate between the two programs so that load
-//! from elsewhere on the machine hits both alike.
+//! output; median of several runs), then the cost of `landscaper-agent template` processes
+//! and of `helm template` processes when helm is found (`$HELM` or `PATH`), how many times
+//! faster ours is, and whether the two printed the same manifests.
+//!
+//! Each process is started directly, its output going to a file as with a shell's `>`: the
+//! wall time runs from start to exit, the CPU time is what the kernel counts for the children
+//! of this process (`/proc/self/stat`). Peak memory comes from a second run of each under
+//! `/usr/bin/time -f %M`, so that neither that program nor a pipe is part of the timed runs.
+//! Runs alternate between the two programs so that load from elsewhere on the machine hits
+//! both alike.
 //!
 //! Run: `cargo bench -p landscaper-agent --bench render` (build the release binary first
 //! with `cargo build --release -p landscaper-agent` so the process figures are optimized).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use landscaper_chart::chart;
@@ -64,12 +69,15 @@ fn in_process(chart_dir: &Path, values: &Path) -> Result<(Duration, usize), Stri
     Ok((times[RUNS / 2], bytes))
 }
 
-/// What one process cost.
+/// What one program cost over its processes.
 #[derive(Clone, Copy)]
 struct Cost {
+    /// Median wall time, from start to exit.
     wall: Duration,
-    cpu: Duration,
-    peak_kib: u64,
+    /// Mean CPU time (user + system); `None` where the kernel does not tell.
+    cpu: Option<Duration>,
+    /// Largest peak resident memory; `None` without `/usr/bin/time`.
+    peak_kib: Option<u64>,
 }
 
 /// Helm's and XDG's variables that would point the processes at this machine's user's helm
@@ -87,62 +95,144 @@ const USER_FOLDER_VARIABLES: &[&str] = &[
     "XDG_DATA_HOME",
 ];
 
-/// Wall time, CPU time and peak RSS of one process, through `/usr/bin/time`, with the empty
-/// folder `home` as its HOME: no helm repositories or plugins of this machine's user.
-fn process(program: &Path, home: &Path, chart_dir: &Path, values: &Path) -> Option<Cost> {
-    let start = Instant::now();
-    let mut command = Command::new("/usr/bin/time");
-    for variable in USER_FOLDER_VARIABLES {
-        command.env_remove(variable);
-    }
-    let out = command
-        .args(["-f", "%U %S %M"])
-        .arg(program)
-        .args(["template", "rel"])
-        .arg(chart_dir)
-        .arg("-f")
-        .arg(values)
-        .args(["--namespace", "ns1", "--kube-version", "1.33.0"])
-        .env("HOME", home)
-        .output()
-        .ok()?;
-    let wall = start.elapsed();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut fields = stderr.lines().last()?.split_whitespace();
-    let mut seconds = || fields.next()?.parse::<f64>().ok();
-    let cpu = Duration::from_secs_f64(seconds()? + seconds()?);
-    let peak_kib = seconds()? as u64;
-    out.status.success().then_some(Cost {
-        wall,
-        cpu,
-        peak_kib,
-    })
+/// One program rendering one chart, as a user runs it.
+struct Run<'a> {
+    program: &'a Path,
+    /// An empty folder as HOME: no helm repositories or plugins of this machine's user.
+    home: &'a Path,
+    chart_dir: &'a Path,
+    values: &'a Path,
 }
 
-/// Medians of wall and CPU time, and the largest peak, over `runs`.
-fn median(mut runs: Vec<Cost>) -> Option<Cost> {
-    let mid = runs.len() / 2;
-    let peak_kib = runs.iter().map(|r| r.peak_kib).max()?;
-    runs.sort_by_key(|r| r.wall);
-    let wall = runs.get(mid)?.wall;
-    runs.sort_by_key(|r| r.cpu);
-    let cpu = runs.get(mid)?.cpu;
-    Some(Cost {
-        wall,
-        cpu,
-        peak_kib,
-    })
+impl Run<'_> {
+    /// The `template` command line, run by `wrapper` (a program and its arguments, such as
+    /// `/usr/bin/time -f %M`) when given.
+    fn command(&self, wrapper: Option<(&str, &[&str])>) -> Command {
+        let mut command = match wrapper {
+            Some((runner, args)) => {
+                let mut command = Command::new(runner);
+                command.args(args).arg(self.program);
+                command
+            }
+            None => Command::new(self.program),
+        };
+        for variable in USER_FOLDER_VARIABLES {
+            command.env_remove(variable);
+        }
+        command
+            .args(["template", "rel"])
+            .arg(self.chart_dir)
+            .arg("-f")
+            .arg(self.values)
+            .args(["--namespace", "ns1", "--kube-version", "1.33.0"])
+            .env("HOME", self.home);
+        command
+    }
+
+    /// Runs the program itself, its output going to the file `out` as with a shell's
+    /// redirection: the wall time from start to exit, and the CPU clock ticks it used.
+    fn timed(&self, out: &Path) -> Option<(Duration, Option<u64>)> {
+        let out = std::fs::File::create(out).ok()?;
+        let ticks_before = children_cpu_ticks();
+        let start = Instant::now();
+        let status = self
+            .command(None)
+            .stdout(out)
+            .stderr(Stdio::null())
+            .status()
+            .ok()?;
+        let wall = start.elapsed();
+        let ticks = children_cpu_ticks()
+            .zip(ticks_before)
+            .map(|(after, before)| after.saturating_sub(before));
+        status.success().then_some((wall, ticks))
+    }
+
+    /// Runs the program under `/usr/bin/time` for its peak resident memory, in KiB.
+    fn peak_kib(&self) -> Option<u64> {
+        let out = self
+            .command(Some(("/usr/bin/time", &["-f", "%M"])))
+            .stdout(Stdio::null())
+            .output()
+            .ok()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let peak = stderr.lines().last()?.trim().parse().ok()?;
+        out.status.success().then_some(peak)
+    }
+}
+
+/// Linux's `USER_HZ`: the unit of the CPU times in `/proc`.
+const CLOCK_TICKS_PER_SECOND: u64 = 100;
+
+/// CPU clock ticks (user + system) used by the children this process has waited for, from
+/// `/proc/self/stat`; `None` where there is no such file.
+fn children_cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces: the
+    // first is field 3 (state), so fields 16 and 17 (cutime, cstime) are at 13 and 14.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let user: u64 = fields.get(13)?.parse().ok()?;
+    let system: u64 = fields.get(14)?.parse().ok()?;
+    Some(user + system)
+}
+
+/// The processes of one program: wall times, CPU ticks and peaks of each.
+#[derive(Default)]
+struct Processes {
+    walls: Vec<Duration>,
+    ticks: Vec<Option<u64>>,
+    peaks: Vec<u64>,
+}
+
+impl Processes {
+    /// Runs `run` once for time (its output into `out`) and once for memory.
+    fn measure(&mut self, run: &Run, out: &Path) {
+        if let Some((wall, ticks)) = run.timed(out) {
+            self.walls.push(wall);
+            self.ticks.push(ticks);
+        }
+        self.peaks.extend(run.peak_kib());
+    }
+
+    /// The median wall time, the mean CPU time (a process's ticks are 10 ms steps, too coarse
+    /// to take a median of) and the largest peak.
+    fn cost(mut self) -> Option<Cost> {
+        self.walls.sort();
+        let wall = *self.walls.get(self.walls.len() / 2)?;
+        let ticks: Option<u64> = self.ticks.iter().copied().sum();
+        let cpu = ticks.map(|t| {
+            Duration::from_secs_f64(
+                t as f64 / CLOCK_TICKS_PER_SECOND as f64 / self.walls.len() as f64,
+            )
+        });
+        Some(Cost {
+            wall,
+            cpu,
+            peak_kib: self.peaks.iter().copied().max(),
+        })
+    }
 }
 
 fn show(label: &str, cost: Option<Cost>) {
     match cost {
         Some(c) => println!(
-            "  {label:<20}{} wall, {} CPU, {:.1} MiB peak (median of {PROCESS_RUNS})",
+            "  {label:<20}{} wall (median), {} CPU (mean), {} peak (largest), of {PROCESS_RUNS}",
             ms(c.wall),
-            ms(c.cpu),
-            c.peak_kib as f64 / 1024.0
+            c.cpu.map_or_else(|| "unknown".to_string(), ms),
+            c.peak_kib.map_or_else(
+                || "unknown".to_string(),
+                |k| format!("{:.1} MiB", k as f64 / 1024.0)
+            )
         ),
         None => println!("  {label:<20}not measured (program missing or failed)"),
+    }
+}
+
+/// How many times `theirs` is `ours`, or "n/a" when either is unknown or zero.
+fn ratio(theirs: Option<f64>, ours: Option<f64>) -> String {
+    match (theirs, ours) {
+        (Some(t), Some(o)) if t > 0.0 && o > 0.0 => format!("{:.2}x", t / o),
+        _ => "n/a".to_string(),
     }
 }
 
@@ -169,10 +259,10 @@ fn main() {
         .filter(|p| p.is_file())
         .unwrap_or(agent);
     let helm = find("helm", "HELM");
-    let home = tempfile::Builder::new()
-        .prefix("landscaper-bench-home-")
+    let scratch = tempfile::Builder::new()
+        .prefix("landscaper-bench-")
         .tempdir()
-        .inspect_err(|e| println!("no temporary HOME, so no process figures: {e}"))
+        .inspect_err(|e| println!("no temporary folder, so no process figures: {e}"))
         .ok();
     for (name, chart_dir, values) in CASES {
         let chart_dir = charts().join(chart_dir);
@@ -185,26 +275,52 @@ fn main() {
             ),
             Err(e) => println!("  ours, in process:   failed: {e}"),
         }
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let Some(scratch) = &scratch else { continue };
+        let home = scratch.path().join("home");
+        if let Err(e) = std::fs::create_dir_all(&home) {
+            println!("  no HOME for the processes: {e}");
+            continue;
+        }
+        let (our_out, helm_out) = (scratch.path().join("ours"), scratch.path().join("helm"));
+        let run = |program| Run {
+            program,
+            home: &home,
+            chart_dir: &chart_dir,
+            values: &values,
+        };
+        let (mut ours, mut theirs) = (Processes::default(), Processes::default());
         for _ in 0..PROCESS_RUNS {
-            let Some(home) = &home else { break };
             if agent.is_file() {
-                ours.extend(process(&agent, home.path(), &chart_dir, &values));
+                ours.measure(&run(&agent), &our_out);
             }
             if let Some(helm) = &helm {
-                theirs.extend(process(helm, home.path(), &chart_dir, &values));
+                theirs.measure(&run(helm), &helm_out);
             }
         }
-        let (ours, theirs) = (median(ours), median(theirs));
+        let (ours, theirs) = (ours.cost(), theirs.cost());
         show("ours, process:", ours);
         show("helm template:", theirs);
         if let (Some(o), Some(h)) = (ours, theirs) {
             println!(
-                "  helm / ours:        {:.2}x wall, {:.2}x CPU, {:.2}x peak memory",
-                h.wall.as_secs_f64() / o.wall.as_secs_f64(),
-                h.cpu.as_secs_f64() / o.cpu.as_secs_f64().max(1e-6),
-                h.peak_kib as f64 / o.peak_kib.max(1) as f64
+                "  helm / ours:        {} wall, {} CPU, {} peak memory",
+                ratio(Some(h.wall.as_secs_f64()), Some(o.wall.as_secs_f64())),
+                ratio(
+                    h.cpu.map(|c| c.as_secs_f64()),
+                    o.cpu.map(|c| c.as_secs_f64())
+                ),
+                ratio(h.peak_kib.map(|k| k as f64), o.peak_kib.map(|k| k as f64))
             );
+            match (std::fs::read(&our_out), std::fs::read(&helm_out)) {
+                (Ok(a), Ok(b)) if a == b => {
+                    println!("  outputs:            identical ({} bytes)", a.len())
+                }
+                (Ok(a), Ok(b)) => println!(
+                    "  outputs:            DIFFER ({} bytes ours, {} helm's)",
+                    a.len(),
+                    b.len()
+                ),
+                _ => println!("  outputs:            not compared (unreadable)"),
+            }
         }
     }
 }
