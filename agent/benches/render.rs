@@ -78,6 +78,10 @@ struct Cost {
     cpu: Option<Duration>,
     /// Largest peak resident memory; `None` without `/usr/bin/time`.
     peak_kib: Option<u64>,
+    /// The timed runs the figures come from.
+    runs: usize,
+    /// Runs (timed or for memory) that failed and count in no figure.
+    failed: usize,
 }
 
 /// Helm's and XDG's variables that would point the processes at this machine's user's helm
@@ -130,22 +134,32 @@ impl Run<'_> {
     }
 
     /// Runs the program itself, its output going to the file `out` as with a shell's
-    /// redirection: the wall time from start to exit, and the CPU clock ticks it used.
-    fn timed(&self, out: &Path) -> Option<(Duration, Option<u64>)> {
-        let out = std::fs::File::create(out).ok()?;
+    /// redirection: the wall time from start to exit, and the CPU clock ticks it used; or why
+    /// it failed.
+    fn timed(&self, out: &Path) -> Result<(Duration, Option<u64>), String> {
+        let out = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
         let ticks_before = children_cpu_ticks();
         let start = Instant::now();
-        let status = self
+        let done = self
             .command(None)
             .stdout(out)
-            .stderr(Stdio::null())
-            .status()
-            .ok()?;
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| format!("{}: {e}", self.program.display()))?;
         let wall = start.elapsed();
         let ticks = children_cpu_ticks()
             .zip(ticks_before)
             .map(|(after, before)| after.saturating_sub(before));
-        status.success().then_some((wall, ticks))
+        if !done.status.success() {
+            let stderr = String::from_utf8_lossy(&done.stderr);
+            return Err(format!(
+                "{} {}: {}",
+                self.program.display(),
+                done.status,
+                stderr.lines().last().unwrap_or_default()
+            ));
+        }
+        Ok((wall, ticks))
     }
 
     /// Runs the program under `/usr/bin/time` for its peak resident memory, in KiB.
@@ -182,16 +196,37 @@ struct Processes {
     walls: Vec<Duration>,
     ticks: Vec<Option<u64>>,
     peaks: Vec<u64>,
+    /// Timed runs that failed: the output file may be a failed run's.
+    timed_failures: usize,
+    /// Runs for memory that failed (or found no `/usr/bin/time`).
+    peak_failures: usize,
 }
 
 impl Processes {
-    /// Runs `run` once for time (its output into `out`) and once for memory.
+    /// Runs `run` once for time (its output into `out`) and once for memory; the first
+    /// failure of a timed run is printed.
     fn measure(&mut self, run: &Run, out: &Path) {
-        if let Some((wall, ticks)) = run.timed(out) {
-            self.walls.push(wall);
-            self.ticks.push(ticks);
+        match run.timed(out) {
+            Ok((wall, ticks)) => {
+                self.walls.push(wall);
+                self.ticks.push(ticks);
+            }
+            Err(e) => {
+                if self.timed_failures == 0 {
+                    println!("  failed: {e}");
+                }
+                self.timed_failures += 1;
+            }
         }
-        self.peaks.extend(run.peak_kib());
+        match run.peak_kib() {
+            Some(peak) => self.peaks.push(peak),
+            None => self.peak_failures += 1,
+        }
+    }
+
+    /// Whether every timed run succeeded, so that the output file is a successful run's.
+    fn all_timed_succeeded(&self) -> bool {
+        self.timed_failures == 0 && !self.walls.is_empty()
     }
 
     /// The median wall time, the mean CPU time (a process's ticks are 10 ms steps, too coarse
@@ -209,6 +244,8 @@ impl Processes {
             wall,
             cpu,
             peak_kib: self.peaks.iter().copied().max(),
+            runs: self.walls.len(),
+            failed: self.timed_failures + self.peak_failures,
         })
     }
 }
@@ -216,13 +253,19 @@ impl Processes {
 fn show(label: &str, cost: Option<Cost>) {
     match cost {
         Some(c) => println!(
-            "  {label:<20}{} wall (median), {} CPU (mean), {} peak (largest), of {PROCESS_RUNS}",
+            "  {label:<20}{} wall (median), {} CPU (mean), {} peak (largest), of {} runs{}",
             ms(c.wall),
             c.cpu.map_or_else(|| "unknown".to_string(), ms),
             c.peak_kib.map_or_else(
                 || "unknown".to_string(),
                 |k| format!("{:.1} MiB", k as f64 / 1024.0)
-            )
+            ),
+            c.runs,
+            if c.failed > 0 {
+                format!(" ({} failed runs left out)", c.failed)
+            } else {
+                String::new()
+            }
         ),
         None => println!("  {label:<20}not measured (program missing or failed)"),
     }
@@ -297,6 +340,7 @@ fn main() {
                 theirs.measure(&run(helm), &helm_out);
             }
         }
+        let comparable = ours.all_timed_succeeded() && theirs.all_timed_succeeded();
         let (ours, theirs) = (ours.cost(), theirs.cost());
         show("ours, process:", ours);
         show("helm template:", theirs);
@@ -311,6 +355,9 @@ fn main() {
                 ratio(h.peak_kib.map(|k| k as f64), o.peak_kib.map(|k| k as f64))
             );
             match (std::fs::read(&our_out), std::fs::read(&helm_out)) {
+                _ if !comparable => {
+                    println!("  outputs:            not compared (a run failed)")
+                }
                 (Ok(a), Ok(b)) if a == b => {
                     println!("  outputs:            identical ({} bytes)", a.len())
                 }

@@ -300,8 +300,7 @@ mod tests {
 
     /// Go's `releaseutil.SplitManifests`, through the regular expression Helm compiles and
     /// Go's `Regexp.Split`.
-    fn split_as_helm(text: &str) -> Vec<String> {
-        let separator = regex::Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").unwrap();
+    fn split_as_helm(separator: &regex::Regex, text: &str) -> Vec<String> {
         let text = text.trim();
         let mut docs = Vec::new();
         let (mut begin, mut end) = (0, 0);
@@ -325,6 +324,8 @@ mod tests {
     fn documents_split_where_helm_s_regular_expression_splits_them() {
         let pieces = [
             "---", "--", "-", "\n", "\r\n", " ", "\t", "\x0C", "a", "b: 1", "# c", "----", "é",
+            // Whitespace to `trim`, not to the separator.
+            "\x0B", "\u{A0}",
         ];
         // Every text of up to four pieces, and some longer ones.
         let mut texts = vec![String::new()];
@@ -343,8 +344,13 @@ mod tests {
             "---\n---\n".to_string(),
             "a: |\n  ---\n  x\n--- # c\nb".to_string(),
         ]);
+        let separator = regex::Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").unwrap();
         for text in &texts {
-            assert_eq!(split_manifests(text), split_as_helm(text), "{text:?}");
+            assert_eq!(
+                split_manifests(text),
+                split_as_helm(&separator, text),
+                "{text:?}"
+            );
         }
     }
 
