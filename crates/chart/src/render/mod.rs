@@ -92,10 +92,9 @@ pub struct TemplateOptions {
     pub skip_schema_validation: bool,
     /// Leave what a render built (the template engine with its parse trees, the chart it
     /// rendered, which is [`install`]'s copy or what [`install_owned`] took, and the coalesced
-    /// values) allocated after it succeeds, for a process
-    /// that exits right after (`template`): freeing hundreds of thousands of small
-    /// allocations one by one costs milliseconds that the exit saves. Long-running callers
-    /// leave it false.
+    /// values) allocated after it succeeds, for a process that exits right after
+    /// (`template`): freeing hundreds of thousands of small allocations one by one costs
+    /// milliseconds that the exit saves. Long-running callers leave it false.
     pub leave_to_exit: bool,
 }
 

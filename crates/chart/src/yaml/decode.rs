@@ -103,9 +103,7 @@ impl KeyId {
             Yaml::Seq(_) | Yaml::Map(_) => return None,
         })
     }
-}
 
-impl KeyId {
     /// Whether `a` and `b` are the same Go map key, as their identities would compare.
     fn same(a: &Yaml, b: &Yaml) -> bool {
         match (a, b) {
