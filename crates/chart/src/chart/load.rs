@@ -156,8 +156,10 @@ fn read_root_values(dir: &Path, rules: &Rules) -> Option<Bytes> {
         return None;
     }
     let path = dir.join(name);
-    let meta = fs::metadata(&path).ok()?;
-    read_folder_file(&path, name, &meta).ok()
+    if !fs::metadata(&path).ok()?.is_file() {
+        return None;
+    }
+    read_folder_file(&path, name).ok().map(|(data, _)| data)
 }
 
 /// A chart folder being read in Go's `filepath.Walk` order.
@@ -179,19 +181,28 @@ impl FolderWalk<'_> {
         }
         let read =
             fs::read_dir(dir).map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
-        let mut names: Vec<String> = Vec::new();
+        let mut entries: Vec<(String, fs::FileType)> = Vec::new();
         for entry in read {
-            let entry = entry.map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
-            names.push(entry.file_name().to_string_lossy().into_owned());
+            let entry_error = |e: io::Error| err(format!("{}: {}", dir.display(), io_text(&e)));
+            let entry = entry.map_err(entry_error)?;
+            // The type comes with the directory listing: only links cost a stat of their own.
+            let file_type = entry.file_type().map_err(entry_error)?;
+            entries.push((entry.file_name().to_string_lossy().into_owned(), file_type));
         }
         // Go's filepath.Walk visits names in byte order.
-        names.sort();
-        for name in names {
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (name, file_type) in entries {
             let path = dir.join(&name);
             let rel = format!("{prefix}{name}");
-            let meta = fs::metadata(&path)
-                .map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
-            if meta.is_dir() {
+            // Links are followed, to what they point at.
+            let file_type = if file_type.is_symlink() {
+                fs::metadata(&path)
+                    .map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?
+                    .file_type()
+            } else {
+                file_type
+            };
+            if file_type.is_dir() {
                 if !self.rules.ignore(&rel, true) {
                     self.walk(&path, &format!("{rel}/"), depth + 1)?;
                 }
@@ -200,14 +211,22 @@ impl FolderWalk<'_> {
             if self.rules.ignore(&rel, false) {
                 continue;
             }
+            // Not opened: opening a FIFO would wait for a writer.
+            if !file_type.is_file() {
+                return Err(irregular_file(&path));
+            }
             let read_already = if rel == "values.yaml" {
                 self.root_values.take()
             } else {
                 None
             };
-            let data = match read_already {
-                Some(data) => data,
-                None => read_folder_file(&path, &rel, &meta)?,
+            let (data, meta) = match read_already {
+                Some(data) => {
+                    let meta = fs::metadata(&path)
+                        .map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+                    (data, meta)
+                }
+                None => read_folder_file(&path, &rel)?,
             };
             self.ahead.offer(&rel, &data);
             self.files.push(File {
@@ -223,27 +242,34 @@ impl FolderWalk<'_> {
     }
 }
 
-/// The contents of the folder file at `path` (`rel` in the chart), without a byte order mark;
-/// irregular and oversized files are refused.
-fn read_folder_file(path: &Path, rel: &str, meta: &fs::Metadata) -> Result<Bytes, LoadError> {
+/// The contents of the folder file at `path` (`rel` in the chart), without a byte order mark,
+/// and what the open file's stat says of it; irregular and oversized files are refused. The
+/// caller has seen that `path` is a regular file: opening a FIFO would wait for a writer.
+fn read_folder_file(path: &Path, rel: &str) -> Result<(Bytes, fs::Metadata), LoadError> {
     let name = rel.rsplit('/').next().unwrap_or(rel);
+    let read_error = |e: io::Error| err(format!("error reading {rel}: {}", io_text(&e)));
+    let file = fs::File::open(path).map_err(read_error)?;
+    let meta = file.metadata().map_err(read_error)?;
     if !meta.is_file() {
-        return Err(err(format!(
-            "cannot load irregular file {} as it has file mode type bits set",
-            path.display()
-        )));
+        return Err(irregular_file(path));
     }
     if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
         return Err(too_large_file(name));
     }
     // Bounded: the file may have grown since it was stat'ed.
-    let data = fs::File::open(path)
-        .and_then(|file| read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()))
-        .map_err(|e| err(format!("error reading {rel}: {}", io_text(&e))))?;
+    let data =
+        read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()).map_err(read_error)?;
     if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
         return Err(too_large_file(name));
     }
-    Ok(strip_bom(data))
+    Ok((strip_bom(data), meta))
+}
+
+fn irregular_file(path: &Path) -> LoadError {
+    err(format!(
+        "cannot load irregular file {} as it has file mode type bits set",
+        path.display()
+    ))
 }
 
 fn too_large_file(name: &str) -> LoadError {
@@ -1055,6 +1081,22 @@ mod tests {
             "{e}"
         );
         fs::remove_file(root.join("sock")).unwrap();
+
+        // Nor is a FIFO, which is refused without being opened: opening it would wait for a
+        // writer (the load runs on a thread of its own, so that such a wait fails the test).
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("pipe"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let folder = root.to_path_buf();
+        std::thread::spawn(move || sender.send(load_dir(&folder).map(|_| ())));
+        let loaded = receiver.recv_timeout(std::time::Duration::from_secs(30));
+        let e = loaded.expect("the load returns").unwrap_err();
+        assert!(e.0.starts_with("cannot load irregular file"), "{e}");
+        assert!(e.0.contains("pipe"), "{e}");
+        fs::remove_file(root.join("pipe")).unwrap();
 
         // Too large a file is refused.
         let big = fs::File::create(root.join("big.bin")).unwrap();
