@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 
 use bytes::Bytes;
 
-use super::{file_text, same_bytes};
+use super::{same_bytes, source_text};
 use crate::engine::{Engine, ParsedTemplate};
 
 /// The parsed files by the address of their data, with the data itself: holding it keeps the
@@ -58,7 +58,7 @@ impl AheadParser {
                     if stopped.load(Ordering::Relaxed) {
                         break;
                     }
-                    if let Some(parsed) = engine.parse_apart(&file_text(&data)) {
+                    if let Some(parsed) = engine.parse_apart(source_text(&data)) {
                         table.insert(address(&data), (data, parsed));
                     }
                 }

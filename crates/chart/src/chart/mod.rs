@@ -17,6 +17,7 @@ pub use metadata::{Dependency, Maintainer, Metadata};
 use std::fmt;
 
 use bytes::Bytes;
+use bytestring::ByteString;
 
 use crate::data::Map;
 
@@ -87,6 +88,13 @@ pub(crate) fn file_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(data),
     }
+}
+
+/// The text of a chart file as a template's source: the file's own bytes where they are
+/// UTF-8 (as [`file_text`] reads them otherwise).
+pub(crate) fn source_text(data: &Bytes) -> ByteString {
+    ByteString::try_from(data.clone())
+        .unwrap_or_else(|_| ByteString::from(String::from_utf8_lossy(data).into_owned()))
 }
 
 /// Whether `a` and `b` are the same bytes in memory (not merely equal contents).

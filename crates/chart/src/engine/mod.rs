@@ -37,7 +37,9 @@ pub use exec::{Exec, MAX_TEMPLATE_DEPTH};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use bytestring::ByteString;
 use foldhash::{HashMap, HashSet};
+use indexmap::IndexSet;
 
 use crate::funcs::{FuncMap, helm_funcs};
 use crate::value::Value;
@@ -86,7 +88,9 @@ impl Default for Options {
 pub(crate) struct Template {
     name: String,
     parse_name: Rc<str>,
-    text: Rc<str>,
+    /// The file's text, shared with the chart that holds it (a chart's templates are a
+    /// megabyte or more).
+    text: ByteString,
     root: ast::List,
     /// The values of the constants of the file it was parsed from.
     constants: Rc<[Value]>,
@@ -98,9 +102,8 @@ impl Template {
     fn from_file(
         parsed: parser::ParsedFile,
         parse_name: &str,
-        text: &str,
+        text: ByteString,
     ) -> impl Iterator<Item = Template> {
-        let text: Rc<str> = text.into();
         let parse_name: Rc<str> = parse_name.into();
         let constants: Rc<[Value]> = parsed.literals.iter().map(ast::Literal::to_value).collect();
         parsed.trees.into_iter().map(move |tree| Template {
@@ -127,9 +130,15 @@ impl Template {
 pub(crate) struct ParsedTemplate {
     file: parser::ParsedFile,
     functions: Vec<String>,
+    text: ByteString,
 }
 
 impl ParsedTemplate {
+    /// The text that was parsed.
+    pub(crate) fn text(&self) -> &ByteString {
+        &self.text
+    }
+
     /// The parsed file, its own tree named `name`.
     fn named(mut self, name: &str) -> parser::ParsedFile {
         if let Some(own) = self.file.trees.first_mut() {
@@ -143,7 +152,8 @@ impl ParsedTemplate {
 pub struct Engine {
     funcs: FuncMap,
     templates: HashMap<String, Rc<Template>>,
-    files: Vec<String>,
+    /// The names of the files added, in the order they were first added.
+    files: IndexSet<String, foldhash::fast::RandomState>,
     options: Options,
     root_name: String,
 }
@@ -166,7 +176,7 @@ impl Engine {
         Engine {
             funcs,
             templates: HashMap::default(),
-            files: Vec::new(),
+            files: IndexSet::default(),
             options: Options::default(),
             root_name: "gotpl".to_string(),
         }
@@ -191,7 +201,7 @@ impl Engine {
     /// namespace. A later definition of a name replaces an earlier one, unless it is empty.
     pub fn add_template(&mut self, name: &str, text: &str) -> Result<(), Error> {
         let parsed = parser::parse(name, text, &|f| self.has_function(f))?;
-        self.insert_parsed(name, text, parsed);
+        self.insert_parsed(name, ByteString::from(text), parsed);
         Ok(())
     }
 
@@ -199,7 +209,11 @@ impl Engine {
     /// with the files parsed on all cores (parsing does not depend on the namespace; the trees
     /// are added in order afterwards, so later definitions still win).
     pub fn add_templates(&mut self, files: &[(&str, &str)]) -> Result<(), Error> {
-        self.add_templates_parsed(files, Vec::new())
+        let files: Vec<(&str, ByteString)> = files
+            .iter()
+            .map(|&(name, text)| (name, ByteString::from(text)))
+            .collect();
+        self.add_templates_parsed(&files, Vec::new())
     }
 
     /// [`Engine::add_templates`] with some files parsed already: `parsed[i]`, where given, is
@@ -208,7 +222,7 @@ impl Engine {
     /// engine's.
     pub(crate) fn add_templates_parsed(
         &mut self,
-        files: &[(&str, &str)],
+        files: &[(&str, ByteString)],
         mut parsed: Vec<Option<ParsedTemplate>>,
     ) -> Result<(), Error> {
         parsed.resize_with(files.len(), || None);
@@ -226,7 +240,7 @@ impl Engine {
         let fresh = crate::parallel::map_ordered(
             &missing,
             |&i| files[i].1.len(),
-            |&i| parser::parse(files[i].0, files[i].1, &known),
+            |&i| parser::parse(files[i].0, &files[i].1, &known),
         );
         let mut slots: Vec<Option<Result<parser::ParsedFile, Error>>> = parsed
             .into_iter()
@@ -238,7 +252,7 @@ impl Engine {
         }
         for ((name, text), slot) in files.iter().zip(slots) {
             if let Some(file) = slot {
-                self.insert_parsed(name, text, file?);
+                self.insert_parsed(name, text.clone(), file?);
             }
         }
         Ok(())
@@ -247,7 +261,7 @@ impl Engine {
     /// Parses `text` as a template file for [`Engine::add_templates_parsed`] of this or
     /// another engine, with this engine's functions; `None` if it does not parse (the engine
     /// it is added to then parses it again, for an error that names the file as it names it).
-    pub(crate) fn parse_apart(&self, text: &str) -> Option<ParsedTemplate> {
+    pub(crate) fn parse_apart(&self, text: ByteString) -> Option<ParsedTemplate> {
         let called = std::cell::RefCell::new(HashSet::default());
         let known = |f: &str| {
             let mut called = called.borrow_mut();
@@ -256,15 +270,16 @@ impl Engine {
             }
             self.has_function(f)
         };
-        let file = parser::parse("", text, &known).ok()?;
+        let file = parser::parse("", &text, &known).ok()?;
         Some(ParsedTemplate {
             file,
             functions: called.into_inner().into_iter().collect(),
+            text,
         })
     }
 
     /// Adds the templates of a parsed file to the namespace.
-    fn insert_parsed(&mut self, name: &str, text: &str, parsed: parser::ParsedFile) {
+    fn insert_parsed(&mut self, name: &str, text: ByteString, parsed: parser::ParsedFile) {
         for template in Template::from_file(parsed, name, text) {
             let keep_existing = template.is_empty()
                 && self
@@ -276,8 +291,8 @@ impl Engine {
                     .insert(template.name.clone(), Rc::new(template));
             }
         }
-        if !self.files.iter().any(|f| f == name) {
-            self.files.push(name.to_string());
+        if !self.files.contains(name) {
+            self.files.insert(name.to_string());
         }
     }
 
@@ -326,9 +341,10 @@ mod tests {
 
     #[test]
     fn a_file_parsed_apart_renders_under_the_name_it_is_added_with() {
-        let text =
-            "{{ define \"greet\" }}hi {{ .who | upper }}{{ end }}{{ template \"greet\" . }}!";
-        let parsed = Engine::new().parse_apart(text).expect("parses");
+        let text = ByteString::from_static(
+            "{{ define \"greet\" }}hi {{ .who | upper }}{{ end }}{{ template \"greet\" . }}!",
+        );
+        let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
         let mut engine = Engine::new();
         engine
             .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
@@ -342,8 +358,8 @@ mod tests {
 
     #[test]
     fn a_file_parsed_apart_with_a_function_the_engine_lacks_fails_as_if_parsed_in_place() {
-        let text = "{{ .who | upper }}";
-        let parsed = Engine::new().parse_apart(text).expect("parses");
+        let text = ByteString::from_static("{{ .who | upper }}");
+        let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
         let mut engine = Engine::with_funcs(go_builtins());
         let error = engine
             .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
@@ -352,21 +368,26 @@ mod tests {
             error.to_string(),
             "template: c/templates/a.yaml:1: function \"upper\" not defined"
         );
-        assert!(Engine::new().parse_apart("{{ if }}").is_none());
+        assert!(
+            Engine::new()
+                .parse_apart(ByteString::from_static("{{ if }}"))
+                .is_none()
+        );
     }
 
     #[test]
     fn files_without_a_parse_apart_are_parsed_in_their_place() {
-        let first = "{{ define \"x\" }}first{{ end }}";
-        let second = "{{ define \"x\" }}second{{ end }}{{ template \"x\" }}";
+        let first = ByteString::from_static("{{ define \"x\" }}first{{ end }}");
+        let second =
+            ByteString::from_static("{{ define \"x\" }}second{{ end }}{{ template \"x\" }}");
         // The later file's definition wins, whichever file was parsed apart.
         for parsed in [
-            vec![Engine::new().parse_apart(first)],
-            vec![None, Engine::new().parse_apart(second)],
+            vec![Engine::new().parse_apart(first.clone())],
+            vec![None, Engine::new().parse_apart(second.clone())],
         ] {
             let mut engine = Engine::new();
             engine
-                .add_templates_parsed(&[("a", first), ("b", second)], parsed)
+                .add_templates_parsed(&[("a", first.clone()), ("b", second.clone())], parsed)
                 .unwrap();
             assert_eq!(engine.render("b", &who("")).unwrap(), "second");
         }

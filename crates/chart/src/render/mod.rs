@@ -14,10 +14,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use bytes::Bytes;
+use bytestring::ByteString;
 
 use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
-use crate::chart::{Chart, file_text};
+use crate::chart::{Chart, file_text, source_text};
 use crate::data::Map as DataMap;
 use crate::engine::{self, Engine, ErrorKind};
 use crate::funcs::{Lookup, install_lookup};
@@ -349,7 +350,6 @@ fn render_resources(
 
 /// One template to render, with the context of the chart it belongs to.
 struct Renderable<'c> {
-    text: Cow<'c, str>,
     /// The file's contents, by which a parse made while the chart loaded is found.
     data: &'c Bytes,
     dot: Map,
@@ -398,12 +398,21 @@ fn render_each(
     if let Some(lookup) = &options.lookup {
         install_lookup(engine.funcs_mut(), lookup.clone());
     }
-    let files: Vec<(&str, &str)> = names
-        .iter()
-        .map(|name| (name.as_str(), renderables[*name].text.as_ref()))
-        .collect();
     let contents: Vec<&Bytes> = names.iter().map(|name| renderables[*name].data).collect();
     let parsed = chart.parsed_ahead.take_all(&contents);
+    // A file parsed ahead has had its text checked as UTF-8 already.
+    let files: Vec<(&str, ByteString)> = names
+        .iter()
+        .zip(&contents)
+        .enumerate()
+        .map(|(i, (name, data))| {
+            let text = match parsed.get(i) {
+                Some(Some(ahead)) => ahead.text().clone(),
+                _ => source_text(data),
+            };
+            (name.as_str(), text)
+        })
+        .collect();
     engine
         .add_templates_parsed(&files, parsed)
         .map_err(|e| RenderError::template(&e, e.helm_message()))?;
@@ -496,7 +505,6 @@ fn collect<'c>(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
-                text: file_text(&t.data),
                 data: &t.data,
                 dot: dot.clone(),
                 base_path: format!("{full_path}/templates"),

@@ -9,6 +9,7 @@ mod call;
 mod eval;
 mod walk;
 
+use bytestring::ByteString;
 use foldhash::HashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -198,7 +199,7 @@ impl<'e> Exec<'e> {
         let name = self.engine.root_name.clone();
         let parsed = parser::parse(&name, text, &|f| self.engine.has_function(f))?;
         let mut layer: HashMap<String, Rc<Template>> = HashMap::default();
-        for template in Template::from_file(parsed, &name, text) {
+        for template in Template::from_file(parsed, &name, ByteString::from(text)) {
             let keep_existing = template.is_empty()
                 && self
                     .lookup(&template.name)
