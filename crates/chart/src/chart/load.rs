@@ -183,10 +183,11 @@ impl FolderWalk<'_> {
             fs::read_dir(dir).map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
         let mut entries: Vec<(String, fs::FileType)> = Vec::new();
         for entry in read {
-            let entry_error = |e: io::Error| err(format!("{}: {}", dir.display(), io_text(&e)));
-            let entry = entry.map_err(entry_error)?;
+            let entry = entry.map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
             // The type comes with the directory listing: only links cost a stat of their own.
-            let file_type = entry.file_type().map_err(entry_error)?;
+            let file_type = entry
+                .file_type()
+                .map_err(|e| err(format!("{}: {}", entry.path().display(), io_text(&e))))?;
             entries.push((entry.file_name().to_string_lossy().into_owned(), file_type));
         }
         // Go's filepath.Walk visits names in byte order.
@@ -248,7 +249,13 @@ impl FolderWalk<'_> {
 fn read_folder_file(path: &Path, rel: &str) -> Result<(Bytes, fs::Metadata), LoadError> {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let read_error = |e: io::Error| err(format!("error reading {rel}: {}", io_text(&e)));
-    let file = fs::File::open(path).map_err(read_error)?;
+    let file = fs::File::open(path).map_err(|e| {
+        // As Helm, which stats before it reads, a file too large is refused as such.
+        match fs::metadata(path) {
+            Ok(meta) if meta.len() > MAX_DECOMPRESSED_FILE_SIZE => too_large_file(name),
+            _ => read_error(e),
+        }
+    })?;
     let meta = file.metadata().map_err(read_error)?;
     if !meta.is_file() {
         return Err(irregular_file(path));
@@ -1095,7 +1102,10 @@ mod tests {
         let loaded = receiver.recv_timeout(std::time::Duration::from_secs(30));
         let e = loaded.expect("the load returns").unwrap_err();
         assert!(e.0.starts_with("cannot load irregular file"), "{e}");
-        assert!(e.0.contains("pipe"), "{e}");
+        assert!(
+            e.0.contains(&root.join("pipe").display().to_string()),
+            "{e}"
+        );
         fs::remove_file(root.join("pipe")).unwrap();
 
         // Too large a file is refused.

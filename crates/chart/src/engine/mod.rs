@@ -139,12 +139,12 @@ impl ParsedTemplate {
         &self.text
     }
 
-    /// The parsed file, its own tree named `name`.
-    fn named(mut self, name: &str) -> parser::ParsedFile {
+    /// The parsed file, its own tree named `name`, and its text.
+    fn named(mut self, name: &str) -> (parser::ParsedFile, ByteString) {
         if let Some(own) = self.file.trees.first_mut() {
             own.name = name.to_string();
         }
-        self.file
+        (self.file, self.text)
     }
 }
 
@@ -217,9 +217,9 @@ impl Engine {
     }
 
     /// [`Engine::add_templates`] with some files parsed already: `parsed[i]`, where given, is
-    /// `files[i]`'s text parsed by [`Engine::parse_apart`] (on another thread, say). A file
-    /// that calls a function this engine lacks is parsed again, so that the error is this
-    /// engine's.
+    /// `files[i]`'s text parsed by [`Engine::parse_apart`] (on another thread, say), and the
+    /// template keeps the text that parse holds. A file that calls a function this engine
+    /// lacks is parsed again, so that the error is this engine's.
     pub(crate) fn add_templates_parsed(
         &mut self,
         files: &[(&str, ByteString)],
@@ -242,17 +242,18 @@ impl Engine {
             |&i| files[i].1.len(),
             |&i| parser::parse(files[i].0, &files[i].1, &known),
         );
-        let mut slots: Vec<Option<Result<parser::ParsedFile, Error>>> = parsed
+        let mut slots: Vec<Option<Result<(parser::ParsedFile, ByteString), Error>>> = parsed
             .into_iter()
             .zip(files)
             .map(|(ahead, (name, _))| ahead.map(|ahead| Ok(ahead.named(name))))
             .collect();
         for (i, result) in missing.into_iter().zip(fresh) {
-            slots[i] = Some(result);
+            slots[i] = Some(result.map(|file| (file, files[i].1.clone())));
         }
-        for ((name, text), slot) in files.iter().zip(slots) {
+        for ((name, _), slot) in files.iter().zip(slots) {
             if let Some(file) = slot {
-                self.insert_parsed(name, text.clone(), file?);
+                let (file, text) = file?;
+                self.insert_parsed(name, text, file);
             }
         }
         Ok(())

@@ -350,7 +350,8 @@ fn render_resources(
 
 /// One template to render, with the context of the chart it belongs to.
 struct Renderable<'c> {
-    /// The file's contents, by which a parse made while the chart loaded is found.
+    /// The file's contents: its template text, by which a parse made while the chart loaded
+    /// is also found.
     data: &'c Bytes,
     dot: Map,
     base_path: String,
