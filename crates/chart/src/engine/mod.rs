@@ -358,6 +358,24 @@ mod tests {
     }
 
     #[test]
+    fn a_template_keeps_its_file_s_bytes_rather_than_a_copy() {
+        let data = bytes::Bytes::from("{{ define \"d\" }}x{{ end }}{{ .who }}".to_string());
+        let text = crate::chart::source_text(&data);
+        let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
+        let mut engine = Engine::new();
+        engine
+            .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
+            .unwrap();
+        for name in ["c/templates/a.yaml", "d"] {
+            assert_eq!(
+                engine.templates[name].text.as_ptr(),
+                data.as_ptr(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
     fn a_file_parsed_apart_with_a_function_the_engine_lacks_fails_as_if_parsed_in_place() {
         let text = ByteString::from_static("{{ .who | upper }}");
         let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
