@@ -1,11 +1,14 @@
 //! Parse and render timings of the template engine on chart-like templates (helpers included
-//! from a partial, ranges over values, conditionals, string functions).
+//! from a partial, ranges over values, conditionals, string functions), and the parsing on one
+//! core of a real chart's templates (kube-prometheus-stack's, from the conformance data).
 //!
 //! Run with `cargo bench -p landscaper-chart --bench engine`; prints one line per case.
 
 use std::hint::black_box;
+use std::path::PathBuf;
 use std::time::Instant;
 
+use landscaper_chart::chart::{Chart, load_dir};
 use landscaper_chart::engine::Engine;
 use landscaper_chart::value::{Map, Value};
 
@@ -107,7 +110,55 @@ fn engine() -> Engine {
     engine
 }
 
+/// The template files of `chart` and its subcharts, named from the chart folder on, as text.
+fn template_texts(chart: &Chart, prefix: &str, out: &mut Vec<(String, String)>) {
+    for file in &chart.templates {
+        let text = String::from_utf8_lossy(&file.data).into_owned();
+        out.push((format!("{prefix}{}", file.name), text));
+    }
+    for sub in &chart.dependencies {
+        template_texts(sub, &format!("{prefix}charts/{}/", sub.name()), out);
+    }
+}
+
+/// Parses kube-prometheus-stack's templates into one engine, file by file on this thread (as
+/// the helper that parses a chart's templates while it loads), when the conformance data is
+/// beside the repository.
+fn parse_real_chart() {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance/charts/kube-prometheus-stack/chart");
+    let mut files = Vec::new();
+    match load_dir(&folder) {
+        // The chart is dropped before the timing, which stops its loader's parsing thread.
+        Ok(chart) => template_texts(&chart, "", &mut files),
+        Err(e) => {
+            println!("kube-prometheus-stack templates: skipped ({e})");
+            return;
+        }
+    }
+    let bytes: usize = files.iter().map(|(_, text)| text.len()).sum();
+    let label = format!("parse {} chart files", files.len());
+    let iterations = 50;
+    let start = Instant::now();
+    for _ in 0..iterations {
+        let mut engine = Engine::new();
+        for (name, text) in &files {
+            engine
+                .add_template(name, text)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        black_box(engine);
+    }
+    let per = start.elapsed() / iterations;
+    println!(
+        "{label:<32} {:>10.1} µs/iter ({bytes} bytes, {:.0} MB/s)",
+        per.as_secs_f64() * 1e6,
+        bytes as f64 / per.as_secs_f64() / 1e6
+    );
+}
+
 fn main() {
+    parse_real_chart();
     let dot = context();
     time("parse helpers + deployment", 2_000, || {
         black_box(engine());
