@@ -87,16 +87,18 @@ impl Manifest {
 pub fn split_manifests(text: &str) -> Vec<String> {
     let text = text.trim();
     let mut docs = Vec::new();
+    let mut push = |doc: &str| {
+        if !doc.is_empty() {
+            docs.push(doc.trim().to_string());
+        }
+    };
     let mut begin = 0;
     while let Some((start, end)) = next_separator(text, begin) {
-        docs.push(&text[begin..start]);
+        push(&text[begin..start]);
         begin = end;
     }
-    docs.push(&text[begin..]);
-    docs.into_iter()
-        .filter(|d| !d.is_empty())
-        .map(|d| d.trim().to_string())
-        .collect()
+    push(&text[begin..]);
+    docs
 }
 
 /// Go's `\s`, the whitespace of Helm's separator.

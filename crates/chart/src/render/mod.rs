@@ -407,10 +407,8 @@ fn render_each(
         .zip(&contents)
         .enumerate()
         .map(|(i, (name, data))| {
-            let text = match parsed.get(i) {
-                Some(Some(ahead)) => ahead.text().clone(),
-                _ => source_text(data),
-            };
+            let ahead = parsed.get(i).and_then(Option::as_ref);
+            let text = ahead.map_or_else(|| source_text(data), |ahead| ahead.text().clone());
             (name.as_str(), text)
         })
         .collect();
