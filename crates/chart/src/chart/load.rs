@@ -32,8 +32,7 @@ fn err(message: impl Into<String>) -> LoadError {
 /// Loads a chart from a folder or an archive file, as `helm template CHART` does for a path,
 /// for a render that follows at once (see [`load_archive_to_render`]).
 pub fn load(path: &Path) -> Result<Chart, LoadError> {
-    let meta =
-        fs::metadata(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+    let meta = fs::metadata(path).map_err(|e| path_error(path, &e))?;
     if meta.is_dir() {
         if !path.join("Chart.yaml").is_file() {
             let chart_yaml = absolute(path).join("Chart.yaml");
@@ -44,7 +43,7 @@ pub fn load(path: &Path) -> Result<Chart, LoadError> {
         }
         return check_api_version(load_dir(path)?);
     }
-    let raw = fs::read(path).map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+    let raw = fs::read(path).map_err(|e| path_error(path, &e))?;
     if !raw.starts_with(&[0x1f, 0x8b]) {
         return Err(err(format!(
             "file '{}' does not appear to be a gzipped archive; got '{}'",
@@ -86,6 +85,11 @@ pub fn check_api_version(chart: Chart) -> Result<Chart, LoadError> {
 }
 
 /// Go's error text for common I/O failures (`stat x: no such file or directory`).
+/// An I/O failure at `path`, worded as Go words it.
+fn path_error(path: &Path, e: &std::io::Error) -> LoadError {
+    err(format!("{}: {}", path.display(), io_text(e)))
+}
+
 fn io_text(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
@@ -111,8 +115,7 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     let mut rules = Rules::default();
     let ignore_file = dir.join(HELMIGNORE);
     if ignore_file.is_file() {
-        let text = fs::read_to_string(&ignore_file)
-            .map_err(|e| err(format!("{}: {}", ignore_file.display(), io_text(&e))))?;
+        let text = fs::read_to_string(&ignore_file).map_err(|e| path_error(&ignore_file, &e))?;
         rules = Rules::parse(&text).map_err(err)?;
     }
     rules.add_defaults();
@@ -179,15 +182,14 @@ impl FolderWalk<'_> {
                 dir.display()
             )));
         }
-        let read =
-            fs::read_dir(dir).map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
+        let read = fs::read_dir(dir).map_err(|e| path_error(dir, &e))?;
         let mut entries: Vec<(String, fs::FileType)> = Vec::new();
         for entry in read {
-            let entry = entry.map_err(|e| err(format!("{}: {}", dir.display(), io_text(&e))))?;
+            let entry = entry.map_err(|e| path_error(dir, &e))?;
             // The type comes with the directory listing: only links cost a stat of their own.
             let file_type = entry
                 .file_type()
-                .map_err(|e| err(format!("{}: {}", entry.path().display(), io_text(&e))))?;
+                .map_err(|e| path_error(&entry.path(), &e))?;
             entries.push((entry.file_name().to_string_lossy().into_owned(), file_type));
         }
         // Go's filepath.Walk visits names in byte order.
@@ -198,7 +200,7 @@ impl FolderWalk<'_> {
             // Links are followed, to what they point at.
             let file_type = if file_type.is_symlink() {
                 fs::metadata(&path)
-                    .map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?
+                    .map_err(|e| path_error(&path, &e))?
                     .file_type()
             } else {
                 file_type
@@ -223,8 +225,7 @@ impl FolderWalk<'_> {
             };
             let (data, meta) = match read_already {
                 Some(data) => {
-                    let meta = fs::metadata(&path)
-                        .map_err(|e| err(format!("{}: {}", path.display(), io_text(&e))))?;
+                    let meta = fs::metadata(&path).map_err(|e| path_error(&path, &e))?;
                     (data, meta)
                 }
                 None => read_folder_file(&path, &rel)?,
