@@ -8,8 +8,9 @@
 //!
 //! Each process is started directly, its output going to a file as with a shell's `>`: the
 //! wall time runs from start to exit, the CPU time is what the kernel counts for the children
-//! of this process (`/proc/self/stat`). Peak memory comes from a second run of each under
-//! `/usr/bin/time -f %M`, so that neither that program nor a pipe is part of the timed runs.
+//! of this process (`/proc/self/stat`). Peak memory and page faults come from a second run of
+//! each under `/usr/bin/time -f "%M %R"`, so that neither that program nor a pipe is part of
+//! the timed runs.
 //! Runs alternate between the two programs so that load from elsewhere on the machine hits
 //! both alike.
 //!
@@ -78,6 +79,9 @@ struct Cost {
     cpu: Option<Duration>,
     /// Largest peak resident memory; `None` without `/usr/bin/time`.
     peak_kib: Option<u64>,
+    /// Median page faults that needed no disk (each a page of fresh memory or of a mapped
+    /// file); `None` without `/usr/bin/time`.
+    faults: Option<u64>,
     /// The timed runs the figures come from.
     runs: usize,
     /// Runs (timed or for memory) that failed and count in no figure.
@@ -162,16 +166,18 @@ impl Run<'_> {
         Ok((wall, ticks))
     }
 
-    /// Runs the program under `/usr/bin/time` for its peak resident memory, in KiB.
-    fn peak_kib(&self) -> Option<u64> {
+    /// Runs the program under `/usr/bin/time` for its peak resident memory, in KiB, and its
+    /// page faults that needed no disk.
+    fn peak_and_faults(&self) -> Option<(u64, u64)> {
         let out = self
-            .command(Some(("/usr/bin/time", &["-f", "%M"])))
+            .command(Some(("/usr/bin/time", &["-f", "%M %R"])))
             .stdout(Stdio::null())
             .output()
             .ok()?;
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let peak = stderr.lines().last()?.trim().parse().ok()?;
-        out.status.success().then_some(peak)
+        let (peak, faults) = stderr.lines().last()?.trim().split_once(' ')?;
+        let measured = (peak.parse().ok()?, faults.parse().ok()?);
+        out.status.success().then_some(measured)
     }
 }
 
@@ -190,12 +196,13 @@ fn children_cpu_ticks() -> Option<u64> {
     Some(user + system)
 }
 
-/// The processes of one program: wall times, CPU ticks and peaks of each.
+/// The processes of one program: wall times, CPU ticks, peaks and page faults of each.
 #[derive(Default)]
 struct Processes {
     walls: Vec<Duration>,
     ticks: Vec<Option<u64>>,
     peaks: Vec<u64>,
+    faults: Vec<u64>,
     /// Timed runs that failed: the output file may be a failed run's.
     timed_failures: usize,
     /// Runs for memory that failed (or found no `/usr/bin/time`).
@@ -218,8 +225,11 @@ impl Processes {
                 self.timed_failures += 1;
             }
         }
-        match run.peak_kib() {
-            Some(peak) => self.peaks.push(peak),
+        match run.peak_and_faults() {
+            Some((peak, faults)) => {
+                self.peaks.push(peak);
+                self.faults.push(faults);
+            }
             None => self.peak_failures += 1,
         }
     }
@@ -230,7 +240,7 @@ impl Processes {
     }
 
     /// The median wall time, the mean CPU time (a process's ticks are 10 ms steps, too coarse
-    /// to take a median of) and the largest peak.
+    /// to take a median of), the largest peak and the median page faults.
     fn cost(mut self) -> Option<Cost> {
         self.walls.sort();
         let wall = *self.walls.get(self.walls.len() / 2)?;
@@ -244,6 +254,7 @@ impl Processes {
             wall,
             cpu,
             peak_kib: self.peaks.iter().copied().max(),
+            faults: median(&mut self.faults),
             runs: self.walls.len(),
             failed: self.timed_failures + self.peak_failures,
         })
@@ -253,13 +264,15 @@ impl Processes {
 fn show(label: &str, cost: Option<Cost>) {
     match cost {
         Some(c) => println!(
-            "  {label:<20}{} wall (median), {} CPU (mean), {} peak (largest), of {} runs{}",
+            "  {label:<20}{} wall (median), {} CPU (mean), {} peak (largest), {} page faults (median), of {} runs{}",
             ms(c.wall),
             c.cpu.map_or_else(|| "unknown".to_string(), ms),
             c.peak_kib.map_or_else(
                 || "unknown".to_string(),
                 |k| format!("{:.1} MiB", k as f64 / 1024.0)
             ),
+            c.faults
+                .map_or_else(|| "unknown".to_string(), |f| f.to_string()),
             c.runs,
             if c.failed > 0 {
                 format!(" ({} failed runs left out)", c.failed)
@@ -269,6 +282,12 @@ fn show(label: &str, cost: Option<Cost>) {
         ),
         None => println!("  {label:<20}not measured (program missing or failed)"),
     }
+}
+
+/// The middle of `counts` (sorting them), or `None` when there are none.
+fn median(counts: &mut [u64]) -> Option<u64> {
+    counts.sort_unstable();
+    counts.get(counts.len() / 2).copied()
 }
 
 /// How many times `theirs` is `ours`, or "n/a" when either is unknown or zero.

@@ -13,6 +13,25 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// Moves jemalloc's heap growth past the mapping sizes that are not whole huge pages, for a
+/// short-lived process that allocates fast (`template`).
+///
+/// jemalloc maps its heap in growing runs: 2 MiB, then 2.5, 3, 3.5, 4, 5, 6 and 7 MiB, then
+/// 8 MiB and up in steps that are all multiples of 2 MiB. Linux (6.7 and later) places an
+/// anonymous mapping on a huge-page boundary only when its length is such a multiple, so the
+/// runs of 2.5 to 7 MiB were mostly 4 KiB pages: a `template` run of kube-prometheus-stack
+/// took 2,300 page faults, most of them in `read` filling chart files into fresh buffers.
+/// Allocating 7 MiB and freeing it at once makes jemalloc map that run (whose pages stay
+/// untouched until reused) and every later one at 8 MiB or more: 380 page faults, an eighth
+/// less CPU and 2 ms less wall time. A request of 8 MiB or more would change nothing: jemalloc
+/// serves it from a separate arena for oversized allocations.
+fn grow_heap_in_huge_pages() {
+    const LAST_UNEVEN_RUN: usize = 7 << 20;
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(
+        LAST_UNEVEN_RUN,
+    )));
+}
+
 /// The Landscaper agent for fenced environments.
 #[derive(Parser)]
 #[command(name = "landscaper-agent", version, about)]
@@ -38,7 +57,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         // Rendering needs no runtime, and prints its errors exactly as helm does.
-        Command::Template(args) => return commands::template::run(*args),
+        Command::Template(args) => {
+            grow_heap_in_huge_pages();
+            return commands::template::run(*args);
+        }
         Command::Run(args) => runtime().block_on(commands::run::run(args)),
         Command::Cleanup(args) => runtime().block_on(commands::cleanup::run(args)),
         Command::Deployer(args) => runtime().block_on(commands::deployer::run(args)),
