@@ -59,6 +59,7 @@ pub fn parse(
         literals: Vec::new(),
     };
     let root = parser.parse_top()?;
+    super::lexer::recycle(std::mem::take(&mut parser.tokens));
     let mut trees = vec![ParsedTree {
         name: parse_name.to_string(),
         root,
