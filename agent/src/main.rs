@@ -21,11 +21,10 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// anonymous mapping on a huge-page boundary only when its length is such a multiple, so the
 /// runs of 2.5, 3, 3.5, 5 and 7 MiB were mostly 4 KiB pages: a `template` run of
 /// kube-prometheus-stack took 2,300 page faults, most of them in `read` filling chart files
-/// into fresh buffers.
-/// Allocating 7 MiB and freeing it at once makes jemalloc map that run (whose pages stay
-/// untouched until reused) and every later one at 8 MiB or more: 380 page faults, an eighth
-/// less CPU and 2 ms less wall time. A request of 8 MiB or more would change nothing: jemalloc
-/// serves it from a separate arena for oversized allocations.
+/// into fresh buffers. Allocating 7 MiB and freeing it at once makes jemalloc map that run
+/// (whose pages stay untouched until reused) and every later one at 8 MiB or more: 380 page
+/// faults, an eighth less CPU and 2 ms less wall time. A request of 8 MiB or more would change
+/// nothing: jemalloc serves it from a separate arena for oversized allocations.
 fn grow_heap_in_huge_pages() {
     const LAST_UNEVEN_RUN: usize = 7 << 20;
     drop(std::hint::black_box(Vec::<u8>::with_capacity(

@@ -84,12 +84,12 @@ pub fn check_api_version(chart: Chart) -> Result<Chart, LoadError> {
     }
 }
 
-/// Go's error text for common I/O failures (`stat x: no such file or directory`).
 /// An I/O failure at `path`, worded as Go words it.
 fn path_error(path: &Path, e: &std::io::Error) -> LoadError {
     err(format!("{}: {}", path.display(), io_text(e)))
 }
 
+/// Go's error text for common I/O failures (`stat x: no such file or directory`).
 fn io_text(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
