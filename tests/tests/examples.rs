@@ -17,7 +17,7 @@ fn examples() -> PathBuf {
 fn contents(files: &[File]) -> Vec<(&str, &[u8])> {
     let mut files: Vec<_> = files
         .iter()
-        .map(|file| (file.name.as_str(), &file.data[..]))
+        .map(|file| (file.name.as_str(), &file.data.read().unwrap()[..]))
         .collect();
     files.sort();
     files

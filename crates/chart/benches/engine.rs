@@ -113,7 +113,7 @@ fn engine() -> Engine {
 /// The template files of `chart` and its subcharts, named from the chart folder on, as text.
 fn template_texts(chart: &Chart, prefix: &str, out: &mut Vec<(String, String)>) {
     for file in &chart.templates {
-        let text = String::from_utf8_lossy(&file.data).into_owned();
+        let text = String::from_utf8_lossy(file.data.bytes_or_empty()).into_owned();
         out.push((format!("{prefix}{}", file.name), text));
     }
     for sub in &chart.dependencies {

@@ -350,9 +350,13 @@ pub fn execute(args: &Args) -> Outcome {
         } else {
             &[]
         };
+        // Read by the render, which fails if a CRD file it printed could not be read.
         let crds: Vec<(String, String)> = printed_crds
             .iter()
-            .map(|(name, data)| (name.clone(), String::from_utf8_lossy(data).into_owned()))
+            .map(|(name, data)| {
+                let text = String::from_utf8_lossy(data.bytes_or_empty()).into_owned();
+                (name.clone(), text)
+            })
             .collect();
         let target = OutputDir {
             dir,

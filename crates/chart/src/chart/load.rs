@@ -11,7 +11,7 @@ use bytes::Bytes;
 use super::ahead::AheadParser;
 use super::ignore::{HELMIGNORE, Rules};
 use super::metadata::API_VERSION_V1;
-use super::{Chart, File, LoadError, file_text, same_bytes};
+use super::{Chart, Contents, File, LoadError, file_text, same_bytes};
 use crate::data::Map as DataMap;
 use crate::{parallel, yaml};
 
@@ -22,6 +22,10 @@ pub const MAX_DECOMPRESSED_FILE_SIZE: u64 = 5 * 1024 * 1024;
 
 /// Symbolic links are followed as Helm does; this bounds the depth so a link cycle ends.
 const MAX_DIR_DEPTH: usize = 64;
+
+/// How many files a folder load holds open to read on first use; later ones are read at once,
+/// so a chart cannot use up the process's file descriptors.
+const MAX_DEFERRED_FILES: usize = 64;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -139,6 +143,7 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
             ahead: &ahead,
             root_values,
             files: Vec::new(),
+            deferred: 0,
         };
         let walked = walk.walk(dir, "", 0);
         // A parse that panicked is parsed again in place, and panics there.
@@ -172,6 +177,14 @@ struct FolderWalk<'a> {
     /// The root `values.yaml`, read already.
     root_values: Option<Bytes>,
     files: Vec<File>,
+    /// How many files are held open to be read on first use.
+    deferred: usize,
+}
+
+/// Whether the chart file `rel` is in the `crds/` folder of the chart or of a subchart, which
+/// the folder loader opens but leaves to be read on first use.
+fn is_crd_file(rel: &str) -> bool {
+    own_path(rel).is_some_and(|own| own.starts_with("crds/"))
 }
 
 impl FolderWalk<'_> {
@@ -226,11 +239,19 @@ impl FolderWalk<'_> {
             let (data, meta) = match read_already {
                 Some(data) => {
                     let meta = fs::metadata(&path).map_err(|e| path_error(&path, &e))?;
-                    (data, meta)
+                    (Contents::from(data), meta)
                 }
-                None => read_folder_file(&path, &rel)?,
+                None if self.deferred < MAX_DEFERRED_FILES && is_crd_file(&rel) => {
+                    self.deferred += 1;
+                    let (file, meta) = open_folder_file(&path, &rel)?;
+                    (Contents::deferred(rel.clone(), file, meta.len()), meta)
+                }
+                None => {
+                    let (data, meta) = read_folder_file(&path, &rel)?;
+                    self.ahead.offer(&rel, &data);
+                    (Contents::from(data), meta)
+                }
             };
-            self.ahead.offer(&rel, &data);
             self.files.push(File {
                 name: rel,
                 data,
@@ -248,29 +269,43 @@ impl FolderWalk<'_> {
 /// and what the open file's stat says of it; irregular and oversized files are refused. The
 /// caller has seen that `path` is a regular file: opening a FIFO would wait for a writer.
 fn read_folder_file(path: &Path, rel: &str) -> Result<(Bytes, fs::Metadata), LoadError> {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    let read_error = |e: io::Error| err(format!("error reading {rel}: {}", io_text(&e)));
+    let (file, meta) = open_folder_file(path, rel)?;
+    Ok((read_open_file(file, meta.len(), rel)?, meta))
+}
+
+/// The folder file at `path` (`rel` in the chart), open, and what its stat says of it;
+/// irregular and oversized files are refused, as [`read_folder_file`] refuses them.
+fn open_folder_file(path: &Path, rel: &str) -> Result<(fs::File, fs::Metadata), LoadError> {
     let file = fs::File::open(path).map_err(|e| {
         // As Helm, which stats before it reads, a file too large is refused as such.
         match fs::metadata(path) {
-            Ok(meta) if meta.len() > MAX_DECOMPRESSED_FILE_SIZE => too_large_file(name),
-            _ => read_error(e),
+            Ok(meta) if meta.len() > MAX_DECOMPRESSED_FILE_SIZE => too_large_file(rel),
+            _ => read_error(rel, &e),
         }
     })?;
-    let meta = file.metadata().map_err(read_error)?;
+    let meta = file.metadata().map_err(|e| read_error(rel, &e))?;
     if !meta.is_file() {
         return Err(irregular_file(path));
     }
     if meta.len() > MAX_DECOMPRESSED_FILE_SIZE {
-        return Err(too_large_file(name));
+        return Err(too_large_file(rel));
     }
-    // Bounded: the file may have grown since it was stat'ed.
-    let data =
-        read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), meta.len()).map_err(read_error)?;
+    Ok((file, meta))
+}
+
+/// The contents of `file`, chart file `rel` stated at `len` bytes, without a byte order mark;
+/// refused if it has grown beyond the size limit since.
+pub(super) fn read_open_file(file: fs::File, len: u64, rel: &str) -> Result<Bytes, LoadError> {
+    let data = read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), len)
+        .map_err(|e| read_error(rel, &e))?;
     if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
-        return Err(too_large_file(name));
+        return Err(too_large_file(rel));
     }
-    Ok((strip_bom(data), meta))
+    Ok(strip_bom(data))
+}
+
+fn read_error(rel: &str, e: &io::Error) -> LoadError {
+    err(format!("error reading {rel}: {}", io_text(e)))
 }
 
 fn irregular_file(path: &Path) -> LoadError {
@@ -280,7 +315,9 @@ fn irregular_file(path: &Path) -> LoadError {
     ))
 }
 
-fn too_large_file(name: &str) -> LoadError {
+/// Helm names the file by its base name.
+fn too_large_file(rel: &str) -> LoadError {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
     err(format!(
         "chart file {} is larger than the maximum file size {MAX_DECOMPRESSED_FILE_SIZE}",
         crate::value::format::quote(name)
@@ -378,7 +415,7 @@ fn archive_files(bytes: &[u8], ahead: &AheadParser) -> Result<Vec<File>, LoadErr
         ahead.offer(&name, &data);
         files.push(File {
             name,
-            data,
+            data: data.into(),
             modified,
         });
     }
@@ -480,22 +517,24 @@ fn parse_values_files(files: &[File], root: Option<ParsedRootValues>) -> ParsedV
     let mut ready = ParsedValues::new();
     if let Some((data, parsed)) = root
         && seen.get("values.yaml") == Some(&1)
-        && files
-            .iter()
-            .any(|file| file.name == "values.yaml" && same_bytes(&file.data, &data))
+        && files.iter().any(|file| {
+            file.name == "values.yaml" && file.data.read().is_ok_and(|d| same_bytes(d, &data))
+        })
     {
         ready.insert("values.yaml".to_string(), parsed);
     }
-    let values: Vec<&File> = files
+    // A file that cannot be read is left to loading the chart, which reports it.
+    let values: Vec<(&str, &Bytes)> = files
         .iter()
         .filter(|file| seen.get(file.name.as_str()) == Some(&1) && !ready.contains_key(&file.name))
+        .filter_map(|file| Some((file.name.as_str(), file.data.read().ok()?)))
         .collect();
     let parsed = parallel::map_ordered(
         &values,
-        |file| file.data.len(),
-        |file| parse_values_yaml(&file.data),
+        |(_, data)| data.len(),
+        |(_, data)| parse_values_yaml(data),
     );
-    ready.extend(values.iter().map(|file| file.name.clone()).zip(parsed));
+    ready.extend(values.iter().map(|(name, _)| name.to_string()).zip(parsed));
     ready
 }
 
@@ -555,9 +594,10 @@ fn load_tree(
             }
             "Chart.lock" => {}
             "values.yaml" => {
-                let parsed = values
-                    .remove(&format!("{prefix}values.yaml"))
-                    .unwrap_or_else(|| parse_values_yaml(&file.data));
+                let parsed = match values.remove(&format!("{prefix}values.yaml")) {
+                    Some(parsed) => parsed,
+                    None => parse_values_yaml(file.data.read()?),
+                };
                 chart.values = parsed.map_err(|e| {
                     err(format!(
                         "cannot load values.yaml: {}",
@@ -567,7 +607,7 @@ fn load_tree(
             }
             "values.schema.json" => {
                 chart.schema_modified = file.modified;
-                chart.schema = Some(file.data.to_vec());
+                chart.schema = Some(file.data.read()?.to_vec());
             }
             "requirements.yaml" => {
                 let map = parse_metadata_file(&file, "requirements.yaml")?;
@@ -611,9 +651,11 @@ fn load_tree(
         }
         let loaded = if name.ends_with(".tgz") {
             match files.into_iter().next() {
-                Some(file) if file.name == name => {
-                    archive_files(&file.data, &AheadParser::off()).and_then(load_files)
-                }
+                Some(file) if file.name == name => file
+                    .data
+                    .read()
+                    .and_then(|data| archive_files(data, &AheadParser::off()))
+                    .and_then(load_files),
                 Some(file) => {
                     return Err(err(format!(
                         "error unpacking subchart tar in {}: expected {name}, got {}",
@@ -648,7 +690,7 @@ fn load_tree(
 }
 
 fn parse_metadata_file(file: &File, what: &str) -> Result<crate::data::Map, LoadError> {
-    let text = file_text(&file.data);
+    let text = file_text(file.data.read()?);
     super::metadata::parse_metadata(&text)
         .map_err(|e| err(format!("cannot load {what}: {}", e.helm_message())))
 }
@@ -711,7 +753,7 @@ mod tests {
             files
                 .iter()
                 .find(|f| f.name == name)
-                .map(|f| f.data.clone())
+                .map(|f| f.data.read().unwrap().clone())
                 .unwrap()
         };
         assert_eq!(data(&chart.templates, "templates/big.yaml"), big);
@@ -729,7 +771,7 @@ mod tests {
             ("demo/templates/x.yaml", b"\xEF\xBB\xBFkind: X\n"),
         ]))
         .unwrap();
-        assert_eq!(&chart.templates[0].data[..], b"kind: X\n");
+        assert_eq!(chart.templates[0].data.read().unwrap(), &b"kind: X\n"[..]);
     }
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
@@ -776,7 +818,7 @@ mod tests {
         for dep in &chart.dependencies {
             templates.extend(&dep.templates);
         }
-        let contents: Vec<&Bytes> = templates.iter().map(|t| &t.data).collect();
+        let contents: Vec<&Bytes> = templates.iter().map(|t| t.data.read().unwrap()).collect();
         let parsed: Vec<&str> = templates
             .iter()
             .zip(chart.parsed_ahead.take_all(&contents))
@@ -1117,6 +1159,109 @@ mod tests {
             e.0.contains("\"big.bin\" is larger than the maximum file size"),
             "{e}"
         );
+    }
+
+    /// Rewrites the file at `path` in place (the same inode, so an open file sees it).
+    fn rewrite(path: &Path, data: &[u8]) {
+        fs::write(path, data).unwrap();
+    }
+
+    #[test]
+    fn a_folder_s_crd_files_are_read_from_the_open_file_on_first_use() {
+        let dir = folder(&[
+            ("Chart.yaml", CHART),
+            ("crds/a.yaml", b"kind: A\n"),
+            (
+                "charts/sub/Chart.yaml",
+                b"apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+            ),
+            ("charts/sub/crds/b.yaml", b"kind: B\n"),
+            ("files/c.yaml", b"kind: C\n"),
+        ]);
+        let root = dir.path();
+        let chart = load_dir(root).unwrap();
+        rewrite(&root.join("crds/a.yaml"), b"kind: A2\n");
+        rewrite(&root.join("charts/sub/crds/b.yaml"), b"kind: B2\n");
+        rewrite(&root.join("files/c.yaml"), b"kind: C2\n");
+        let sub = &chart.dependencies[0];
+        let read = |files: &[File], name: &str| {
+            let file = files.iter().find(|f| f.name == name).unwrap();
+            file.data.read().unwrap().clone()
+        };
+        // Read after the load, so what the file holds now…
+        assert_eq!(read(&chart.files, "crds/a.yaml"), &b"kind: A2\n"[..]);
+        assert_eq!(read(&sub.files, "crds/b.yaml"), &b"kind: B2\n"[..]);
+        // …while other files were read as the chart loaded.
+        assert_eq!(read(&chart.files, "files/c.yaml"), &b"kind: C\n"[..]);
+
+        // The open file is read, not whatever is at its path by then.
+        let chart = load_dir(root).unwrap();
+        fs::write(root.join("replacement"), b"kind: Other\n").unwrap();
+        fs::rename(root.join("replacement"), root.join("crds/a.yaml")).unwrap();
+        assert_eq!(read(&chart.files, "crds/a.yaml"), &b"kind: A2\n"[..]);
+        assert_eq!(chart.deferred_read_failure(), None);
+    }
+
+    #[test]
+    fn a_deferred_file_keeps_the_loaders_rules() {
+        let dir = folder(&[
+            ("Chart.yaml", CHART),
+            ("crds/a.yaml", b"\xEF\xBB\xBFkind: A\n"),
+        ]);
+        let root = dir.path();
+        // A byte order mark is dropped as from any other file.
+        let chart = load_dir(root).unwrap();
+        assert_eq!(chart.files[0].data.read().unwrap(), &b"kind: A\n"[..]);
+
+        // Too large when the chart loads: refused then, as Helm refuses it.
+        let big = root.join("crds/big.yaml");
+        fs::File::create(&big)
+            .and_then(|f| f.set_len(MAX_DECOMPRESSED_FILE_SIZE + 1))
+            .unwrap();
+        let e = load_dir(root).unwrap_err();
+        assert!(
+            e.0.contains("\"big.yaml\" is larger than the maximum file size"),
+            "{e}"
+        );
+        fs::remove_file(&big).unwrap();
+
+        // Grown too large after it loaded: the read fails, and says so each time it is asked.
+        let chart = load_dir(root).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(root.join("crds/a.yaml"))
+            .and_then(|f| f.set_len(MAX_DECOMPRESSED_FILE_SIZE + 1))
+            .unwrap();
+        let file = &chart.files[0].data;
+        assert_eq!(file.read_failure(), None, "not read yet");
+        let e = file.read().unwrap_err();
+        assert!(
+            e.0.contains("\"a.yaml\" is larger than the maximum file size"),
+            "{e}"
+        );
+        assert_eq!(file.read().unwrap_err(), e);
+        assert!(file.bytes_or_empty().is_empty());
+        assert_eq!(chart.deferred_read_failure(), Some(&e));
+    }
+
+    #[test]
+    fn a_folder_load_holds_a_bounded_number_of_files_open() {
+        let names: Vec<String> = (0..MAX_DEFERRED_FILES + 3)
+            .map(|i| format!("crds/{i:03}.yaml"))
+            .collect();
+        let mut entries: Vec<(&str, &[u8])> = vec![("Chart.yaml", CHART)];
+        entries.extend(names.iter().map(|name| (name.as_str(), &b"old"[..])));
+        let dir = folder(&entries);
+        let chart = load_dir(dir.path()).unwrap();
+        for name in &names {
+            rewrite(&dir.path().join(name), b"new");
+        }
+        let new = chart
+            .files
+            .iter()
+            .filter(|f| f.data.read().unwrap() == &b"new"[..])
+            .count();
+        assert_eq!(new, MAX_DEFERRED_FILES, "the rest were read as they loaded");
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! templates, other files and subcharts, with Helm's loading rules and error messages.
 
 mod ahead;
+mod contents;
 pub mod ignore;
 mod load;
 pub mod metadata;
 pub mod pattern;
 
 pub use ahead::ParsedAhead;
+pub use contents::Contents;
 pub use load::{
     MAX_DECOMPRESSED_CHART_SIZE, MAX_DECOMPRESSED_FILE_SIZE, archive_folder, check_api_version,
     load, load_archive, load_archive_to_render, load_dir, load_files,
@@ -28,7 +30,7 @@ pub struct File {
     pub name: String,
     /// The contents, without a UTF-8 byte order mark; shared, so cloning a chart (as every
     /// render does) and serving `.Files` copy no file contents.
-    pub data: Bytes,
+    pub data: Contents,
     /// When it was last modified (the archive entry's or the file system's time), which Helm
     /// records in releases; `None` for files made in code.
     pub modified: Option<jiff::Timestamp>,
@@ -77,6 +79,20 @@ impl Chart {
             out.extend(dep.crd_objects(&format!("{full_path}/charts/{}", dep.name())));
         }
         out
+    }
+
+    /// Why a file that loading left to be read on first use could not be read, if one was
+    /// read and could not be: a render that read it as empty reports this instead of its
+    /// output.
+    pub fn deferred_read_failure(&self) -> Option<&LoadError> {
+        self.files
+            .iter()
+            .find_map(|f| f.data.read_failure())
+            .or_else(|| {
+                self.dependencies
+                    .iter()
+                    .find_map(Chart::deferred_read_failure)
+            })
     }
 }
 

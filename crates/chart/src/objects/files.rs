@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use crate::chart::Contents;
 use base64::Engine as _;
-use bytes::Bytes;
 
 use super::glob::Glob;
 use crate::data::{self, Data};
@@ -13,14 +13,15 @@ use crate::value::{Map, MethodError, Object, Value};
 
 /// The files of a chart, keyed by path relative to the chart root (Go type `engine.files`, a
 /// `map[string][]byte`). The contents are the chart's own, shared: a file is copied only when a
-/// template reads it.
+/// template reads it, and a file the chart's loading deferred is read then. One that cannot be
+/// read reads as empty; the render reports it ([`crate::chart::Chart::deferred_read_failure`]).
 #[derive(Clone, Debug, Default)]
-pub struct Files(Rc<BTreeMap<String, Bytes>>);
+pub struct Files(Rc<BTreeMap<String, Contents>>);
 
 impl Files {
-    /// Files from `(path, content)` pairs (contents shared as [`Bytes`], or taken over from a
-    /// `Vec<u8>` or a `String`).
-    pub fn new<D: Into<Bytes>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
+    /// Files from `(path, content)` pairs (a chart's [`Contents`], shared [`Bytes`], or a
+    /// `Vec<u8>` or a `String` taken over).
+    pub fn new<D: Into<Contents>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
         Files(Rc::new(
             files
                 .into_iter()
@@ -32,7 +33,7 @@ impl Files {
     fn bytes(&self, name: &str) -> Rc<[u8]> {
         self.0
             .get(name)
-            .map_or_else(|| Rc::from([]), |data| Rc::from(&data[..]))
+            .map_or_else(|| Rc::from([]), |data| Rc::from(data.bytes_or_empty()))
     }
 
     /// The files whose path matches `pattern`; a malformed pattern matches everything, as
@@ -53,7 +54,7 @@ impl Files {
         let Some(data) = self.0.get(name) else {
             return Vec::new();
         };
-        let text = String::from_utf8_lossy(data);
+        let text = String::from_utf8_lossy(data.bytes_or_empty());
         let text = text.strip_suffix('\n').unwrap_or(&text);
         text.split('\n').map(str::to_string).collect()
     }
@@ -63,7 +64,10 @@ impl Files {
         let mut map = data::Map::default();
         for (name, content) in self.0.iter() {
             let base = name.rsplit('/').next().unwrap_or(name);
-            map.insert(base.to_string(), Data::String(encode(content)));
+            map.insert(
+                base.to_string(),
+                Data::String(encode(content.bytes_or_empty())),
+            );
         }
         crate::yaml::to_yaml(&Data::Map(map))
     }
@@ -119,7 +123,7 @@ impl Object for Files {
         match name {
             "Get" => {
                 let path = one_string(args)?;
-                let data = self.0.get(&path).map_or(&[][..], |data| &data[..]);
+                let data = self.0.get(&path).map_or(&[][..], Contents::bytes_or_empty);
                 Ok(Value::string_from_bytes(data.to_vec()))
             }
             "GetBytes" => Ok(Value::Bytes(self.bytes(&one_string(args)?))),
@@ -157,7 +161,7 @@ impl Files {
         Map::from_entries(
             self.0
                 .iter()
-                .map(|(name, data)| (name.clone(), Value::Bytes(Rc::from(&data[..])))),
+                .map(|(name, data)| (name.clone(), Value::Bytes(Rc::from(data.bytes_or_empty())))),
         )
     }
 }

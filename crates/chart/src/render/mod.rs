@@ -18,7 +18,7 @@ use bytestring::ByteString;
 
 use crate::chart::metadata::is_compatible_range;
 use crate::chart::pattern;
-use crate::chart::{Chart, file_text, source_text};
+use crate::chart::{Chart, Contents, LoadError, file_text, source_text};
 use crate::data::Map as DataMap;
 use crate::engine::{self, Engine, ErrorKind};
 use crate::funcs::{Lookup, install_lookup};
@@ -181,7 +181,7 @@ pub struct Release {
     /// The CRD files of the chart as rendered (without disabled subcharts, under their
     /// aliases), by path, as Helm installs them; the manifest starts with them when
     /// `include_crds` is set.
-    pub crds: Vec<(String, Bytes)>,
+    pub crds: Vec<(String, Contents)>,
 }
 
 /// Renders `chart` with the user values `user_values` as `helm install` does without a
@@ -297,6 +297,11 @@ fn render_resources(
         },
     );
     rendered?;
+    // A template read a file that loading left to be read on first use, and reading it
+    // failed: the template saw it empty.
+    if let Some(e) = chart.deferred_read_failure() {
+        return Err(RenderError::before_render(e.0.clone()));
+    }
     let notes_key = format!("{}/templates/NOTES.txt", chart.name());
     let mut notes = String::new();
     let mut files = BTreeMap::new();
@@ -325,9 +330,13 @@ fn render_resources(
     };
     let crds = chart.crd_objects(chart.name());
     let printed_crds = if options.include_crds { &crds[..] } else { &[] };
-    let sources = printed_crds
+    let printed_crds = printed_crds
         .iter()
-        .map(|(name, file)| (name.as_str(), file_text(&file.data)))
+        .map(|(name, file)| Ok((name.as_str(), file_text(file.data.read()?))))
+        .collect::<Result<Vec<_>, LoadError>>()
+        .map_err(|e| RenderError::before_render(e.0))?;
+    let sources = printed_crds
+        .into_iter()
         .chain(
             manifests
                 .iter()
@@ -352,7 +361,7 @@ fn render_resources(
 struct Renderable<'c> {
     /// The file's contents: its template text, by which a parse made while the chart loaded
     /// is also found.
-    data: &'c Bytes,
+    data: &'c Contents,
     dot: Map,
     base_path: String,
 }
@@ -399,7 +408,11 @@ fn render_each(
     if let Some(lookup) = &options.lookup {
         install_lookup(engine.funcs_mut(), lookup.clone());
     }
-    let contents: Vec<&Bytes> = names.iter().map(|name| renderables[*name].data).collect();
+    let contents = names
+        .iter()
+        .map(|name| renderables[*name].data.read())
+        .collect::<Result<Vec<&Bytes>, LoadError>>()
+        .map_err(|e| RenderError::before_render(e.0))?;
     let parsed = chart.parsed_ahead.take_all(&contents);
     // A file parsed ahead has had its text checked as UTF-8 already.
     let files: Vec<(&str, ByteString)> = names
@@ -690,13 +703,81 @@ mod tests {
         assert!(!release.manifest.contains("CustomResourceDefinition"));
     }
 
+    #[test]
+    fn crd_files_left_unread_by_the_load_are_read_only_by_renders_that_use_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, data: &str| {
+            let path = root.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, data).unwrap();
+        };
+        write("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n");
+        write("templates/cm.yaml", "kind: ConfigMap\n");
+        write(
+            "templates/copy.yaml",
+            "{{ if .Values.copy }}copied: {{ .Files.Get \"crds/a.yaml\" | quote }}{{ end }}\n",
+        );
+        write("crds/a.yaml", "kind: CustomResourceDefinition\n");
+        let load = || crate::chart::load_dir(root).unwrap();
+        let copy = crate::yaml::parse_values("copy: true").unwrap();
+        let with_crds = TemplateOptions {
+            include_crds: true,
+            ..TemplateOptions::default()
+        };
+        let plain = TemplateOptions::default();
+
+        let release = install(&load(), &copy, &with_crds).unwrap();
+        assert!(
+            release
+                .manifest
+                .starts_with("---\n# Source: c/crds/a.yaml\nkind: CustomResourceDefinition\n"),
+            "{}",
+            release.manifest
+        );
+        assert!(
+            release
+                .manifest
+                .contains("copied: \"kind: CustomResourceDefinition\\n\""),
+            "{}",
+            release.manifest
+        );
+
+        // Loaded, then grown beyond the size limit: a render that does not read the file
+        // succeeds; one that prints it or hands it to a template fails, naming it.
+        let [unread, printed, copied] = [load(), load(), load()];
+        std::fs::File::options()
+            .write(true)
+            .open(root.join("crds/a.yaml"))
+            .and_then(|f| f.set_len(crate::chart::MAX_DECOMPRESSED_FILE_SIZE + 1))
+            .unwrap();
+        let release = install(&unread, &DataMap::default(), &plain).unwrap();
+        assert_eq!(
+            release.manifest,
+            "---\n# Source: c/templates/cm.yaml\nkind: ConfigMap\n"
+        );
+        assert_eq!(unread.deferred_read_failure(), None);
+        for (chart, values, options) in [
+            (&printed, &DataMap::default(), &with_crds),
+            (&copied, &copy, &plain),
+        ] {
+            let e = install(chart, values, options).unwrap_err();
+            assert!(
+                e.message
+                    .contains("chart file \"a.yaml\" is larger than the maximum file size"),
+                "{}",
+                e.message
+            );
+        }
+    }
+
     fn chart_of(files: &[(&str, &str)]) -> Chart {
         crate::chart::load_files(
             files
                 .iter()
                 .map(|(name, data)| crate::chart::File {
                     name: name.to_string(),
-                    data: Bytes::copy_from_slice(data.as_bytes()),
+                    data: Bytes::copy_from_slice(data.as_bytes()).into(),
                     modified: None,
                 })
                 .collect(),

@@ -119,6 +119,13 @@ pub async fn render(req: &Request<'_>) -> Result<Rendered, Error> {
     let mut crds = Vec::new();
     // The CRDs of the chart as rendered: a disabled subchart's are not installed.
     for (path, data) in &release.crds {
+        let data = data.read().map_err(|e| {
+            Error::config(
+                OPERATION,
+                "RenderChart",
+                format!("DeployItem {}: chart {chart_id}: {e}", req.item),
+            )
+        })?;
         let text = String::from_utf8_lossy(data);
         crds.extend(parse_documents(
             &text,
@@ -183,7 +190,8 @@ fn data_json(data: &Data) -> Option<Value> {
         .and_then(|t| serde_json::from_str(&t).ok())
 }
 
-/// Files as Go encodes `[]*File`: `null` when there are none.
+/// Files as Go encodes `[]*File`: `null` when there are none. The deployer's charts come from
+/// archives ([`landscaper_chart::chart::load_archive`]), whose files are all read as they load.
 fn files_record(files: &[File]) -> Value {
     if files.is_empty() {
         return Value::Null;
@@ -192,7 +200,7 @@ fn files_record(files: &[File]) -> Value {
         files
             .iter()
             .map(|f| {
-                json!({"name": f.name, "data": STANDARD.encode(&f.data),
+                json!({"name": f.name, "data": STANDARD.encode(f.data.bytes_or_empty()),
                     "modtime": go_time(f.modified)})
             })
             .collect(),
