@@ -18,18 +18,22 @@ pub enum Literal {
     Int(i64),
     /// A floating-point constant.
     Float(f64),
-    /// A quoted or raw string.
+    /// A quoted or raw string with escapes (or, raw, carriage returns) decoded.
     Str(String),
+    /// A quoted or raw string whose value is its text between the quotes: that range of the
+    /// source, not a copy (dashboards embedded as raw strings are tens of kilobytes).
+    Verbatim(Span),
 }
 
 impl Literal {
-    /// The value the executor works with.
-    pub fn to_value(&self) -> Value {
+    /// The value the executor works with; `text` is the source the literal was parsed from.
+    pub fn to_value(&self, text: &str) -> Value {
         match self {
             Literal::Bool(b) => Value::Bool(*b),
             Literal::Int(i) => Value::Int(*i),
             Literal::Float(f) => Value::Float(*f),
             Literal::Str(s) => Value::str(s.as_str()),
+            Literal::Verbatim(span) => Value::str(span.of(text)),
         }
     }
 }

@@ -5,16 +5,30 @@
 use super::ast::Literal;
 use crate::value::format::quote;
 
+/// Where the value of a `"…"` or `` `…` `` literal is its text between the quotes, as it
+/// mostly is (no escapes; in a raw string, no carriage returns, which Go drops): that range of
+/// `source`. What [`unquote_string`] would return, without a copy.
+pub fn verbatim_string(source: &str) -> Option<std::ops::Range<usize>> {
+    let bytes = source.as_bytes();
+    let (&first, &last) = (bytes.first()?, bytes.last()?);
+    let inner = bytes.get(1..bytes.len() - 1)?;
+    let verbatim = match (first, last) {
+        (b'`', b'`') => memchr::memchr(b'\r', inner).is_none(),
+        (b'"', b'"') => memchr::memchr3(b'\\', b'"', b'\n', inner).is_none(),
+        _ => false,
+    };
+    verbatim.then_some(1..bytes.len() - 1)
+}
+
 /// Go's `strconv.Unquote` for `"…"` and `` `…` `` literals; `None` on invalid syntax.
 pub fn unquote_string(source: &str) -> Option<String> {
+    if let Some(inner) = verbatim_string(source) {
+        return Some(source[inner].to_string());
+    }
     if let Some(raw) = source.strip_prefix('`').and_then(|s| s.strip_suffix('`')) {
         return Some(raw.replace('\r', ""));
     }
     let inner = source.strip_prefix('"')?.strip_suffix('"')?;
-    // Most strings in templates have no escapes: copy them whole.
-    if !inner.bytes().any(|b| matches!(b, b'\\' | b'"' | b'\n')) {
-        return Some(inner.to_string());
-    }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars().peekable();
     while let Some(c) = chars.next() {
@@ -255,5 +269,25 @@ mod tests {
         assert_eq!(unquote_string(r#""\'""#), None);
         assert_eq!(unquote_char("'a'"), Some(97));
         assert_eq!(unquote_char(r"'\n'"), Some(10));
+    }
+
+    #[test]
+    fn strings_without_escapes_are_their_text_between_the_quotes() {
+        for (source, verbatim) in [
+            (r#""plain é""#, Some(1..9)),
+            ("`raw\\n \"x\"`", Some(1..10)),
+            ("``", Some(1..1)),
+            (r#""""#, Some(1..1)),
+            (r#""a\tb""#, None),
+            ("`a\r`", None),
+            ("\"", None),
+            ("`", None),
+            ("'a'", None),
+        ] {
+            assert_eq!(verbatim_string(source), verbatim, "{source:?}");
+            if let Some(inner) = verbatim {
+                assert_eq!(unquote_string(source).as_deref(), Some(&source[inner]));
+            }
+        }
     }
 }

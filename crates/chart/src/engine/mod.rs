@@ -105,7 +105,11 @@ impl Template {
         text: ByteString,
     ) -> impl Iterator<Item = Template> {
         let parse_name: Rc<str> = parse_name.into();
-        let constants: Rc<[Value]> = parsed.literals.iter().map(ast::Literal::to_value).collect();
+        let constants: Rc<[Value]> = parsed
+            .literals
+            .iter()
+            .map(|literal| literal.to_value(&text))
+            .collect();
         parsed.trees.into_iter().map(move |tree| Template {
             name: tree.name,
             parse_name: parse_name.clone(),

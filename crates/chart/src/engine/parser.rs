@@ -6,7 +6,7 @@ use super::ast::{
 };
 use super::error::Error;
 use super::lexer::{Token, TokenKind, lex};
-use super::literal::{parse_number, unquote_char, unquote_string};
+use super::literal::{parse_number, unquote_char, unquote_string, verbatim_string};
 use smallvec::SmallVec;
 
 /// Deeper nesting of parentheses or control structures is refused, as Go refuses it, so a
@@ -646,9 +646,16 @@ impl<'a> Parser<'a> {
                 Arg::Pipe(Box::new(pipe?))
             }
             TokenKind::String | TokenKind::RawString => {
-                let value =
-                    unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?;
-                self.constant(&token, Literal::Str(value))
+                let literal = match verbatim_string(token.text) {
+                    Some(inner) => Literal::Verbatim(Span {
+                        start: token.pos + inner.start,
+                        end: token.pos + inner.end,
+                    }),
+                    None => Literal::Str(
+                        unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?,
+                    ),
+                };
+                self.constant(&token, literal)
             }
             _ => {
                 self.backup();
