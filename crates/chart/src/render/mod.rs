@@ -704,6 +704,38 @@ mod tests {
     }
 
     #[test]
+    fn a_subchart_taken_under_two_aliases_renders_twice_with_its_own_values() {
+        let c = chart_of(&[
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: p\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n  alias: one\n- name: sub\n  version: 0.1.0\n  alias: two\n",
+            ),
+            ("values.yaml", "one:\n  x: 1\ntwo:\n  x: 2\n"),
+            (
+                "charts/sub/Chart.yaml",
+                "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+            ),
+            ("charts/sub/values.yaml", "x: 0\n"),
+            (
+                "charts/sub/templates/t.yaml",
+                "name: {{ .Chart.Name }}\nx: {{ .Values.x }}\n",
+            ),
+            (
+                "charts/extra/Chart.yaml",
+                "apiVersion: v2\nname: extra\nversion: 0.1.0\n",
+            ),
+            ("charts/extra/templates/t.yaml", "name: {{ .Chart.Name }}\n"),
+        ]);
+        let release = install(&c, &DataMap::default(), &TemplateOptions::default()).unwrap();
+        assert_eq!(
+            release.manifest,
+            "---\n# Source: p/charts/extra/templates/t.yaml\nname: extra\n\
+             ---\n# Source: p/charts/one/templates/t.yaml\nname: one\nx: 1\n\
+             ---\n# Source: p/charts/two/templates/t.yaml\nname: two\nx: 2\n"
+        );
+    }
+
+    #[test]
     fn crd_files_left_unread_by_the_load_are_read_only_by_renders_that_use_them() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

@@ -46,17 +46,6 @@ pub fn missing_dependencies(chart: &Chart) -> Vec<(usize, &str)> {
         .collect()
 }
 
-fn alias_dependency(charts: &[Chart], dep: &Dependency) -> Option<Chart> {
-    let found = charts
-        .iter()
-        .find(|c| c.name() == dep.name && is_compatible_range(&dep.version, &c.metadata.version))?;
-    let mut copy = found.clone();
-    if !dep.alias.is_empty() {
-        copy.metadata.name = dep.alias.clone();
-    }
-    Some(copy)
-}
-
 fn process_enabled(
     chart: &mut Chart,
     vals: &Map,
@@ -66,21 +55,53 @@ fn process_enabled(
     if chart.metadata.dependencies.is_empty() {
         return Ok(());
     }
-    // Subcharts that no dependency entry claims stay as they are.
-    let mut deps: Vec<Chart> = chart
+    // Each dependency entry takes the first subchart it matches, under its alias; subcharts
+    // that no entry claims stay as they are. A subchart is moved to the entry that takes it
+    // last and copied only for the others: copying would copy all its values.
+    let matches = |existing: &Chart, req: &Dependency| {
+        existing.name() == req.name && is_compatible_range(&req.version, &existing.metadata.version)
+    };
+    let taken: Vec<Option<usize>> = chart
+        .metadata
         .dependencies
         .iter()
-        .filter(|existing| {
-            !chart.metadata.dependencies.iter().any(|req| {
-                existing.name() == req.name
-                    && is_compatible_range(&req.version, &existing.metadata.version)
+        .map(|req| chart.dependencies.iter().position(|c| matches(c, req)))
+        .collect();
+    let mut takers = vec![0_usize; chart.dependencies.len()];
+    for &i in taken.iter().flatten() {
+        takers[i] += 1;
+    }
+    let mut existing: Vec<Option<Chart>> = std::mem::take(&mut chart.dependencies)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut deps: Vec<Chart> = existing
+        .iter_mut()
+        .filter(|c| {
+            c.as_ref().is_some_and(|c| {
+                !chart
+                    .metadata
+                    .dependencies
+                    .iter()
+                    .any(|req| matches(c, req))
             })
         })
-        .cloned()
+        .filter_map(Option::take)
         .collect();
-    for req in &mut chart.metadata.dependencies {
-        if let Some(dep) = alias_dependency(&chart.dependencies, req) {
-            deps.push(dep);
+    for (req, taken) in chart.metadata.dependencies.iter_mut().zip(taken) {
+        if let Some(i) = taken {
+            takers[i] -= 1;
+            let dep = if takers[i] == 0 {
+                existing[i].take()
+            } else {
+                existing[i].clone()
+            };
+            if let Some(mut dep) = dep {
+                if !req.alias.is_empty() {
+                    dep.metadata.name = req.alias.clone();
+                }
+                deps.push(dep);
+            }
         }
         if !req.alias.is_empty() {
             req.name = req.alias.clone();
