@@ -106,8 +106,18 @@ pub struct Token<'a> {
     /// The source text (empty for errors).
     pub text: &'a str,
     /// Byte offset of the token's start.
-    pub pos: usize,
+    pub pos: u32,
 }
+
+/// `index` as an offset in a template's text, which parse trees keep in 32 bits (half the
+/// size of a tree's positions). [`super::parser::parse`] refuses a text longer than
+/// [`MAX_TEXT_LEN`], so every offset in one fits.
+pub(super) fn offset(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
+}
+
+/// The longest template text there is a parse of.
+pub(super) const MAX_TEXT_LEN: usize = u32::MAX as usize;
 
 /// A lexed template.
 pub struct Lexed<'a> {
@@ -194,7 +204,7 @@ fn find_left_delim(s: &str) -> Option<usize> {
 /// sixteen spares most of the growing.
 const BYTES_PER_TOKEN: usize = 16;
 
-/// The largest token list whose memory a thread keeps for its next file (512 KiB, the tokens of
+/// The largest token list whose memory a thread keeps for its next file (384 KiB, the tokens of
 /// a template file of about 150 KB).
 const MAX_SPARE_TOKENS: usize = 16 * 1024;
 
@@ -273,7 +283,7 @@ impl<'a> Lexer<'a> {
         self.tokens.push(Token {
             kind,
             text: &self.input[self.start..self.pos],
-            pos: self.start,
+            pos: offset(self.start),
         });
         self.start = self.pos;
     }
@@ -282,7 +292,7 @@ impl<'a> Lexer<'a> {
         self.tokens.push(Token {
             kind: TokenKind::Error,
             text: "",
-            pos: self.start,
+            pos: offset(self.start),
         });
         self.error = Some(message);
         State::Done
@@ -348,7 +358,7 @@ impl<'a> Lexer<'a> {
             self.tokens.push(Token {
                 kind: TokenKind::Eof,
                 text: "",
-                pos: self.pos,
+                pos: offset(self.pos),
             });
             return State::Done;
         };

@@ -121,10 +121,9 @@ impl Template {
 
     /// Go's `IsEmptyTree`: only whitespace text. Such a definition never replaces another.
     fn is_empty(&self) -> bool {
-        self.root
-            .nodes
-            .iter()
-            .all(|node| matches!(node, ast::Node::Text(range) if self.text[range.clone()].trim().is_empty()))
+        self.root.nodes.iter().all(
+            |node| matches!(node, ast::Node::Text(span) if span.of(&self.text).trim().is_empty()),
+        )
     }
 }
 

@@ -5,7 +5,7 @@ use super::ast::{
     Arg, Branch, BranchKind, Command, List, Literal, Node, Pipe, Show, Span, TemplateCall,
 };
 use super::error::Error;
-use super::lexer::{Token, TokenKind, lex};
+use super::lexer::{MAX_TEXT_LEN, Token, TokenKind, lex, offset};
 use super::literal::{parse_number, unquote_char, unquote_string, verbatim_string};
 use smallvec::SmallVec;
 
@@ -42,6 +42,16 @@ pub fn parse(
     text: &str,
     has_function: &dyn Fn(&str) -> bool,
 ) -> Result<ParsedFile, Error> {
+    if text.len() > MAX_TEXT_LEN {
+        return Err(Error::parse(
+            parse_name,
+            1,
+            format!(
+                "template text of {} bytes is larger than the limit of {MAX_TEXT_LEN}",
+                text.len()
+            ),
+        ));
+    }
     let lexed = lex(text);
     let mut parser = Parser {
         tokens: lexed.tokens,
@@ -87,8 +97,8 @@ struct Parser<'a> {
     vars: Vec<&'a str>,
     range_depth: usize,
     depth: usize,
-    action_pos: Option<usize>,
-    last_pos: usize,
+    action_pos: Option<u32>,
+    last_pos: u32,
     has_function: &'a dyn Fn(&str) -> bool,
     defined: Vec<ParsedTree>,
     literals: Vec<Literal>,
@@ -97,8 +107,8 @@ struct Parser<'a> {
 type Parsed<T> = Result<T, Error>;
 
 impl<'a> Parser<'a> {
-    fn line_of(&self, pos: usize) -> usize {
-        1 + self.text[..pos.min(self.text.len())]
+    fn line_of(&self, pos: u32) -> usize {
+        1 + self.text[..(pos as usize).min(self.text.len())]
             .bytes()
             .filter(|b| *b == b'\n')
             .count()
@@ -174,7 +184,7 @@ impl<'a> Parser<'a> {
     fn span(token: &Token) -> Span {
         Span {
             start: token.pos,
-            end: token.pos + token.text.len(),
+            end: token.pos + offset(token.text.len()),
         }
     }
 
@@ -188,7 +198,7 @@ impl<'a> Parser<'a> {
         self.literals.push(literal);
         Arg::Constant {
             pos: token.pos,
-            index: self.literals.len() - 1,
+            index: offset(self.literals.len() - 1),
             source: Self::span(token),
         }
     }
@@ -258,9 +268,7 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> Parsed<Item> {
         let token = self.next_non_space();
         match token.kind {
-            TokenKind::Text => Ok(Item::Node(Node::Text(
-                token.pos..token.pos + token.text.len(),
-            ))),
+            TokenKind::Text => Ok(Item::Node(Node::Text(Self::span(&token)))),
             TokenKind::LeftDelim => {
                 let saved = self.action_pos.replace(token.pos);
                 let item = self.action();
@@ -648,8 +656,8 @@ impl<'a> Parser<'a> {
             TokenKind::String | TokenKind::RawString => {
                 let literal = match verbatim_string(token.text) {
                     Some(inner) => Literal::Verbatim(Span {
-                        start: token.pos + inner.start,
-                        end: token.pos + inner.end,
+                        start: token.pos + offset(inner.start),
+                        end: token.pos + offset(inner.end),
                     }),
                     None => Literal::Str(
                         unquote_string(token.text).ok_or_else(|| self.error("invalid syntax"))?,

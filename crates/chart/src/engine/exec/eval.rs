@@ -33,10 +33,10 @@ impl<'t> State<'t, '_, '_> {
     }
 
     /// The value of the current template's constant `index`.
-    pub(super) fn constant(&self, index: usize) -> Value {
+    pub(super) fn constant(&self, index: u32) -> Value {
         self.template
             .constants
-            .get(index)
+            .get(index as usize)
             .cloned()
             .unwrap_or_default()
     }

@@ -117,10 +117,10 @@ impl At<'_> {
     fn pos(&self) -> usize {
         match self {
             At::Start => 0,
-            At::Arg(arg) => arg.pos(),
-            At::Command(cmd) => cmd.pos,
-            At::Pipe(pipe) => pipe.pos,
-            At::Template(call) => call.pos,
+            At::Arg(arg) => arg.pos() as usize,
+            At::Command(cmd) => cmd.pos as usize,
+            At::Pipe(pipe) => pipe.pos as usize,
+            At::Template(call) => call.pos as usize,
         }
     }
 

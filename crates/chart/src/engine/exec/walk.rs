@@ -19,7 +19,7 @@ impl<'t> State<'t, '_, '_> {
 
     pub(super) fn walk(&mut self, dot: &Ev, node: &'t Node, out: &mut String) -> Exe<Flow> {
         match node {
-            Node::Text(range) => out.push_str(&self.template.text[range.clone()]),
+            Node::Text(span) => out.push_str(span.of(&self.template.text)),
             Node::Action(pipe) => {
                 let value = self.eval_pipeline(dot, pipe)?;
                 if pipe.decl.is_empty() {
