@@ -10,7 +10,8 @@ use landscaper_chart::data::{Data, Map};
 use landscaper_chart::engine::{Engine, MissingKey};
 use landscaper_chart::value::Value;
 use landscaper_chart::values::{
-    Warnings, coalesce_tables, coalesce_values, merge_tables, merge_values, process_dependencies,
+    Warnings, coalesce_tables, coalesce_values, coalesce_values_taking, merge_tables, merge_values,
+    process_dependencies,
 };
 use landscaper_chart::yaml;
 use serde_yaml_ng::Value as Yaml;
@@ -155,7 +156,18 @@ fn helm_values_coalescing_facts() {
                 let out = if function == "MergeValues" {
                     merge_values(&c, &user, &mut warnings)
                 } else {
-                    coalesce_values(&c, &user, &mut warnings)
+                    let out = coalesce_values(&c, &user, &mut warnings);
+                    // What a render does, done with the chart: the same, and the defaults gone.
+                    let mut taken_from = c.clone();
+                    let taken =
+                        coalesce_values_taking(&mut taken_from, &user, &mut Warnings::default());
+                    if taken != out || !taken_from.values.is_empty() {
+                        failures.push(format!(
+                            "{name}: coalescing the chart's own defaults gave {taken:?}, leaving {:?}",
+                            taken_from.values
+                        ));
+                    }
+                    out
                 };
                 if case["expect"]["userValuesUnchanged"].as_bool() == Some(true)
                     && user != map(&case["userValues"])
@@ -167,7 +179,7 @@ fn helm_values_coalescing_facts() {
                     let mut c = c.clone();
                     let mut w = Warnings::default();
                     let full = process_dependencies(&mut c, &user, &mut w)
-                        .and_then(|_| coalesce_values(&c, &user, &mut w));
+                        .and_then(|_| coalesce_values_taking(&mut c, &user, &mut w));
                     if full.as_ref().map(|m| Data::Map(m.clone())) != Ok(data(root)) {
                         failures.push(format!(
                             "{name}: root values {full:?}, helm v4.1.4 {:?}",

@@ -240,7 +240,8 @@ fn install_checked(
     let mut warnings = Warnings::default();
     values::process_dependencies(&mut chart, user_values, &mut warnings)
         .map_err(RenderError::before_render)?;
-    let coalesced = values::coalesce_values(&chart, user_values, &mut warnings)
+    // Nothing reads the chart's defaults once they are coalesced.
+    let coalesced = values::coalesce_values_taking(&mut chart, user_values, &mut warnings)
         .map_err(RenderError::before_render)?;
     if !options.skip_schema_validation {
         values::validate_against_schema(&chart, &coalesced).map_err(|e| {

@@ -13,15 +13,68 @@ pub const GLOBAL_KEY: &str = "global";
 /// in `vals` deletes the key.
 pub fn coalesce_values(chart: &Chart, vals: &Map, warnings: &mut Warnings) -> Result<Map, String> {
     let mut dest = vals.clone();
-    coalesce(chart, &mut dest, "", false, warnings)?;
+    coalesce(
+        chart,
+        Defaults::copied(chart),
+        &mut dest,
+        "",
+        false,
+        warnings,
+    )?;
+    Ok(dest)
+}
+
+/// [`coalesce_values`] for a chart done with its default values: they are moved into the
+/// result rather than copied (a large chart's are megabytes of tables), and the chart and its
+/// subcharts are left without them.
+pub fn coalesce_values_taking(
+    chart: &mut Chart,
+    vals: &Map,
+    warnings: &mut Warnings,
+) -> Result<Map, String> {
+    let mut dest = vals.clone();
+    let defaults = Defaults::taken(chart);
+    coalesce(chart, defaults, &mut dest, "", false, warnings)?;
     Ok(dest)
 }
 
 /// `MergeValues`: like [`coalesce_values`], but `null` values are kept.
 pub fn merge_values(chart: &Chart, vals: &Map, warnings: &mut Warnings) -> Result<Map, String> {
     let mut dest = vals.clone();
-    coalesce(chart, &mut dest, "", true, warnings)?;
+    coalesce(
+        chart,
+        Defaults::copied(chart),
+        &mut dest,
+        "",
+        true,
+        warnings,
+    )?;
     Ok(dest)
+}
+
+/// The default values of a chart and, in the same order, of its subcharts, as coalescing
+/// consumes them.
+struct Defaults {
+    values: Map,
+    dependencies: Vec<Defaults>,
+}
+
+impl Defaults {
+    /// Copies of `chart`'s defaults.
+    fn copied(chart: &Chart) -> Defaults {
+        Defaults {
+            values: chart.values.clone(),
+            dependencies: chart.dependencies.iter().map(Defaults::copied).collect(),
+        }
+    }
+
+    /// `chart`'s defaults, taken out of it.
+    fn taken(chart: &mut Chart) -> Defaults {
+        Defaults {
+            values: std::mem::take(&mut chart.values),
+            dependencies: chart.dependencies.iter_mut().map(Defaults::taken).collect(),
+        }
+    }
 }
 
 /// `CoalesceTables`: `src` under `dst` (`dst` wins), `null` in `dst` deletes the key.
@@ -36,13 +89,14 @@ pub fn merge_tables(dst: &mut Map, src: Map, warnings: &mut Warnings) {
 
 fn coalesce(
     chart: &Chart,
+    defaults: Defaults,
     dest: &mut Map,
     prefix: &str,
     merge: bool,
     warnings: &mut Warnings,
 ) -> Result<(), String> {
-    coalesce_chart_values(chart, dest, prefix, merge, warnings);
-    coalesce_deps(chart, dest, prefix, merge, warnings)
+    coalesce_chart_values(chart, defaults.values, dest, prefix, merge, warnings);
+    coalesce_deps(chart, defaults.dependencies, dest, prefix, merge, warnings)
 }
 
 fn concat_prefix(a: &str, b: &str) -> String {
@@ -55,12 +109,13 @@ fn concat_prefix(a: &str, b: &str) -> String {
 
 fn coalesce_deps(
     chart: &Chart,
+    defaults: Vec<Defaults>,
     dest: &mut Map,
     prefix: &str,
     merge: bool,
     warnings: &mut Warnings,
 ) -> Result<(), String> {
-    for sub in &chart.dependencies {
+    for (sub, sub_defaults) in chart.dependencies.iter().zip(defaults) {
         let name = sub.name();
         // The subchart's table is moved out and put back in the same place once coalesced,
         // rather than copied and the original dropped; a subchart named `global` is copied,
@@ -79,7 +134,7 @@ fn coalesce_deps(
         };
         let sub_prefix = concat_prefix(prefix, chart.name());
         coalesce_globals(&mut table, dest, &sub_prefix, warnings);
-        coalesce(sub, &mut table, &sub_prefix, merge, warnings)?;
+        coalesce(sub, sub_defaults, &mut table, &sub_prefix, merge, warnings)?;
         dest.insert(name.to_string(), Data::Map(table));
     }
     Ok(())
@@ -145,22 +200,23 @@ fn coalesce_globals(dest: &mut Map, src: &Map, prefix: &str, warnings: &mut Warn
     dest.insert(GLOBAL_KEY.to_string(), Data::Map(dg));
 }
 
-/// Puts the chart's default values under `v` (`v` wins).
+/// Puts the chart's default values `defaults` under `v` (`v` wins).
 fn coalesce_chart_values(
     chart: &Chart,
+    defaults: Map,
     v: &mut Map,
     prefix: &str,
     merge: bool,
     warnings: &mut Warnings,
 ) {
     let sub_prefix = concat_prefix(prefix, chart.name());
-    for (key, val) in &chart.values {
-        match v.get_mut(key) {
+    for (key, val) in defaults {
+        match v.get_mut(&key) {
             None => {
-                v.insert(key.clone(), val.clone());
+                v.insert(key, val);
             }
             Some(Data::Null) if !merge => {
-                v.shift_remove(key);
+                v.shift_remove(&key);
             }
             Some(Data::Map(dest)) => match val {
                 Data::Map(src) => {
@@ -169,8 +225,8 @@ fn coalesce_chart_values(
                     let merge = merge || chart.dependencies.iter().any(|d| d.name() == key);
                     coalesce_tables_full_key(
                         dest,
-                        src.clone(),
-                        &concat_prefix(&sub_prefix, key),
+                        src,
+                        &concat_prefix(&sub_prefix, &key),
                         merge,
                         warnings,
                     );

@@ -8,7 +8,8 @@ mod schema_report;
 mod warnings;
 
 pub use coalesce::{
-    GLOBAL_KEY, coalesce_tables, coalesce_values, merge_maps, merge_tables, merge_values,
+    GLOBAL_KEY, coalesce_tables, coalesce_values, coalesce_values_taking, merge_maps, merge_tables,
+    merge_values,
 };
 pub use deps::{check_dependencies, missing_dependencies, path_value, process_dependencies, table};
 pub(crate) use schema::prepare_meta_schema;
