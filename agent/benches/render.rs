@@ -62,7 +62,7 @@ fn in_process(chart_dir: &Path, values: &Path) -> Result<(Duration, usize), Stri
         let text = std::fs::read_to_string(values).map_err(|e| e.to_string())?;
         let user = yaml::parse_values(&text).map_err(|e| e.to_string())?;
         let release = render::install(&loaded, &user, &options).map_err(|e| e.to_string())?;
-        let out = render::template_output(&release, &options)?;
+        let out = render::template_output(release, &options)?;
         times.push(start.elapsed());
         bytes = out.len();
     }

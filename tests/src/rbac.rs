@@ -57,7 +57,7 @@ pub fn render_agent_chart(release: &str, namespace: &str, sets: &[&str]) -> Stri
         ..Default::default()
     };
     let release = render::install(&chart, &values, &options).expect("the agent chart renders");
-    render::template_output(&release, &options).expect("template output")
+    render::template_output(release, &options).expect("template output")
 }
 
 /// The YAML documents of `text` as JSON values.

@@ -33,7 +33,7 @@ fn template(chart: &Chart) -> String {
         ..Default::default()
     };
     let release = render::install(chart, &Map::default(), &options).expect("the chart renders");
-    render::template_output(&release, &options).expect("template output")
+    render::template_output(release, &options).expect("template output")
 }
 
 #[test]

@@ -123,7 +123,7 @@ fn charts(c: &mut Criterion) {
             b.iter(|| {
                 render::install(black_box(&chart), black_box(&values), &options)
                     .ok()
-                    .and_then(|release| render::template_output(&release, &options).ok())
+                    .and_then(|release| render::template_output(release, &options).ok())
             })
         });
         if let Some(helm) = &helm {

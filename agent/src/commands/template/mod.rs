@@ -371,7 +371,7 @@ pub fn execute(args: &Args) -> Outcome {
             error,
         };
     }
-    match render::template_output(&release, &options) {
+    match render::template_output(release, &options) {
         Ok(stdout) => Outcome {
             stdout,
             warnings,

@@ -547,21 +547,23 @@ fn source_blocks_len(blocks: &[(&str, Cow<'_, str>)]) -> usize {
         .sum()
 }
 
-/// What `helm template` writes to stdout for a rendered release.
-pub fn template_output(release: &Release, options: &TemplateOptions) -> Result<String, String> {
-    let hooks: &[Manifest] = if options.disable_hooks {
-        &[]
-    } else {
-        &release.hooks
-    };
+/// What `helm template` writes to stdout for a rendered release: its manifest, trimmed, with
+/// the hooks appended in place (a large chart's manifest is a megabyte or more).
+pub fn template_output(release: Release, options: &TemplateOptions) -> Result<String, String> {
+    let Release {
+        manifest: mut manifests,
+        hooks,
+        ..
+    } = release;
+    let hooks: &[Manifest] = if options.disable_hooks { &[] } else { &hooks };
     let hooks = hooks
         .iter()
         .filter(|hook| !(options.skip_tests && hook.is_test_hook()))
         .map(|hook| (hook.path.as_str(), Cow::Borrowed(hook.content.as_str())))
         .collect::<Vec<_>>();
-    let rendered = release.manifest.trim();
-    let mut manifests = String::with_capacity(rendered.len() + 1 + source_blocks_len(&hooks));
-    manifests.push_str(rendered);
+    manifests.truncate(manifests.trim_end().len());
+    let leading = manifests.len() - manifests.trim_start().len();
+    manifests.drain(..leading);
     manifests.push('\n');
     push_source_blocks(&mut manifests, &hooks);
     if options.show_only.is_empty() {
