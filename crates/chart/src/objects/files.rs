@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use crate::chart::Contents;
 use base64::Engine as _;
 
 use super::glob::Glob;
+use crate::chart::Contents;
 use crate::data::{self, Data};
 use crate::value::{Map, MethodError, Object, Value};
 
@@ -19,7 +19,7 @@ use crate::value::{Map, MethodError, Object, Value};
 pub struct Files(Rc<BTreeMap<String, Contents>>);
 
 impl Files {
-    /// Files from `(path, content)` pairs (a chart's [`Contents`], shared [`Bytes`], or a
+    /// Files from `(path, content)` pairs (a chart's [`Contents`], shared [`bytes::Bytes`], or a
     /// `Vec<u8>` or a `String` taken over).
     pub fn new<D: Into<Contents>>(files: impl IntoIterator<Item = (String, D)>) -> Files {
         Files(Rc::new(
