@@ -79,7 +79,7 @@ pub fn parse_list(src: &str) -> Result<Vec<Data>, YamlError> {
 }
 
 /// Reads a values file as Helm's `LoadValues` does: the text is cut into documents as
-/// Kubernetes' YAML reader cuts it (see [`split_documents`]), each document is read with
+/// Kubernetes' YAML reader cuts it (see `split_documents`), each document is read with
 /// [`parse_values`], and later documents are merged over earlier ones (nested maps merged,
 /// anything else replaced). Errors name `file` and the line in the whole file.
 pub fn parse_values_file(file: &str, src: &str) -> Result<Map, YamlError> {
