@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::fs;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 
@@ -12,7 +12,7 @@ use super::LoadError;
 /// file that a render seldom reads (a folder's `crds/` files, which only `--include-crds`,
 /// installs and templates that ask for them read: 4.4 of kube-prometheus-stack's 7.2 MB). A
 /// deferred file was opened and checked when the chart loaded, so it fails to load as Helm's
-/// would, and is read from that same open file.
+/// would, and is read from that same open file, which stays open while the chart is held.
 #[derive(Clone)]
 pub struct Contents(Repr);
 
@@ -26,8 +26,8 @@ enum Repr {
 struct Deferred {
     /// The path in the chart, for errors.
     name: String,
-    /// The open file, until it is read.
-    file: Mutex<Option<fs::File>>,
+    /// The open file.
+    file: fs::File,
     /// Its size when it was opened.
     len: u64,
     read: OnceLock<Result<Bytes, LoadError>>,
@@ -38,7 +38,7 @@ impl Contents {
     pub(super) fn deferred(name: String, file: fs::File, len: u64) -> Contents {
         Contents(Repr::Deferred(Arc::new(Deferred {
             name,
-            file: Mutex::new(Some(file)),
+            file,
             len,
             read: OnceLock::new(),
         })))
@@ -70,21 +70,8 @@ impl Contents {
 
 impl Deferred {
     fn read(&self) -> &Result<Bytes, LoadError> {
-        self.read.get_or_init(|| {
-            // Poisoned only by a panic in a read, which `OnceLock` does not record as done.
-            let file = self
-                .file
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-            match file {
-                Some(file) => super::load::read_open_file(file, self.len, &self.name),
-                None => Err(LoadError(format!(
-                    "error reading {}: the file was lost by an earlier failed read",
-                    self.name
-                ))),
-            }
-        })
+        self.read
+            .get_or_init(|| super::load::read_open_file(&self.file, self.len, &self.name))
     }
 }
 

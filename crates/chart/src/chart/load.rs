@@ -293,9 +293,9 @@ fn open_folder_file(path: &Path, rel: &str) -> Result<(fs::File, fs::Metadata), 
     Ok((file, meta))
 }
 
-/// The contents of `file`, chart file `rel` stated at `len` bytes, without a byte order mark;
-/// refused if it has grown beyond the size limit since.
-pub(super) fn read_open_file(file: fs::File, len: u64, rel: &str) -> Result<Bytes, LoadError> {
+/// The contents of the open `file`, chart file `rel` stated at `len` bytes, without a byte
+/// order mark; refused if it has grown beyond the size limit since.
+pub(super) fn read_open_file(file: impl Read, len: u64, rel: &str) -> Result<Bytes, LoadError> {
     let data = read_shared(file.take(MAX_DECOMPRESSED_FILE_SIZE + 1), len)
         .map_err(|e| read_error(rel, &e))?;
     if data.len() as u64 > MAX_DECOMPRESSED_FILE_SIZE {
