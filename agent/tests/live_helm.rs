@@ -217,6 +217,42 @@ const VARIATIONS: &[(&str, &str, &[&str])] = &[
         &["testcharts/subchart", "--include-crds", "--skip-tests"],
     ),
     ("object-order", "helm", &["testcharts/object-order"]),
+    ("document-heads", "agent", &["rel", "document-heads"]),
+    (
+        "document-heads-sorted-first",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=sorted-first"],
+    ),
+    (
+        "document-heads-metadata",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=metadata"],
+    ),
+    (
+        "document-heads-name",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=name"],
+    ),
+    (
+        "document-heads-annotations",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=annotations"],
+    ),
+    (
+        "document-heads-annotation",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=annotation"],
+    ),
+    (
+        "document-heads-nan-first",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=nan-first"],
+    ),
+    (
+        "document-heads-top",
+        "agent",
+        &["rel", "document-heads", "--set", "bad=top"],
+    ),
     (
         "nginx-features-replicas",
         "charts",

@@ -1,11 +1,11 @@
 //! From rendered files to manifests (Helm's `releaseutil`): splitting files into YAML
 //! documents, reading each document's head, separating hooks, and Helm's install order.
 
-use crate::data::Data;
+use super::head::{Head, read_head};
+use crate::values::Warnings;
 use crate::yaml;
 
-/// The annotation that makes a document a hook.
-pub const HOOK_ANNOTATION: &str = "helm.sh/hook";
+pub use super::head::HOOK_ANNOTATION;
 
 /// Helm's install order by kind; other kinds follow, sorted by name.
 pub const INSTALL_ORDER: &[&str] = &[
@@ -149,11 +149,9 @@ pub fn check_file(path: &str, content: &str) -> CheckedFile {
     let docs = split_manifests(content)
         .into_iter()
         .map(|doc| {
-            let head = yaml::parse_value(&doc)
-                .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()))
-                .and_then(|head| {
-                    read_head(&head).map_err(|e| format!("YAML parse error on {path}: {e}"))
-                });
+            let head = yaml::parse_yaml(&doc)
+                .and_then(|doc| read_head(&doc))
+                .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()));
             (doc, head)
         })
         .collect();
@@ -162,8 +160,10 @@ pub fn check_file(path: &str, content: &str) -> CheckedFile {
 
 /// Splits checked files (in path order) into plain manifests and hooks, both in install
 /// order; the first document that is not valid YAML fails with Helm's message naming the file.
+/// A hook with an event Helm does not know is dropped, and logged as Helm logs it.
 pub fn sort_manifests(
     files: impl IntoIterator<Item = (String, CheckedFile)>,
+    warnings: &mut Warnings,
 ) -> Result<(Vec<Manifest>, Vec<Manifest>), String> {
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
@@ -182,7 +182,7 @@ pub fn sort_manifests(
             };
             let events: Vec<String> = hook.split(',').map(|e| e.trim().to_lowercase()).collect();
             if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
-                // Helm logs "skipping unknown hook" and drops the document.
+                warnings.info_with("skipping unknown hooks", &[("hookTypes", &hook)]);
                 continue;
             }
             hooks.push(Manifest { events, ..manifest });
@@ -191,91 +191,6 @@ pub fn sort_manifests(
     sort_by_kind(&mut generic);
     sort_by_kind(&mut hooks);
     Ok((generic, hooks))
-}
-
-#[derive(Debug)]
-struct Head {
-    kind: String,
-    hook: Option<String>,
-}
-
-/// Reads the fields Helm's `SimpleHead` holds, with its JSON type rules.
-fn read_head(doc: &Data) -> Result<Head, String> {
-    let map = match doc {
-        Data::Map(m) => m,
-        Data::Null => {
-            return Ok(Head {
-                kind: String::new(),
-                hook: None,
-            });
-        }
-        other => {
-            return Err(format!(
-                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type releaseutil.SimpleHead",
-                yaml::json_kind(other)
-            ));
-        }
-    };
-    let field_error = |v: &Data, field: &str, ty: &str| {
-        format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {ty}",
-            yaml::json_kind(v)
-        )
-    };
-    let kind = match map.get("kind") {
-        None | Some(Data::Null) => String::new(),
-        Some(Data::String(s)) => s.clone(),
-        Some(other) => return Err(field_error(other, "SimpleHead.kind", "string")),
-    };
-    if let Some(v) = map.get("apiVersion")
-        && !matches!(v, Data::String(_) | Data::Null)
-    {
-        return Err(field_error(v, "SimpleHead.apiVersion", "string"));
-    }
-    let mut hook = None;
-    match map.get("metadata") {
-        None | Some(Data::Null) => {}
-        Some(Data::Map(meta)) => {
-            if let Some(v) = meta.get("name")
-                && !matches!(v, Data::String(_) | Data::Null)
-            {
-                return Err(field_error(v, "SimpleHead.metadata.name", "string"));
-            }
-            match meta.get("annotations") {
-                None | Some(Data::Null) => {}
-                Some(Data::Map(annotations)) => {
-                    for (k, v) in annotations {
-                        match v {
-                            Data::String(s) if k == HOOK_ANNOTATION => hook = Some(s.clone()),
-                            Data::String(_) | Data::Null => {}
-                            other => {
-                                return Err(field_error(
-                                    other,
-                                    "SimpleHead.metadata.annotations",
-                                    "string",
-                                ));
-                            }
-                        }
-                    }
-                }
-                Some(other) => {
-                    return Err(field_error(
-                        other,
-                        "SimpleHead.metadata.annotations",
-                        "map[string]string",
-                    ));
-                }
-            }
-        }
-        Some(other) => {
-            return Err(field_error(
-                other,
-                "SimpleHead.metadata",
-                "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
-            ));
-        }
-    }
-    Ok(Head { kind, hook })
 }
 
 /// Stable sort by install order; unknown kinds last, alphabetically among themselves.
@@ -369,7 +284,7 @@ mod tests {
             "c/templates/a.yaml".to_string(),
             "kind: Deployment\n---\nkind: Zed\n---\nkind: Alpha\n---\nkind: ServiceAccount\n---\nkind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: Test\n".to_string(),
         )];
-        let (generic, hooks) = sort_manifests(checked(&files)).unwrap();
+        let (generic, hooks) = sort_manifests(checked(&files), &mut Warnings::default()).unwrap();
         let kinds: Vec<&str> = generic.iter().map(|m| m.kind.as_str()).collect();
         assert_eq!(kinds, ["ServiceAccount", "Deployment", "Alpha", "Zed"]);
         assert!(hooks[0].is_test_hook());
@@ -378,7 +293,7 @@ mod tests {
     #[test]
     fn invalid_documents_name_the_file() {
         let files = [("c/templates/a.yaml".to_string(), "a: [\n".to_string())];
-        let err = sort_manifests(checked(&files)).unwrap_err();
+        let err = sort_manifests(checked(&files), &mut Warnings::default()).unwrap_err();
         assert!(
             err.starts_with(
                 "YAML parse error on c/templates/a.yaml: error converting YAML to JSON: yaml: line"

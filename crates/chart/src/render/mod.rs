@@ -4,6 +4,7 @@
 //! separated, install order, and the text `helm template` prints.
 
 pub mod context;
+mod head;
 pub mod manifest;
 
 pub use context::{default_capabilities, parse_kube_version};
@@ -255,6 +256,8 @@ fn install_checked(
         })?;
     }
     let mut release = render_resources(&chart, &coalesced, options)?;
+    // Helm logs the values warnings before those of the render.
+    warnings.0.append(&mut release.warnings);
     release.warnings = warnings.0;
     if options.leave_to_exit {
         std::mem::forget(chart);
@@ -316,7 +319,8 @@ fn render_resources(
         }
     }
 
-    let (manifests, hooks) = match sort_manifests(checked_files) {
+    let mut warnings = Warnings::default();
+    let (manifests, hooks) = match sort_manifests(checked_files, &mut warnings) {
         Ok(sorted) => sorted,
         Err(e) => {
             let rendered: Vec<_> = files
@@ -350,7 +354,7 @@ fn render_resources(
         manifest,
         hooks,
         notes,
-        warnings: Vec::new(),
+        warnings: warnings.0,
         crds: crds
             .into_iter()
             .map(|(name, file)| (name, file.data.clone()))

@@ -14,6 +14,11 @@ impl Warnings {
         self.0.push(slog_line("INFO", message, &[]));
     }
 
+    /// Helm's `slog.Info(message, key, value, …)`.
+    pub fn info_with(&mut self, message: &str, attrs: &[(&str, &str)]) {
+        self.0.push(slog_line("INFO", message, attrs));
+    }
+
     /// Helm's `slog.Warn(message, key, value, …)`.
     pub fn warn(&mut self, message: &str, attrs: &[(&str, &str)]) {
         self.0.push(slog_line("WARN", message, attrs));
