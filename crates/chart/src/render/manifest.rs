@@ -195,12 +195,10 @@ pub fn sort_manifests(
 
 /// Stable sort by install order; unknown kinds last, alphabetically among themselves.
 fn sort_by_kind(manifests: &mut [Manifest]) {
-    let rank = |kind: &str| INSTALL_ORDER.iter().position(|k| *k == kind);
-    manifests.sort_by(|a, b| match (rank(&a.kind), rank(&b.kind)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.kind.cmp(&b.kind),
+    // Each kind is looked up in the order once, not at every comparison.
+    manifests.sort_by_cached_key(|m| match INSTALL_ORDER.iter().position(|k| *k == m.kind) {
+        Some(rank) => (rank, String::new()),
+        None => (INSTALL_ORDER.len(), m.kind.clone()),
     });
 }
 

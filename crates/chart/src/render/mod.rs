@@ -11,6 +11,7 @@ pub use context::{default_capabilities, parse_kube_version};
 pub use manifest::{CheckedFile, Manifest, check_file, sort_manifests, split_manifests};
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -405,10 +406,8 @@ fn render_each(
     let mut names: Vec<&String> = renderables.keys().collect();
     // Helm parses deeper paths first and, at equal depth, in reverse order, so that a parent
     // chart's definitions come last and win.
-    names.sort_by(|a, b| {
-        let depth = |s: &str| s.matches('/').count();
-        depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
-    });
+    // Keys worked out once per name, not at every comparison.
+    names.sort_by_cached_key(|name| (Reverse(name.matches('/').count()), Reverse(*name)));
     let mut engine = Engine::new();
     if let Some(lookup) = &options.lookup {
         install_lookup(engine.funcs_mut(), lookup.clone());
