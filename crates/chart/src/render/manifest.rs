@@ -289,6 +289,22 @@ mod tests {
     }
 
     #[test]
+    fn hooks_with_an_unknown_event_are_dropped_and_logged() {
+        let files = [(
+            "c/templates/a.yaml".to_string(),
+            "kind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install, later\n"
+                .to_string(),
+        )];
+        let mut warnings = Warnings::default();
+        let (generic, hooks) = sort_manifests(checked(&files), &mut warnings).unwrap();
+        assert!(generic.is_empty() && hooks.is_empty());
+        assert_eq!(
+            warnings.0,
+            [r#"level=INFO msg="skipping unknown hooks" hookTypes="pre-install, later""#]
+        );
+    }
+
+    #[test]
     fn invalid_documents_name_the_file() {
         let files = [("c/templates/a.yaml".to_string(), "a: [\n".to_string())];
         let err = sort_manifests(checked(&files), &mut Warnings::default()).unwrap_err();

@@ -178,7 +178,8 @@ pub struct Release {
     pub hooks: Vec<Manifest>,
     /// The root chart's rendered `NOTES.txt`.
     pub notes: String,
-    /// Warnings Helm would log (values that could not be merged, unknown conditions).
+    /// Lines Helm would log, in its order (values that could not be merged, unknown
+    /// conditions, then hooks skipped for an unknown event).
     pub warnings: Vec<String>,
     /// The CRD files of the chart as rendered (without disabled subcharts, under their
     /// aliases), by path, as Helm installs them; the manifest starts with them when
