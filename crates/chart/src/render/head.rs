@@ -48,36 +48,34 @@ enum Target {
 
 /// Reads the head of a decoded document as Helm does, or gives Helm's error.
 pub fn read_head(doc: &Yaml) -> Result<Head, YamlError> {
-    first_unsupported_key(doc)?;
-    if has_non_finite(doc) {
+    if check_keys(doc)? {
         first_non_finite(doc, Target::Head)?;
     }
     decode_head(doc).map_err(|reason| YamlError::whole(Stage::Unmarshal, reason))
 }
 
-/// Step 1's error: the first key that has no JSON form.
-fn first_unsupported_key(y: &Yaml) -> Result<(), YamlError> {
+/// Step 1's error, the first key that has no JSON form; otherwise whether a NaN or an
+/// infinity is anywhere in the document (rare: only then does step 2 need the keys sorted).
+fn check_keys(y: &Yaml) -> Result<bool, YamlError> {
+    let mut non_finite = false;
     match y {
-        Yaml::Seq(items) => items.iter().try_for_each(first_unsupported_key),
-        Yaml::Map(entries) => entries.iter().try_for_each(|(k, v)| {
-            if !matches!(k, Yaml::String(_)) {
-                key_string(k, v)?;
+        Yaml::Float(f) => non_finite = !f.is_finite(),
+        Yaml::Seq(items) => {
+            for item in items {
+                non_finite |= check_keys(item)?;
             }
-            first_unsupported_key(v)
-        }),
-        _ => Ok(()),
+        }
+        Yaml::Map(entries) => {
+            for (k, v) in entries {
+                if !matches!(k, Yaml::String(_)) {
+                    key_string(k, v)?;
+                }
+                non_finite |= check_keys(v)?;
+            }
+        }
+        _ => {}
     }
-}
-
-/// Whether a NaN or an infinity is anywhere in the document (rare: only then does step 2
-/// need the keys sorted).
-fn has_non_finite(y: &Yaml) -> bool {
-    match y {
-        Yaml::Float(f) => !f.is_finite(),
-        Yaml::Seq(items) => items.iter().any(has_non_finite),
-        Yaml::Map(entries) => entries.iter().any(|(_, v)| has_non_finite(v)),
-        _ => false,
-    }
+    Ok(non_finite)
 }
 
 /// Step 2's error: the first NaN or infinity `json.Marshal` meets, in its sorted key order,
@@ -210,11 +208,10 @@ fn string_field(value: &Yaml, field: &str) -> Result<Option<String>, String> {
     match value {
         Yaml::Null => Ok(None),
         Yaml::String(s) => Ok(Some(s.clone())),
-        Yaml::Bool(b) => Ok(Some(b.to_string())),
-        Yaml::Int(i) => Ok(Some(i.to_string())),
-        Yaml::Uint(u) => Ok(Some(u.to_string())),
-        Yaml::Float(f) => Ok(Some(format_g(*f, true))),
         Yaml::Seq(_) | Yaml::Map(_) => Err(field_error(value, field, "string")),
+        // Chart.yaml's loading refuses these; a document's head takes them as text.
+        Yaml::Float(f) if !f.is_finite() => Ok(Some(format_g(*f, true))),
+        scalar => Ok(scalar.scalar_text()),
     }
 }
 
