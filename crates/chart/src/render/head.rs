@@ -133,20 +133,23 @@ fn sorted_unique<K: AsRef<str>, V>(mut entries: Vec<(K, V)>) -> Vec<(K, V)> {
     unique
 }
 
-#[derive(Clone, Copy)]
-enum HeadField {
+/// A field of `SimpleHead`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum HeadField {
     ApiVersion,
     Kind,
     Metadata,
 }
 
-#[derive(Clone, Copy)]
-enum MetadataField {
+/// A field of `SimpleHead.metadata`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum MetadataField {
     Name,
     Annotations,
 }
 
-fn head_field(key: &str) -> Option<HeadField> {
+/// The `SimpleHead` field an object key binds to, if any.
+pub(super) fn head_field(key: &str) -> Option<HeadField> {
     [
         ("apiVersion", HeadField::ApiVersion),
         ("kind", HeadField::Kind),
@@ -157,7 +160,8 @@ fn head_field(key: &str) -> Option<HeadField> {
     .map(|(_, field)| field)
 }
 
-fn metadata_field(key: &str) -> Option<MetadataField> {
+/// The `SimpleHead.metadata` field an object key binds to, if any.
+pub(super) fn metadata_field(key: &str) -> Option<MetadataField> {
     [
         ("name", MetadataField::Name),
         ("annotations", MetadataField::Annotations),

@@ -2,6 +2,7 @@
 //! documents, reading each document's head, separating hooks, and Helm's install order.
 
 use super::head::{Head, read_head};
+use super::quick_head::quick_head;
 use crate::values::Warnings;
 use crate::yaml;
 
@@ -149,9 +150,12 @@ pub fn check_file(path: &str, content: &str) -> CheckedFile {
     let docs = split_manifests(content)
         .into_iter()
         .map(|doc| {
-            let head = yaml::parse_yaml(&doc)
-                .and_then(|doc| read_head(&doc))
-                .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message()));
+            let head = match quick_head(&doc) {
+                Some(head) => Ok(head),
+                None => yaml::parse_yaml(&doc)
+                    .and_then(|doc| read_head(&doc))
+                    .map_err(|e| format!("YAML parse error on {path}: {}", e.helm_message())),
+            };
             (doc, head)
         })
         .collect();

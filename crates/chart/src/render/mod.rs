@@ -6,6 +6,7 @@
 pub mod context;
 mod head;
 pub mod manifest;
+mod quick_head;
 
 pub use context::{default_capabilities, parse_kube_version};
 pub use manifest::{CheckedFile, Manifest, check_file, sort_manifests, split_manifests};

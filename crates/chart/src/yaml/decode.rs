@@ -240,6 +240,11 @@ fn decode_scalar(
     }
 }
 
+/// A plain (unquoted, untagged) scalar's value, typed as [`decode`] types it.
+pub fn plain_scalar(text: &str) -> Yaml {
+    from_resolved(resolve_plain(text), text.to_string())
+}
+
 fn from_resolved(r: Resolved, text: String) -> Yaml {
     match r {
         Resolved::Null => Yaml::Null,

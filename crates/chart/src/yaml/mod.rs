@@ -18,7 +18,7 @@ mod resolve;
 mod values;
 
 pub use compose::{MAX_DEPTH, Mark};
-pub use decode::Yaml;
+pub use decode::{Yaml, plain_scalar};
 pub use emit::{EncodeError, marshal, to_yaml, to_yaml_pretty};
 pub use error::{Stage, YamlError};
 pub use key_order::{key_cmp, key_less, key_less_v3};
