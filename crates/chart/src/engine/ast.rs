@@ -122,8 +122,46 @@ impl Span {
 
 /// The names of a field chain's text: `.A.B` gives `A`, `B`; a variable's `$x.A` gives `$x`,
 /// `A` (a chain's tokens are adjacent, so its text is the names joined by dots).
-pub fn chain_names(text: &str) -> impl DoubleEndedIterator<Item = &str> {
-    text.strip_prefix('.').unwrap_or(text).split('.')
+pub fn chain_names(text: &str) -> ChainNames<'_> {
+    ChainNames {
+        rest: Some(text.strip_prefix('.').unwrap_or(text)),
+    }
+}
+
+/// The names of a field chain, from either end. Chains are a few short names, evaluated at
+/// every execution of their action: a byte scan finds the dots in fewer steps than the
+/// searcher behind `str::split`, which was 2% of a large chart's render.
+pub struct ChainNames<'a> {
+    /// What is left of the chain; `None` once every name has been taken.
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for ChainNames<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match rest.bytes().position(|b| b == b'.') {
+            Some(dot) => {
+                self.rest = Some(&rest[dot + 1..]);
+                Some(&rest[..dot])
+            }
+            None => self.rest.take(),
+        }
+    }
+}
+
+impl<'a> DoubleEndedIterator for ChainNames<'a> {
+    fn next_back(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match rest.bytes().rposition(|b| b == b'.') {
+            Some(dot) => {
+                self.rest = Some(&rest[..dot]);
+                Some(&rest[dot + 1..])
+            }
+            None => self.rest.take(),
+        }
+    }
 }
 
 /// A pipeline: optional variable declarations and commands joined by `|`.
@@ -312,5 +350,19 @@ mod tests {
         assert!(size_of::<Command>() <= 64, "{}", size_of::<Command>());
         assert!(size_of::<Pipe>() <= 104, "{}", size_of::<Pipe>());
         assert!(size_of::<Branch>() <= 160, "{}", size_of::<Branch>());
+    }
+
+    #[test]
+    fn chain_names_come_from_either_end() {
+        let names = |text| chain_names(text).collect::<Vec<_>>();
+        assert_eq!(names(".A.B"), ["A", "B"]);
+        assert_eq!(names("$x.A"), ["$x", "A"]);
+        assert_eq!(names(".A"), ["A"]);
+        assert_eq!(names(""), [""]);
+        let mut chain = chain_names(".A.B.C");
+        assert_eq!(chain.next_back(), Some("C"));
+        assert_eq!(chain.next(), Some("A"));
+        assert_eq!(chain.next_back(), Some("B"));
+        assert_eq!((chain.next(), chain.next_back()), (None, None));
     }
 }

@@ -120,7 +120,7 @@ impl<'t> State<'t, '_, '_> {
     ) -> Exe<Ev> {
         self.at = At::Arg(node);
         let text = self.text(names);
-        let (variable, fields) = match text.find('.') {
+        let (variable, fields) = match text.bytes().position(|b| b == b'.') {
             Some(dot) => (&text[..dot], Some(&text[dot..])),
             None => (text, None),
         };
