@@ -16,21 +16,16 @@
 //! corpus and on mutations of them.
 
 use super::head::{Head, HeadField, MetadataField, head_field, metadata_field, read_head};
-use crate::yaml::{Resolved, Yaml, plain_scalar, resolve_plain};
-
-/// Deepest nesting read here; deeper documents go to the full reader, which has its own limit.
-const MAX_NESTING: usize = 64;
-
-/// Longest key read here (YAML limits implicit keys to 1024 characters).
-const MAX_KEY_LEN: usize = 512;
+use crate::yaml::plain::{
+    FlowItem, Key, MAX_NESTING, double_quoted, end_of_value, flow_sequence, is_non_finite,
+    is_printable_ascii, plain_value, single_quoted, split_key,
+};
+use crate::yaml::{Yaml, plain_scalar};
 
 /// The head of `doc`, when the document is in the subset this module reads and the head is
 /// valid; `None` leaves the document to the full reader.
 pub(super) fn quick_head(doc: &str) -> Option<Head> {
-    if !doc
-        .bytes()
-        .all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
-    {
+    if !is_printable_ascii(doc) {
         return None;
     }
     let mut reader = Reader::default();
@@ -325,8 +320,14 @@ impl<'a> Reader<'a> {
                 self.scalar(slot, || Yaml::String(inner.replace("''", "'")))
             }
             b'[' => {
-                end_of_value(flow_sequence(text)?)?;
-                matches!(slot, Slot::Ignore).then_some(())
+                let mut finite = true;
+                let after = flow_sequence(text, &mut |item| {
+                    if let FlowItem::Plain(plain) = item {
+                        finite &= !is_non_finite(plain);
+                    }
+                })?;
+                end_of_value(after)?;
+                (finite && matches!(slot, Slot::Ignore)).then_some(())
             }
             b'{' => {
                 end_of_value(text.strip_prefix("{}")?)?;
@@ -336,24 +337,8 @@ impl<'a> Reader<'a> {
                     Slot::Scalar(..) => None,
                 }
             }
-            b'-' if text.as_bytes().get(1).is_none_or(|&b| b == b' ') => None,
-            b':' if !text
-                .as_bytes()
-                .get(1)
-                .is_some_and(u8::is_ascii_alphanumeric) =>
-            {
-                None
-            }
-            first if !is_plain_start(first) => None,
             _ => {
-                let text = match memchr::memmem::find(text.as_bytes(), b" #") {
-                    Some(comment) => &text[..comment],
-                    None => text,
-                }
-                .trim_end_matches(' ');
-                if text.ends_with(':') || memchr::memmem::find(text.as_bytes(), b": ").is_some() {
-                    return None;
-                }
+                let text = plain_value(text)?;
                 if matches!(slot, Slot::Ignore) {
                     return (!is_non_finite(text)).then_some(());
                 }
@@ -435,172 +420,6 @@ fn mapping(entries: Vec<(&str, Kept)>, mut nested: Option<Yaml>) -> Yaml {
             })
             .collect(),
     )
-}
-
-/// `key: value` (or `key:` at the end of the line) with a key of plain word characters, or a
-/// double-quoted key without escapes: the key and the value with its leading spaces removed.
-fn split_key(text: &str) -> Option<(Key<'_>, &str)> {
-    let (key, after) = match text.strip_prefix('"') {
-        Some(quoted) => {
-            let end = quoted.bytes().position(|b| b == b'"' || b == b'\\')?;
-            if quoted.as_bytes()[end] != b'"' {
-                return None;
-            }
-            (Key::Quoted(&quoted[..end]), &quoted[end + 1..])
-        }
-        None => {
-            let end = text
-                .bytes()
-                .position(|b| !is_key_byte(b))
-                .unwrap_or(text.len());
-            (Key::Plain(&text[..end]), &text[end..])
-        }
-    };
-    let value = after.strip_prefix(':')?;
-    if !(value.is_empty() || value.starts_with(' ')) {
-        return None;
-    }
-    Some((key, value.trim_start_matches(' ')))
-}
-
-/// A mapping key as written.
-#[derive(Clone, Copy)]
-enum Key<'a> {
-    Plain(&'a str),
-    Quoted(&'a str),
-}
-
-impl<'a> Key<'a> {
-    /// The key's text, if it is one read here: a plain word that reads as a string (not
-    /// `true`, `null`, `80` or `.5`), or a quoted string.
-    fn text(self) -> Option<&'a str> {
-        let text = match self {
-            Key::Plain(word) => {
-                let string = matches!(resolve_plain(word), Resolved::Str | Resolved::Timestamp);
-                (string && !word.starts_with('-')).then_some(word)?
-            }
-            Key::Quoted(text) => text,
-        };
-        (!text.is_empty() && text.len() <= MAX_KEY_LEN).then_some(text)
-    }
-}
-
-fn is_key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
-}
-
-/// Characters a one-line plain scalar may start with here (indicators and reserved characters
-/// excluded; `-` is checked apart).
-fn is_plain_start(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-        || matches!(
-            b,
-            b'/' | b'.'
-                | b'_'
-                | b'$'
-                | b'('
-                | b'~'
-                | b'+'
-                | b'='
-                | b'^'
-                | b';'
-                | b'\\'
-                | b'-'
-                | b':'
-        )
-}
-
-/// Whether a plain scalar reads as NaN or an infinity, which the head refuses.
-fn is_non_finite(text: &str) -> bool {
-    matches!(
-        text.as_bytes().first(),
-        Some(b'.' | b'+' | b'-' | b'0'..=b'9')
-    ) && matches!(
-        resolve_plain(text),
-        Resolved::Float(f) | Resolved::BigInt(f) if !f.is_finite()
-    )
-}
-
-/// A double-quoted scalar closed on its line: its text between the quotes, what follows the
-/// closing quote, and whether it has escapes (only `\\`, `\"`, `\/`, `\n`, `\t` and `\r` are
-/// read here).
-fn double_quoted(text: &str) -> Option<(&str, &str, bool)> {
-    let bytes = text.as_bytes();
-    let mut i = 1;
-    let mut escaped = false;
-    loop {
-        match bytes.get(i)? {
-            b'"' => return Some((&text[1..i], &text[i + 1..], escaped)),
-            b'\\' => {
-                if !matches!(bytes.get(i + 1)?, b'\\' | b'"' | b'/' | b'n' | b't' | b'r') {
-                    return None;
-                }
-                escaped = true;
-                i += 2;
-            }
-            _ => i += 1,
-        }
-    }
-}
-
-/// A single-quoted scalar closed on its line: its text between the quotes (`''` still
-/// doubled) and what follows the closing quote.
-fn single_quoted(text: &str) -> Option<(&str, &str)> {
-    let bytes = text.as_bytes();
-    let mut i = 1;
-    loop {
-        match bytes.get(i)? {
-            b'\'' if bytes.get(i + 1) == Some(&b'\'') => i += 2,
-            b'\'' => return Some((&text[1..i], &text[i + 1..])),
-            _ => i += 1,
-        }
-    }
-}
-
-/// A flow sequence closed on its line, of one-line quoted or plain scalars (`[]`,
-/// `["", apps]`): what follows its `]`.
-fn flow_sequence(text: &str) -> Option<&str> {
-    let mut rest = text.strip_prefix('[')?.trim_start_matches(' ');
-    if let Some(after) = rest.strip_prefix(']') {
-        return Some(after);
-    }
-    loop {
-        rest = match rest.as_bytes().first()? {
-            b'"' => double_quoted(rest)?.1,
-            b'\'' => single_quoted(rest)?.1,
-            _ => {
-                let end = rest.bytes().position(|b| {
-                    matches!(b, b',' | b']' | b'[' | b'{' | b'}' | b'#' | b'"' | b'\'')
-                })?;
-                let item = rest[..end].trim_end_matches(' ');
-                let first = *item.as_bytes().first()?;
-                if !is_plain_start(first)
-                    || matches!(first, b'-' | b':')
-                    || item.contains(": ")
-                    || item.ends_with(':')
-                    || is_non_finite(item)
-                {
-                    return None;
-                }
-                &rest[end..]
-            }
-        }
-        .trim_start_matches(' ');
-        match rest.as_bytes().first()? {
-            b']' => return Some(&rest[1..]),
-            b',' => rest = rest[1..].trim_start_matches(' '),
-            _ => return None,
-        }
-        if rest.starts_with(']') {
-            return None;
-        }
-    }
-}
-
-/// What may follow a quoted scalar or `[]`/`{}` on its line: spaces, then perhaps a comment.
-fn end_of_value(after: &str) -> Option<()> {
-    let trimmed = after.trim_start_matches(' ');
-    (trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < after.len())).then_some(())
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ pub fn decode(node: Node) -> Result<Yaml, YamlError> {
                 }
                 out.set(key, decode(v)?);
             }
-            Ok(Yaml::Map(out.entries))
+            Ok(out.finish())
         }
     }
 }
@@ -68,7 +68,7 @@ pub fn decode(node: Node) -> Result<Yaml, YamlError> {
 /// A mapping under construction: entries in first-seen order, found again by key. Most
 /// mappings are small and searched in place; one that outgrows [`LINEAR_SEARCH_MAX`] gets an
 /// index, so that large mappings stay linear.
-struct MapBuilder {
+pub(super) struct MapBuilder {
     entries: Vec<(Yaml, Yaml)>,
     index: Option<HashMap<KeyId, usize, foldhash::fast::RandomState>>,
 }
@@ -121,7 +121,7 @@ impl KeyId {
 }
 
 impl MapBuilder {
-    fn with_capacity(n: usize) -> MapBuilder {
+    pub(super) fn with_capacity(n: usize) -> MapBuilder {
         MapBuilder {
             entries: Vec::with_capacity(n),
             index: None,
@@ -129,7 +129,7 @@ impl MapBuilder {
     }
 
     /// Sets `key`, replacing an earlier value in its first position as go-yaml v2 does.
-    fn set(&mut self, key: Yaml, value: Yaml) {
+    pub(super) fn set(&mut self, key: Yaml, value: Yaml) {
         let Some(index) = &mut self.index else {
             match self.entries.iter().position(|(k, _)| KeyId::same(k, &key)) {
                 Some(i) => self.entries[i].1 = value,
@@ -151,6 +151,11 @@ impl MapBuilder {
             index.insert(id, self.entries.len());
         }
         self.entries.push((key, value));
+    }
+
+    /// The mapping built.
+    pub(super) fn finish(self) -> Yaml {
+        Yaml::Map(self.entries)
     }
 
     /// The index of the entries so far (their keys are distinct).

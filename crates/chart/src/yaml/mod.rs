@@ -13,6 +13,7 @@ mod decode;
 mod emit;
 mod error;
 mod key_order;
+pub(crate) mod plain;
 mod repair;
 mod resolve;
 mod values;
@@ -31,6 +32,9 @@ use crate::data::{Data, Map};
 
 /// Reads the first document of `src` into the YAML 1.1 typed tree (`Null` when empty).
 pub fn parse_yaml(src: &str) -> Result<Yaml, YamlError> {
+    if let Some(tree) = plain::read_plain(src) {
+        return Ok(tree);
+    }
     match compose::compose_first(src)? {
         Some(node) => decode::decode(node),
         None => Ok(Yaml::Null),
