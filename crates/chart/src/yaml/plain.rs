@@ -37,7 +37,7 @@ pub fn read_plain(src: &str) -> Option<Yaml> {
         return None;
     }
     let mut reader = TreeReader {
-        lines: src.split('\n').collect(),
+        lines: lines(src),
         at: 0,
         depth: 0,
     };
@@ -52,6 +52,19 @@ pub fn read_plain(src: &str) -> Option<Yaml> {
         None => Some(root),
         Some(_) => None,
     }
+}
+
+/// The lines of `text`, as `split('\n')` gives them, found with memchr's scan for line breaks
+/// (the searcher behind `split` costs more per line than most lines are long).
+fn lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::with_capacity(text.len() / 32 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        lines.push(&text[start..end]);
+        start = end + 1;
+    }
+    lines.push(&text[start..]);
+    lines
 }
 
 /// A line-by-line reader of one document.
@@ -310,15 +323,20 @@ pub(crate) fn plain_value(text: &str) -> Option<&str> {
         &first if !is_plain_start(first) => return None,
         _ => {}
     }
-    let text = match memchr::memmem::find(bytes, b" #") {
-        Some(comment) => &text[..comment],
-        None => text,
+    // One pass: the comment starts at the first ` #`, and a `: ` before it makes a key.
+    let mut end = bytes.len();
+    for (i, pair) in bytes.windows(2).enumerate() {
+        match pair {
+            [b' ', b'#'] => {
+                end = i;
+                break;
+            }
+            [b':', b' '] => return None,
+            _ => {}
+        }
     }
-    .trim_end_matches(' ');
-    if text.ends_with(':') || memchr::memmem::find(text.as_bytes(), b": ").is_some() {
-        return None;
-    }
-    Some(text)
+    let text = text[..end].trim_end_matches(' ');
+    (!text.ends_with(':')).then_some(text)
 }
 
 /// `key: value` (or `key:` at the end of the line) with a key of plain word characters, or a
@@ -369,8 +387,20 @@ impl<'a> Key<'a> {
     }
 }
 
+/// The bytes of plain-word keys by value: letters, digits, `-`, `_`, `.` and `/`.
+const KEY_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/');
+        byte += 1;
+    }
+    table
+};
+
 fn is_key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
+    KEY_BYTES[usize::from(b)]
 }
 
 /// Characters a one-line plain scalar may start with here (indicators and reserved characters
