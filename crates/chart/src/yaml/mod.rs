@@ -9,6 +9,8 @@
 
 mod block_end;
 mod compose;
+#[cfg(test)]
+pub(crate) mod corpus;
 mod decode;
 mod emit;
 mod error;
