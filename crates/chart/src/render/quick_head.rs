@@ -17,7 +17,7 @@
 
 use super::head::{Head, HeadField, MetadataField, head_field, metadata_field, read_head};
 use crate::yaml::plain::{
-    FlowItem, Key, MAX_NESTING, double_quoted, end_of_value, flow_sequence, is_non_finite,
+    FlowItem, Key, MAX_NESTING, double_quoted, end_of_value, flow_sequence, is_dash, is_non_finite,
     is_printable_ascii, plain_value, single_quoted, split_key,
 };
 use crate::yaml::{Yaml, plain_scalar};
@@ -140,7 +140,7 @@ impl<'a> Reader<'a> {
         {
             return None;
         }
-        let dash = rest == "-" || rest.starts_with("- ");
+        let dash = is_dash(rest);
         if let Some(pending) = self.pending.take() {
             let nested = indent > pending.indent;
             // `key:` with `{}` or `[…]` on the next line, as `toYaml` of an empty map prints.
@@ -212,7 +212,7 @@ impl<'a> Reader<'a> {
             });
             return Some(());
         }
-        if content == "-" || content.starts_with("- ") {
+        if is_dash(content) {
             return None;
         }
         if let Some((key, value)) = split_key(content) {
