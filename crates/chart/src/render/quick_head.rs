@@ -18,7 +18,7 @@
 use super::head::{Head, HeadField, MetadataField, head_field, metadata_field, read_head};
 use crate::yaml::plain::{
     FlowItem, Key, MAX_NESTING, double_quoted, end_of_value, flow_sequence, is_dash, is_non_finite,
-    is_printable_ascii, plain_value, single_quoted, split_key,
+    is_printable_ascii, lines, plain_value, single_quoted, split_key,
 };
 use crate::yaml::{Yaml, plain_scalar};
 
@@ -29,7 +29,7 @@ pub(super) fn quick_head(doc: &str) -> Option<Head> {
         return None;
     }
     let mut reader = Reader::default();
-    for line in doc.split('\n') {
+    for line in lines(doc) {
         reader.line(line)?;
     }
     reader.finish()

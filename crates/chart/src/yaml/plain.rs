@@ -37,7 +37,7 @@ pub fn read_plain(src: &str) -> Option<Yaml> {
         return None;
     }
     let mut reader = TreeReader {
-        lines: lines(src),
+        lines: lines(src).collect(),
         at: 0,
         depth: 0,
     };
@@ -54,17 +54,31 @@ pub fn read_plain(src: &str) -> Option<Yaml> {
     }
 }
 
-/// The lines of `text`, as `split('\n')` gives them, found with memchr's scan for line breaks
-/// (the searcher behind `split` costs more per line than most lines are long).
-fn lines(text: &str) -> Vec<&str> {
-    let mut lines = Vec::with_capacity(text.len() / 32 + 1);
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
-        lines.push(&text[start..end]);
-        start = end + 1;
+/// The lines of `text`, as `split('\n')` gives them, each found with memchr (the searcher
+/// behind `split` costs more per line than most lines are long).
+pub(crate) fn lines(text: &str) -> Lines<'_> {
+    Lines { rest: Some(text) }
+}
+
+/// See [`lines`].
+pub(crate) struct Lines<'a> {
+    /// What is left of the text; `None` once the last line has been taken.
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(end) => {
+                self.rest = Some(&rest[end + 1..]);
+                Some(&rest[..end])
+            }
+            None => self.rest.take(),
+        }
     }
-    lines.push(&text[start..]);
-    lines
 }
 
 /// A line-by-line reader of one document.
@@ -655,6 +669,17 @@ mod tests {
         for (src, tree) in cases {
             assert_eq!(read_plain(src), Some(tree), "{src}");
             assert!(agrees(src));
+        }
+    }
+
+    #[test]
+    fn lines_are_those_split_gives() {
+        for text in ["", "\n", "a", "a\n", "a\nb", "a\n\nb\n", "\n\na"] {
+            assert_eq!(
+                lines(text).collect::<Vec<_>>(),
+                text.split('\n').collect::<Vec<_>>(),
+                "{text:?}"
+            );
         }
     }
 
