@@ -619,19 +619,22 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_quote(&mut self) -> State {
-        loop {
-            match self.next() {
-                Some('\\') => match self.next() {
-                    Some('\n') | None => return self.error("unterminated quoted string".into()),
-                    Some(_) => {}
-                },
-                Some('\n') | None => return self.error("unterminated quoted string".into()),
-                Some('"') => break,
-                Some(_) => {}
+        let bytes = self.input.as_bytes();
+        // Only a quote, a backslash or a newline ends or escapes a quoted string, and none of
+        // them is part of another character's UTF-8: the scan steps over everything else.
+        while let Some(at) = memchr::memchr3(b'"', b'\\', b'\n', &bytes[self.pos..]) {
+            self.pos += at + 1;
+            match bytes[self.pos - 1] {
+                b'"' => {
+                    self.emit(TokenKind::String);
+                    return State::InsideAction;
+                }
+                // The escaped character's first byte: the scan goes on after it.
+                b'\\' if !matches!(bytes.get(self.pos), None | Some(b'\n')) => self.pos += 1,
+                _ => break,
             }
         }
-        self.emit(TokenKind::String);
-        State::InsideAction
+        self.error("unterminated quoted string".into())
     }
 
     fn lex_raw_quote(&mut self) -> State {
@@ -732,6 +735,30 @@ mod tests {
             .map(|(_, t)| t.as_str())
             .collect();
         assert_eq!(texts, ["a", "b"]);
+    }
+
+    #[test]
+    fn quoted_strings_end_at_the_first_unescaped_quote_on_their_line() {
+        for (action, string) in [
+            (r#"{{ "a b" }}"#, r#""a b""#),
+            (r#"{{ "a\"b" }}"#, r#""a\"b""#),
+            (r#"{{ "a\\" }}"#, r#""a\\""#),
+            (r#"{{ "\é\"é" }}"#, r#""\é\"é""#),
+            (r#"{{ "" }}"#, r#""""#),
+        ] {
+            let tokens = kinds(action);
+            assert_eq!(tokens[2], (TokenKind::String, string.into()), "{action}");
+            assert_eq!(tokens[4].0, TokenKind::RightDelim, "{action}");
+        }
+        for unterminated in ["{{ \"a\n\" }}", "{{ \"a\\\n\" }}", "{{ \"a\\", "{{ \"a"] {
+            let lexed = lex(unterminated);
+            assert_eq!(
+                lexed.error.as_deref(),
+                Some("unterminated quoted string"),
+                "{unterminated:?}"
+            );
+            assert_eq!(lexed.tokens.last().map(|t| t.pos), Some(3));
+        }
     }
 
     #[test]
