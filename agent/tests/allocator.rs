@@ -17,8 +17,9 @@ fn the_binary_runs_jemalloc_with_huge_pages_and_one_arena() {
     // What was compiled in, and what jemalloc made of it; whether huge pages are used also
     // depends on the kernel, so `opt.thp` is not asserted.
     for setting in [
-        "config.malloc_conf: \"background_thread:false,thp:always,metadata_thp:always,narenas:1\"",
+        "config.malloc_conf: \"background_thread:false,thp:always,metadata_thp:always,narenas:1,lg_extent_max_active_fit:30\"",
         "opt.narenas: 1\n",
+        "opt.lg_extent_max_active_fit: 30\n",
     ] {
         assert!(
             stats.contains(setting),
