@@ -5,6 +5,7 @@
 
 pub mod context;
 mod head;
+mod late;
 pub mod manifest;
 mod quick_head;
 
@@ -288,22 +289,29 @@ fn render_resources(
         ));
     }
     // Each file's YAML is checked on other cores while the next templates render.
-    let (rendered, checked) = crate::parallel::pipeline(
-        |(path, content): (String, String)| {
-            let checked = if path.ends_with("NOTES.txt") {
-                CheckedFile::default()
-            } else {
-                check_file(&path, &content)
-            };
-            (path, content, checked)
-        },
-        |submit| {
-            render_each(chart, values, options, &mut |path, text| {
-                submit((path, text))
-            })
-        },
-    );
-    rendered?;
+    let render_checked = |parse_late: bool| {
+        crate::parallel::pipeline(
+            |(path, content): (String, String)| {
+                let checked = if path.ends_with("NOTES.txt") {
+                    CheckedFile::default()
+                } else {
+                    check_file(&path, &content)
+                };
+                (path, content, checked)
+            },
+            |submit| {
+                render_each(chart, values, options, parse_late, &mut |path, text| {
+                    submit((path, text))
+                })
+            },
+        )
+    };
+    let (rendered, checked) = match render_checked(true) {
+        // Helm's answer is that of the render with every file parsed first.
+        (Err(Failure::Early(_)), _) => render_checked(false),
+        done => done,
+    };
+    rendered.map_err(|(Failure::Early(e) | Failure::Render(e))| e)?;
     // A template read a file that loading left to be read on first use, and reading it
     // failed: the template saw it empty.
     if let Some(e) = chart.deferred_read_failure() {
@@ -374,15 +382,30 @@ struct Renderable<'c> {
     base_path: String,
 }
 
+/// Why rendering the templates stopped.
+enum Failure {
+    /// A file did not parse or a template failed while files were still to be parsed late:
+    /// perhaps only because a template called one of them by name before the render reached
+    /// it.
+    Early(RenderError),
+    /// The render failed as Helm's does.
+    Render(RenderError),
+}
+
 /// Renders every template of `chart` and its subcharts, handing each path (such as
 /// `mychart/charts/sub/templates/x.yaml`) and text (`<no value>` removed) to `emit` as soon as
 /// it is rendered, in Helm's parse order, not path order.
+///
+/// With `parse_late`, files that define nothing but themselves and were not parsed while the
+/// chart loaded are parsed on another thread while the templates before them execute
+/// (`late`); a failure then is [`Failure::Early`].
 fn render_each(
     chart: &Chart,
     values: &DataMap,
     options: &TemplateOptions,
+    parse_late: bool,
     emit: &mut dyn FnMut(String, String),
-) -> Result<(), RenderError> {
+) -> Result<(), Failure> {
     let release = Map::new();
     release.insert("Name", Value::from(options.release.name.as_str()));
     release.insert("Namespace", Value::from(options.release.namespace.as_str()));
@@ -418,37 +441,77 @@ fn render_each(
         .iter()
         .map(|name| renderables[*name].data.read())
         .collect::<Result<Vec<&Bytes>, LoadError>>()
-        .map_err(|e| RenderError::before_render(e.0))?;
-    let parsed = chart.parsed_ahead.take_all(&contents);
+        .map_err(|e| Failure::Render(RenderError::before_render(e.0)))?;
+    let mut parsed = chart.parsed_ahead.take_all(&contents);
+    parsed.resize_with(names.len(), || None);
     // A file parsed ahead has had its text checked as UTF-8 already.
     let files: Vec<(&str, ByteString)> = names
         .iter()
         .zip(&contents)
-        .enumerate()
-        .map(|(i, (name, data))| {
-            let ahead = parsed.get(i).and_then(Option::as_ref);
-            let text = ahead.map_or_else(|| source_text(data), |ahead| ahead.text().clone());
+        .zip(&parsed)
+        .map(|((name, data), ahead)| {
+            let text = ahead
+                .as_ref()
+                .map_or_else(|| source_text(data), |ahead| ahead.text().clone());
             (name.as_str(), text)
         })
         .collect();
+    let is_late = if parse_late {
+        late::choose(&files, &parsed)
+    } else {
+        vec![false; files.len()]
+    };
+    let late: Vec<usize> = (0..files.len()).filter(|&i| is_late[i]).collect();
+    let (first, first_parsed): (Vec<_>, Vec<_>) = files
+        .iter()
+        .cloned()
+        .zip(parsed)
+        .zip(&is_late)
+        .filter(|(_, late)| !**late)
+        .map(|(file, _)| file)
+        .unzip();
+    let failure = if late.is_empty() {
+        Failure::Render
+    } else {
+        Failure::Early
+    };
     engine
-        .add_templates_parsed(&files, parsed)
-        .map_err(|e| RenderError::template(&e, e.helm_message()))?;
-    for name in names {
-        let base = name.rsplit('/').next().unwrap_or(name);
-        if base.starts_with('_') {
-            continue;
-        }
-        let r = &renderables[name];
-        let template = Map::new();
-        template.insert("Name", Value::from(name.as_str()));
-        template.insert("BasePath", Value::from(r.base_path.as_str()));
-        r.dot.insert("Template", Value::Map(template));
-        let rendered = engine
-            .render_helm(name, &Value::Map(r.dot.clone()))
-            .map_err(|e| RenderError::template(&e, exec_message(&e)))?;
-        emit(name.clone(), rendered);
+        .add_templates_parsed(&first, first_parsed)
+        .map_err(|e| failure(RenderError::template(&e, e.helm_message())))?;
+    // A file parsed late adds only its own template: that nothing else has its name keeps the
+    // namespace what Helm's order of adding would make it.
+    if late.iter().any(|&i| engine.has_template(files[i].0)) {
+        return Err(Failure::Early(RenderError::before_render(
+            "a template is named as a template file",
+        )));
     }
+    late::with_late_parses(&files, &late, |late_parses| {
+        for ((name, r), (file, late)) in names
+            .iter()
+            .map(|name| (*name, &renderables[*name]))
+            .zip(files.iter().zip(&is_late))
+        {
+            if *late {
+                let parsed = late_parses.take_next();
+                engine
+                    .add_templates_parsed(std::slice::from_ref(file), vec![parsed])
+                    .map_err(|e| failure(RenderError::template(&e, e.helm_message())))?;
+            }
+            let base = name.rsplit('/').next().unwrap_or(name);
+            if base.starts_with('_') {
+                continue;
+            }
+            let template = Map::new();
+            template.insert("Name", Value::from(name.as_str()));
+            template.insert("BasePath", Value::from(r.base_path.as_str()));
+            r.dot.insert("Template", Value::Map(template));
+            let rendered = engine
+                .render_helm(name, &Value::Map(r.dot.clone()))
+                .map_err(|e| failure(RenderError::template(&e, exec_message(&e))))?;
+            emit(name.clone(), rendered);
+        }
+        Ok(())
+    })?;
     if options.leave_to_exit {
         std::mem::forget(engine);
     }
@@ -947,6 +1010,116 @@ mod tests {
         assert_eq!(
             e.summary,
             "c/Chart.yaml: dependencies[1] (redis): missing in charts/ (`helm dependency build` fetches them)"
+        );
+    }
+
+    /// `text` with a template comment that makes it large enough to be parsed late.
+    fn padded(text: &str) -> String {
+        format!(
+            "{{{{/* {} */}}}}{text}",
+            "x".repeat(crate::parallel::MIN_PARALLEL_SIZE)
+        )
+    }
+
+    fn config_map(name: &str, data: &str) -> String {
+        padded(&format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  d: {data}\n"
+        ))
+    }
+
+    fn chart_with(templates: &[(&str, &str)]) -> Chart {
+        let mut files = vec![("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n")];
+        files.extend_from_slice(templates);
+        chart_of(&files)
+    }
+
+    /// Renders the templates with files parsed late, as a `template` run does.
+    fn render_parsing_late(c: &Chart) -> Result<Vec<(String, String)>, Failure> {
+        let mut rendered = Vec::new();
+        let values = crate::yaml::parse_values("").unwrap();
+        render_each(
+            c,
+            &values,
+            &TemplateOptions::default(),
+            true,
+            &mut |path, text| rendered.push((path, text)),
+        )?;
+        Ok(rendered)
+    }
+
+    #[test]
+    fn files_parsed_late_render_as_if_parsed_first() {
+        let z = config_map("z", "{{ .Values | len }}");
+        let a = config_map("a", "{{ .Release.Name }}");
+        let c = chart_with(&[("templates/z.yaml", &z), ("templates/a.yaml", &a)]);
+        let rendered = render_parsing_late(&c).unwrap_or_else(|_| panic!("renders"));
+        let names: Vec<&str> = rendered.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["c/templates/z.yaml", "c/templates/a.yaml"]);
+        assert!(
+            rendered[1].1.ends_with("d: release-name\n"),
+            "{}",
+            rendered[1].1
+        );
+    }
+
+    #[test]
+    fn a_template_calling_a_file_not_parsed_yet_renders_again_with_every_file_parsed() {
+        // z runs first and includes a, which is parsed late.
+        let z = config_map("z", r#"{{ include "c/templates/a.yaml" . | len }}"#);
+        let a = config_map("a", "x");
+        let c = chart_with(&[("templates/z.yaml", &z), ("templates/a.yaml", &a)]);
+        assert!(matches!(render_parsing_late(&c), Err(Failure::Early(_))));
+        let values = crate::yaml::parse_values("").unwrap();
+        let release = install(&c, &values, &TemplateOptions::default()).unwrap();
+        let included = a.len() - padded("").len();
+        assert!(
+            release.manifest.contains(&format!("d: {included}\n")),
+            "{}",
+            release.manifest
+        );
+    }
+
+    #[test]
+    fn a_file_parsed_late_that_does_not_parse_fails_the_render_before_anything_executes() {
+        // z fails when it executes, before a, which does not parse, would be parsed late.
+        let z = config_map("z", r#"{{ fail "z ran" }}"#);
+        let a = config_map("a", "{{ if }}");
+        let c = chart_with(&[("templates/z.yaml", &z), ("templates/a.yaml", &a)]);
+        let e = failure(&c, "");
+        assert!(
+            e.summary.starts_with("parse error at (c/templates/a.yaml:"),
+            "{}",
+            e.summary
+        );
+    }
+
+    #[test]
+    fn a_definition_named_as_a_file_parsed_late_replaces_it_as_helm_orders_them() {
+        // Helm adds z, a, then _helpers, whose definition replaces a's own template.
+        let defined = r#"{{ define "c/templates/a.yaml" }}apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: defined
+{{ end }}"#;
+        let z = config_map("z", "z");
+        let a = config_map("file", "a");
+        let c = chart_with(&[
+            ("templates/_helpers.tpl", defined),
+            ("templates/z.yaml", &z),
+            ("templates/a.yaml", &a),
+        ]);
+        assert!(matches!(render_parsing_late(&c), Err(Failure::Early(_))));
+        let values = crate::yaml::parse_values("").unwrap();
+        let release = install(&c, &values, &TemplateOptions::default()).unwrap();
+        assert!(
+            release.manifest.contains("name: defined"),
+            "{}",
+            release.manifest
+        );
+        assert!(
+            !release.manifest.contains("name: file"),
+            "{}",
+            release.manifest
         );
     }
 
