@@ -4,7 +4,7 @@
 
 use std::cmp::Reverse;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::{Mutex, OnceLock, PoisonError, mpsc};
 
 /// Most threads a map uses (the calling one included).
 pub const MAX_THREADS: usize = 4;
@@ -12,6 +12,13 @@ pub const MAX_THREADS: usize = 4;
 /// Below this much work (in the caller's size units, e.g. bytes) a thread costs more than it
 /// saves.
 pub const MIN_PARALLEL_SIZE: usize = 64 * 1024;
+
+/// The cores this process may use, as the standard library counts them (affinity and cgroup
+/// quota), counted once: counting reads the cgroup's files, and a render asks several times.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
 
 /// `items.iter().map(f).collect()` on up to one thread per core (at most [`MAX_THREADS`]):
 /// each thread takes the largest item no thread has taken yet, until none is left, and the
@@ -31,10 +38,7 @@ where
     if sizes.iter().sum::<usize>() < MIN_PARALLEL_SIZE {
         return items.iter().map(f).collect();
     }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(MAX_THREADS)
-        .min(items.len());
+    let threads = cores().min(MAX_THREADS).min(items.len());
     if threads < 2 {
         return items.iter().map(f).collect();
     }
@@ -76,10 +80,7 @@ where
     J: Send,
     R: Send,
 {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .saturating_sub(1)
-        .min(MAX_THREADS - 1);
+    let workers = cores().saturating_sub(1).min(MAX_THREADS - 1);
     if workers == 0 {
         let mut results = Vec::new();
         let produced = produce(&mut |job| results.push(work(job)));
@@ -154,10 +155,7 @@ mod tests {
 
     #[test]
     fn the_producer_takes_on_jobs_left_when_it_is_done() {
-        let workers = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .saturating_sub(1)
-            .min(MAX_THREADS - 1);
+        let workers = cores().saturating_sub(1).min(MAX_THREADS - 1);
         if workers == 0 {
             return;
         }

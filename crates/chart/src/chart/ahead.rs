@@ -42,7 +42,7 @@ impl AheadParser {
     /// Starts the helper thread, unless the machine has one core (nothing would run beside
     /// the reading) or the thread cannot be started (the render then parses everything).
     pub(crate) fn start() -> AheadParser {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let cores = crate::parallel::cores();
         if cores < 2 {
             return AheadParser::off();
         }

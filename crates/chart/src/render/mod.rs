@@ -306,7 +306,8 @@ fn render_resources(
             },
         )
     };
-    let (rendered, checked) = match render_checked(true) {
+    // On one core, a file parsed late would only wait for the same core.
+    let (rendered, checked) = match render_checked(crate::parallel::cores() > 1) {
         // Helm's answer is that of the render with every file parsed first.
         (Err(Failure::Early(_)), _) => render_checked(false),
         done => done,
