@@ -126,13 +126,17 @@ pub(super) fn with_late_parses<R>(
         };
         let mut parses = LateParses {
             claimed,
-            parsed: helper.map(|_| receiver),
+            parsed: helper.is_some().then_some(receiver),
             arrived: (0..late.len()).map(|_| None).collect(),
             next: 0,
         };
         let result = render(&mut parses);
         // Closes the channel, so that a helper still parsing stops after its current file.
         drop(parses);
+        // A helper that panicked left its file to the render, which parsed it itself.
+        if let Some(helper) = helper {
+            let _ = helper.join();
+        }
         result
     })
 }
