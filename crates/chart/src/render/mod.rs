@@ -479,20 +479,21 @@ fn render_each(
     engine
         .add_templates_parsed(&first, first_parsed)
         .map_err(|e| failure(RenderError::template(&e, e.helm_message())))?;
-    // A file parsed late adds only its own template: that nothing else has its name keeps the
-    // namespace what Helm's order of adding would make it.
+    // A file parsed late adds only its own template: if nothing else has its name, the
+    // namespace is what Helm's order of adding makes it; if something has, the render starts
+    // again in that order.
     if late.iter().any(|&i| engine.has_template(files[i].0)) {
         return Err(Failure::Early(RenderError::before_render(
             "a template is named as a template file",
         )));
     }
     late::with_late_parses(&files, &late, |late_parses| {
-        for ((name, r), (file, late)) in names
+        for ((name, r), (file, parsed_late)) in names
             .iter()
             .map(|name| (*name, &renderables[*name]))
             .zip(files.iter().zip(&is_late))
         {
-            if *late {
+            if *parsed_late {
                 let parsed = late_parses.take_next();
                 engine
                     .add_templates_parsed(std::slice::from_ref(file), vec![parsed])
