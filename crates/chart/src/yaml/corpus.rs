@@ -54,8 +54,28 @@ pub(crate) fn is_rendered(path: &Path) -> bool {
     path.contains("/expected/") || path.contains("/golden/")
 }
 
+/// How many mutants a reader read as the full reader does (`agrees`), of how many it was given:
+/// 40 of each text, drawn from `seed`. `agrees` asserts that the two readers never differ, and
+/// says whether the quick one read the mutant at all.
+pub(crate) fn mutants_read<'t>(
+    texts: impl IntoIterator<Item = &'t str>,
+    seed: u64,
+    mut agrees: impl FnMut(&str) -> bool,
+) -> (usize, usize) {
+    let mut random = numbers(seed);
+    let mut accepted = 0;
+    let mut tried = 0;
+    for text in texts {
+        for _ in 0..40 {
+            tried += 1;
+            accepted += usize::from(agrees(&mutate(text, &mut random)));
+        }
+    }
+    (accepted, tried)
+}
+
 /// A deterministic source of numbers below `n` (xorshift), for mutations.
-pub(crate) fn numbers(seed: u64) -> impl FnMut(usize) -> usize {
+fn numbers(seed: u64) -> impl FnMut(usize) -> usize {
     let mut state = seed;
     move |n| {
         state ^= state << 13;
@@ -71,7 +91,7 @@ const TRICKY: &[u8] = b":- #\"'|>[]{}&*!\n.x0%@`?,~\\+\t";
 /// `text` changed at one to three places chosen by `random`: a tricky character inserted,
 /// removed or put in place of another, a line indented one space more or less, a line repeated
 /// or moved down by one.
-pub(crate) fn mutate(text: &str, random: &mut impl FnMut(usize) -> usize) -> String {
+fn mutate(text: &str, random: &mut impl FnMut(usize) -> usize) -> String {
     let mut mutant = mutate_once(text, random);
     for _ in 0..random(3) {
         mutant = mutate_once(&mutant, random);
