@@ -329,13 +329,17 @@ impl<'a> Lexer<'a> {
     fn skip_alphanumeric(&mut self) {
         let bytes = self.input.as_bytes();
         loop {
-            let ascii = bytes[self.pos..]
-                .iter()
-                .position(|&byte| !NAME_BYTES[usize::from(byte)])
-                .unwrap_or(bytes.len() - self.pos);
-            self.pos += ascii;
-            match self.peek() {
-                Some(c) if !c.is_ascii() && is_alphanumeric(c) => self.pos += c.len_utf8(),
+            while bytes
+                .get(self.pos)
+                .is_some_and(|&byte| NAME_BYTES[usize::from(byte)])
+            {
+                self.pos += 1;
+            }
+            match bytes.get(self.pos) {
+                Some(byte) if !byte.is_ascii() => match self.peek() {
+                    Some(c) if is_alphanumeric(c) => self.pos += c.len_utf8(),
+                    _ => return,
+                },
                 _ => return,
             }
         }
@@ -463,76 +467,98 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_inside_action(&mut self) -> State {
-        let (delim, _) = self.at_right_delim();
-        if delim {
+        let bytes = self.input.as_bytes();
+        let Some(&byte) = bytes.get(self.pos) else {
+            return self.error("unclosed action".into());
+        };
+        // Only `}` and spaces can start a closing delimiter.
+        if matches!(byte, b'}' | b' ' | b'\t' | b'\r' | b'\n') && self.at_right_delim().0 {
             if self.paren_depth == 0 {
                 return self.lex_right_delim();
             }
             return self.error("unclosed left paren".into());
         }
-        let Some(c) = self.next() else {
-            return self.error("unclosed action".into());
-        };
-        match c {
-            c if is_space(c) => {
-                self.pos -= c.len_utf8();
-                return self.lex_space();
-            }
-            '=' => self.emit(TokenKind::Assign),
-            ':' => {
+        // Most of an action's bytes are ASCII: a character is decoded only where one starts.
+        if !byte.is_ascii() {
+            return self.lex_other_character();
+        }
+        self.pos += 1;
+        match byte {
+            b' ' | b'\t' | b'\r' | b'\n' => return self.lex_space(),
+            b'=' => self.emit(TokenKind::Assign),
+            b':' => {
                 if self.next() != Some('=') {
                     return self.error("expected :=".into());
                 }
                 self.emit(TokenKind::Declare);
             }
-            '|' => self.emit(TokenKind::Pipe),
-            '"' => return self.lex_quote(),
-            '`' => return self.lex_raw_quote(),
-            '$' => return self.lex_variable(),
-            '\'' => return self.lex_char(),
-            '.' if !self.peek().is_some_and(|c| c.is_ascii_digit()) => {
+            b'|' => self.emit(TokenKind::Pipe),
+            b'"' => return self.lex_quote(),
+            b'`' => return self.lex_raw_quote(),
+            b'$' => return self.lex_variable(),
+            b'\'' => return self.lex_char(),
+            b'.' if !bytes.get(self.pos).is_some_and(u8::is_ascii_digit) => {
                 return self.lex_field_or_variable(TokenKind::Field);
             }
-            '.' | '+' | '-' | '0'..='9' => {
+            b'.' | b'+' | b'-' | b'0'..=b'9' => {
                 self.pos -= 1;
                 return self.lex_number();
             }
-            c if is_alphanumeric(c) => {
-                self.pos -= c.len_utf8();
+            byte if NAME_BYTES[usize::from(byte)] => {
+                self.pos -= 1;
                 return self.lex_identifier();
             }
-            '(' => {
+            b'(' => {
                 self.emit(TokenKind::LeftParen);
                 self.paren_depth += 1;
             }
-            ')' => {
+            b')' => {
                 if self.paren_depth == 0 {
                     return self.error("unexpected right paren".into());
                 }
                 self.paren_depth -= 1;
                 self.emit(TokenKind::RightParen);
             }
-            c if c.is_ascii() && !c.is_ascii_control() => self.emit(TokenKind::Char),
-            c => {
+            byte if !byte.is_ascii_control() => self.emit(TokenKind::Char),
+            byte => {
                 return self.error(format!(
                     "unrecognized character in action: {}",
-                    unicode_name(c)
+                    unicode_name(char::from(byte))
                 ));
             }
         }
         State::InsideAction
     }
 
+    /// A character beyond ASCII inside an action: the start of a name, or an error.
+    fn lex_other_character(&mut self) -> State {
+        match self.peek() {
+            Some(c) if is_alphanumeric(c) => self.lex_identifier(),
+            Some(c) => {
+                self.pos += c.len_utf8();
+                self.error(format!(
+                    "unrecognized character in action: {}",
+                    unicode_name(c)
+                ))
+            }
+            None => self.error("unclosed action".into()),
+        }
+    }
+
+    /// Moves past a run of spaces, which is a token unless it is the one before ` -}}`.
     fn lex_space(&mut self) -> State {
-        let mut spaces = 0;
-        while self.peek().is_some_and(is_space) {
-            self.next();
-            spaces += 1;
+        let bytes = self.input.as_bytes();
+        let first = self.pos - 1;
+        while bytes
+            .get(self.pos)
+            .is_some_and(|&byte| is_space(char::from(byte)))
+        {
+            self.pos += 1;
         }
         // A space followed by `-}}` is a trim marker, not an argument separator.
-        if right_delim_at(&self.input.as_bytes()[self.pos - 1..]) == (true, true) {
+        if right_delim_at(&bytes[self.pos - 1..]) == (true, true) {
             self.pos -= 1;
-            if spaces == 1 {
+            if self.pos == first {
                 return State::InsideAction;
             }
         }
@@ -540,12 +566,14 @@ impl<'a> Lexer<'a> {
         State::InsideAction
     }
 
+    /// Whether a name ends here: at the end, a space, `.`, `,`, `|`, `:`, a paren or `}}`.
     fn at_terminator(&self) -> bool {
-        match self.peek() {
+        let bytes = self.input.as_bytes();
+        match bytes.get(self.pos) {
             None => true,
-            Some(c) if is_space(c) => true,
-            Some('.' | ',' | '|' | ':' | ')' | '(') => true,
-            Some(_) => self.rest().starts_with(RIGHT),
+            Some(b' ' | b'\t' | b'\r' | b'\n' | b'.' | b',' | b'|' | b':' | b')' | b'(') => true,
+            Some(b'}') => bytes.get(self.pos + 1) == Some(&b'}'),
+            Some(_) => false,
         }
     }
 
@@ -759,6 +787,35 @@ mod tests {
             );
             assert_eq!(lexed.tokens.last().map(|t| t.pos), Some(3));
         }
+    }
+
+    #[test]
+    fn only_the_space_right_before_a_trim_marker_belongs_to_it() {
+        let kinds_of = |input: &str| -> Vec<TokenKind> {
+            lex(input).tokens.into_iter().map(|t| t.kind).collect()
+        };
+        use TokenKind::{Eof, Field, LeftDelim, RightDelim, Space};
+        assert_eq!(
+            kinds_of("{{ .a -}}"),
+            [LeftDelim, Space, Field, RightDelim, Eof]
+        );
+        assert_eq!(
+            kinds_of("{{ .a \t -}}"),
+            [LeftDelim, Space, Field, Space, RightDelim, Eof]
+        );
+        let spaced = lex("{{ .a  -}}");
+        assert_eq!(spaced.tokens[3].text, " ");
+        assert_eq!(
+            (spaced.tokens[4].kind, spaced.tokens[4].text),
+            (RightDelim, "}}")
+        );
+        // A single `}` is a character of the action, and `}}` ends a name.
+        assert_eq!(kinds("{{ } }}")[2], (TokenKind::Char, "}".into()));
+        assert_eq!(kinds("{{.a}}")[1], (TokenKind::Field, ".a".into()));
+        assert_eq!(
+            lex("{{ .a}b }}").error.as_deref(),
+            Some("bad character U+007D '}'")
+        );
     }
 
     #[test]
