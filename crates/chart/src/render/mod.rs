@@ -476,18 +476,19 @@ fn render_each(
     } else {
         Failure::Early
     };
-    engine
-        .add_templates_parsed(&first, first_parsed)
-        .map_err(|e| failure(RenderError::template(&e, e.helm_message())))?;
-    // A file parsed late adds only its own template: if nothing else has its name, the
-    // namespace is what Helm's order of adding makes it; if something has, the render starts
-    // again in that order.
-    if late.iter().any(|&i| engine.has_template(files[i].0)) {
-        return Err(Failure::Early(RenderError::before_render(
-            "a template is named as a template file",
-        )));
-    }
+    // The helper begins on the late files while the others are added.
     late::with_late_parses(&files, &late, |late_parses| {
+        engine
+            .add_templates_parsed(&first, first_parsed)
+            .map_err(|e| failure(RenderError::template(&e, e.helm_message())))?;
+        // A file parsed late adds only its own template: if nothing else has its name, the
+        // namespace is what Helm's order of adding makes it; if something has, the render
+        // starts again in that order.
+        if late.iter().any(|&i| engine.has_template(files[i].0)) {
+            return Err(Failure::Early(RenderError::before_render(
+                "a template is named as a template file",
+            )));
+        }
         for ((name, r), (file, parsed_late)) in names
             .iter()
             .map(|name| (*name, &renderables[*name]))
