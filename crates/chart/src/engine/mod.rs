@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use bytestring::ByteString;
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 use indexmap::IndexSet;
 
 use crate::funcs::{FuncMap, helm_funcs};
@@ -266,18 +266,22 @@ impl Engine {
     /// another engine, with this engine's functions; `None` if it does not parse (the engine
     /// it is added to then parses it again, for an error that names the file as it names it).
     pub(crate) fn parse_apart(&self, text: ByteString) -> Option<ParsedTemplate> {
-        let called = std::cell::RefCell::new(HashSet::default());
+        // Each name with whether this engine knows it: a file calls a few functions many
+        // times, and one lookup here spares the second in the function table.
+        let called = std::cell::RefCell::new(HashMap::<String, bool>::default());
         let known = |f: &str| {
             let mut called = called.borrow_mut();
-            if !called.contains(f) {
-                called.insert(f.to_string());
+            if let Some(&known) = called.get(f) {
+                return known;
             }
-            self.has_function(f)
+            let known = self.has_function(f);
+            called.insert(f.to_string(), known);
+            known
         };
         let file = parser::parse("", &text, &known).ok()?;
         Some(ParsedTemplate {
             file,
-            functions: called.into_inner().into_iter().collect(),
+            functions: called.into_inner().into_keys().collect(),
             text,
         })
     }
