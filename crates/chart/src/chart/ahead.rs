@@ -10,10 +10,10 @@
 //! The first values schema such a load reads in a process also starts the building of its
 //! meta-schema's validator on a thread of its own (`values::prepare_meta_schema`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
@@ -31,9 +31,12 @@ fn address(data: &Bytes) -> usize {
     data.as_ptr() as usize
 }
 
+/// A template file offered to the helper: its name in the chart folder and its contents.
+type Offer = (String, Bytes);
+
 /// Hands template files to the helper thread as they are read.
 pub(crate) struct AheadParser {
-    sender: Option<Sender<Bytes>>,
+    sender: Option<Sender<Offer>>,
     worker: Option<JoinHandle<Table>>,
     stop: Arc<AtomicBool>,
 }
@@ -46,7 +49,7 @@ impl AheadParser {
         if cores < 2 {
             return AheadParser::off();
         }
-        let (sender, receiver) = channel::<Bytes>();
+        let (sender, receiver) = channel::<Offer>();
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let worker = std::thread::Builder::new()
@@ -54,7 +57,8 @@ impl AheadParser {
             .spawn(move || {
                 let engine = Engine::new();
                 let mut table = Table::new();
-                for data in receiver {
+                let mut queue = Queue::new(receiver);
+                while let Some(data) = queue.next() {
                     if stopped.load(Ordering::Relaxed) {
                         break;
                     }
@@ -93,7 +97,7 @@ impl AheadParser {
         match super::load::own_path(name) {
             Some(path) if path.starts_with("templates/") => {
                 // A helper that has stopped only means the render parses this file itself.
-                let _ = sender.send(data.clone());
+                let _ = sender.send((name.to_string(), data.clone()));
             }
             Some("values.schema.json") => crate::values::prepare_meta_schema(data.clone()),
             _ => {}
@@ -119,6 +123,56 @@ impl Drop for AheadParser {
         if self.worker.is_some() {
             self.stop.store(true, Ordering::Relaxed);
         }
+    }
+}
+
+/// The offered files in the order the helper parses them. Those that a render must parse
+/// before anything executes (partials, files that may define templates) come first; those it
+/// can parse late, beside the execution (`render::can_be_late`), are parsed when no other
+/// file is waiting. When a render stops the helper, what it has left is then mostly files
+/// the render parses late, not files it must parse before it can begin.
+struct Queue {
+    offers: Receiver<Offer>,
+    /// Whether more files may be offered.
+    open: bool,
+    /// Files that can be parsed late, in the order they were offered.
+    can_wait: VecDeque<Bytes>,
+}
+
+impl Queue {
+    fn new(offers: Receiver<Offer>) -> Queue {
+        Queue {
+            offers,
+            open: true,
+            can_wait: VecDeque::new(),
+        }
+    }
+
+    /// The next file to parse; `None` once every offered file has been taken.
+    fn next(&mut self) -> Option<Bytes> {
+        while self.open {
+            let offered = match self.offers.try_recv() {
+                Ok(offered) => offered,
+                Err(TryRecvError::Empty) if !self.can_wait.is_empty() => break,
+                Err(TryRecvError::Empty) => match self.offers.recv() {
+                    Ok(offered) => offered,
+                    Err(_) => {
+                        self.open = false;
+                        break;
+                    }
+                },
+                Err(TryRecvError::Disconnected) => {
+                    self.open = false;
+                    break;
+                }
+            };
+            let (name, data) = offered;
+            if !crate::render::can_be_late(&name, &data) {
+                return Some(data);
+            }
+            self.can_wait.push_back(data);
+        }
+        self.can_wait.pop_front()
     }
 }
 
@@ -195,5 +249,44 @@ impl fmt::Debug for ParsedAhead {
         } else {
             "ParsedAhead(none)"
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_a_render_must_parse_first_are_parsed_before_those_it_can_parse_late() {
+        let (sender, receiver) = channel::<Offer>();
+        let offers = [
+            ("c/templates/a.yaml", "a: {{ .x }}"),
+            ("c/templates/_helpers.tpl", "{{ define \"h\" }}{{ end }}"),
+            ("c/templates/b.yaml", "b: {{ .x }}"),
+            ("c/templates/c.yaml", "{{ define \"c\" }}{{ end }}c: 1"),
+        ];
+        for (name, text) in offers {
+            sender
+                .send((name.to_string(), Bytes::from_static(text.as_bytes())))
+                .unwrap();
+        }
+        drop(sender);
+        let mut queue = Queue::new(receiver);
+        let order: Vec<Bytes> = std::iter::from_fn(|| queue.next()).collect();
+        let expected: Vec<&[u8]> = [1, 3, 0, 2].map(|i| offers[i].1.as_bytes()).to_vec();
+        assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn a_file_that_can_wait_is_parsed_while_no_other_is_offered() {
+        let (sender, receiver) = channel::<Offer>();
+        sender
+            .send(("c/templates/a.yaml".into(), Bytes::from_static(b"a")))
+            .unwrap();
+        let mut queue = Queue::new(receiver);
+        // The sender is still open: the queue does not wait for more offers first.
+        assert_eq!(queue.next().as_deref(), Some(&b"a"[..]));
+        drop(sender);
+        assert_eq!(queue.next(), None);
     }
 }

@@ -17,11 +17,11 @@ use crate::engine::{Engine, ParsedTemplate};
 /// Whether the file `name` with `text` may be parsed after templates have executed: it is not
 /// a partial (`_helpers.tpl`), and it defines no template but itself. Any text that mentions
 /// `define` or `block` counts as defining, in a comment or a string too.
-pub(super) fn can_be_late(name: &str, text: &str) -> bool {
+pub(crate) fn can_be_late(name: &str, text: &[u8]) -> bool {
     let base = name.rsplit('/').next().unwrap_or(name);
     !base.starts_with('_')
-        && memchr::memmem::find(text.as_bytes(), b"define").is_none()
-        && memchr::memmem::find(text.as_bytes(), b"block").is_none()
+        && memchr::memmem::find(text, b"define").is_none()
+        && memchr::memmem::find(text, b"block").is_none()
 }
 
 /// Which of `files` to parse late, given the parses made while the chart loaded (`parsed`, by
@@ -31,7 +31,7 @@ pub(super) fn choose(files: &[(&str, ByteString)], parsed: &[Option<ParsedTempla
     let mut late: Vec<bool> = files
         .iter()
         .zip(parsed)
-        .map(|((name, text), ahead)| ahead.is_none() && can_be_late(name, text))
+        .map(|((name, text), ahead)| ahead.is_none() && can_be_late(name, text.as_bytes()))
         .collect();
     let size: usize = files
         .iter()
@@ -149,19 +149,19 @@ mod tests {
     fn partials_and_files_that_may_define_are_parsed_before_anything_executes() {
         assert!(can_be_late(
             "c/templates/cm.yaml",
-            "kind: {{ .Values.kind }}"
+            b"kind: {{ .Values.kind }}"
         ));
-        assert!(!can_be_late("c/templates/_helpers.tpl", "{{ .x }}"));
+        assert!(!can_be_late("c/templates/_helpers.tpl", b"{{ .x }}"));
         assert!(!can_be_late(
             "c/templates/cm.yaml",
-            "{{ define \"x\" }}{{ end }}"
+            b"{{ define \"x\" }}{{ end }}"
         ));
         assert!(!can_be_late(
             "c/templates/cm.yaml",
-            "{{ block \"x\" . }}{{ end }}"
+            b"{{ block \"x\" . }}{{ end }}"
         ));
         // Mentions count too: telling them from definitions would take a parse.
-        assert!(!can_be_late("c/templates/cm.yaml", "# blocked: {{ .x }}"));
+        assert!(!can_be_late("c/templates/cm.yaml", b"# blocked: {{ .x }}"));
     }
 
     #[test]

@@ -12,6 +12,8 @@ mod quick_head;
 pub use context::{default_capabilities, parse_kube_version};
 pub use manifest::{CheckedFile, Manifest, check_file, sort_manifests, split_manifests};
 
+pub(crate) use late::can_be_late;
+
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
