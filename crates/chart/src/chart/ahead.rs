@@ -4,8 +4,9 @@
 //! instead of parsing them again.
 //!
 //! The helper parses every template file it is offered, also those of subcharts that the
-//! values may disable; what a render does not take is dropped with the chart. A file that does
-//! not parse is left for the render, which reports the error as it always has.
+//! values may disable, those a render must parse before it executes first ([`Queue`]); what a
+//! render does not take is dropped with the chart. A file that does not parse is left for the
+//! render, which reports the error as it always has.
 //!
 //! The first values schema such a load reads in a process also starts the building of its
 //! meta-schema's validator on a thread of its own (`values::prepare_meta_schema`).
@@ -193,8 +194,8 @@ impl ParsedAhead {
     /// Takes the parses of the template files whose contents are `files`, where the helper
     /// parsed them, and drops the others (those of disabled subcharts): a render takes at once
     /// all it will take, and a chart kept for later renders should not keep parse trees. The
-    /// helper is stopped after the file it is parsing: the render parses those left on all
-    /// cores, sooner than the helper would alone.
+    /// helper is stopped after the file it is parsing: the render parses those left, on all
+    /// cores or beside its execution (`render::late`), sooner than the helper would alone.
     pub(crate) fn take_all(&self, files: &[&Bytes]) -> Vec<Option<ParsedTemplate>> {
         let Some(mut ahead) = self.finished(true) else {
             return Vec::new();
