@@ -7,10 +7,12 @@
 //! calls a file parsed late by its name before the render has reached it fails to find it;
 //! the render then starts again with every file parsed first (`render::render_resources`).
 
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 use bytestring::ByteString;
+use memchr::memmem::Finder;
 
 use crate::engine::{Engine, ParsedTemplate};
 
@@ -18,10 +20,11 @@ use crate::engine::{Engine, ParsedTemplate};
 /// a partial (`_helpers.tpl`), and it defines no template but itself. Any text that mentions
 /// `define` or `block` counts as defining, in a comment or a string too.
 pub(crate) fn can_be_late(name: &str, text: &[u8]) -> bool {
+    // Built once: building a searcher costs more than a search of most template files.
+    static WORDS: LazyLock<[Finder<'static>; 2]> =
+        LazyLock::new(|| [Finder::new("define"), Finder::new("block")]);
     let base = name.rsplit('/').next().unwrap_or(name);
-    !base.starts_with('_')
-        && memchr::memmem::find(text, b"define").is_none()
-        && memchr::memmem::find(text, b"block").is_none()
+    !base.starts_with('_') && WORDS.iter().all(|word| word.find(text).is_none())
 }
 
 /// Which of `files` to parse late, given the parses made while the chart loaded (`parsed`, by
