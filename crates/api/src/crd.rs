@@ -76,6 +76,7 @@ pub fn all() -> Vec<CustomResourceDefinition> {
                 .and_then(|s| s.open_api_v3_schema.as_mut())
             {
                 strip_defaults(schema);
+                restrict_metadata(schema);
             }
         }
     }
@@ -102,6 +103,22 @@ fn strip_defaults(schema: &mut JSONSchemaProps) {
     }
     if let Some(JSONSchemaPropsOrBool::Schema(additional)) = schema.additional_properties.as_mut() {
         strip_defaults(additional);
+    }
+}
+
+/// Leaves the root `metadata` schema as `{type: object}`: kube-apiserver refuses a CRD whose
+/// schema says anything more of it (a description included) than restrictions of `name` and
+/// `generateName`, since every object's metadata is described by the API server itself.
+fn restrict_metadata(schema: &mut JSONSchemaProps) {
+    if let Some(metadata) = schema
+        .properties
+        .as_mut()
+        .and_then(|properties| properties.get_mut("metadata"))
+    {
+        *metadata = JSONSchemaProps {
+            type_: Some("object".to_owned()),
+            ..Default::default()
+        };
     }
 }
 

@@ -100,6 +100,11 @@ impl FieldError {
         }
     }
 
+    /// The entry of a Status's `details.causes` for this error.
+    pub fn to_cause(&self) -> crate::status::Cause {
+        crate::status::Cause::new(self.kind.cause_reason(), self.body(), self.field.clone())
+    }
+
     /// The message without the field: `Invalid value: "x": detail`.
     pub fn body(&self) -> String {
         let mut s = self.kind.text().to_string();

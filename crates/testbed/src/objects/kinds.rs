@@ -54,6 +54,7 @@ pub fn validate(res: &ResourceDef, obj: &Value, old: Option<&Value>) -> Result<(
             validate_role_ref(obj, &["ClusterRole"])
         }
         ("", "Secret") => validate_secret(obj, old),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => super::crd_schema::validate(obj),
         _ => Vec::new(),
     };
     if causes.is_empty() {

@@ -2,6 +2,7 @@
 //! generation, status separation, finalizers, and the rules of each built-in kind.
 
 pub mod convert;
+pub mod crd_schema;
 pub mod decode;
 pub mod kinds;
 pub mod lifecycle;
