@@ -251,8 +251,9 @@ impl<'s> Templater<'s> {
                 if let Some(key) = &state_key {
                     binding.insert("state".into(), self.stored_state(key)?);
                 }
+                let check = (kind != ExecutionKind::Import).then_some(kind);
                 let rendered =
-                    gotemplate::render(kind, &text, &binding, options.context()?).map_err(fail)?;
+                    gotemplate::render(check, &text, &binding, options.context()?).map_err(fail)?;
                 let doc = match crate::values::parse_yaml(&rendered)
                     .map_err(|e| fail(format!("unable to decode the rendered template: {e}")))?
                 {
@@ -293,6 +294,22 @@ impl<'s> Templater<'s> {
             _ => Ok(()),
         }
     }
+}
+
+/// Renders GoTemplate `text` with `binding` and the Landscaper functions over `filesystem`,
+/// as an execution's template is rendered, without decoding or checking the output.
+pub fn render_go_template(
+    text: &str,
+    binding: &Map<String, Json>,
+    filesystem: Arc<Filesystem>,
+) -> Result<String, String> {
+    let context = Context {
+        filesystem,
+        component: None,
+        components: Vec::new(),
+        schema: SchemaVersion::V2,
+    };
+    gotemplate::render(None, text, binding, Arc::new(context))
 }
 
 /// The text of a GoTemplate execution: its `template` string or its `file`.

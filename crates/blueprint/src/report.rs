@@ -78,11 +78,11 @@ pub fn format_input(
     let mut out = String::new();
     for key in keys {
         let value = &binding[key];
-        let shown = if sensitive.contains(&key.as_str()) {
+        let shown = sorted(&if sensitive.contains(&key.as_str()) {
             hide(value, 0)
         } else {
             value.clone()
-        };
+        });
         let text = if pretty {
             pretty_json(&shown, prefix)
         } else {
@@ -106,6 +106,24 @@ fn hide(value: &Json, depth: usize) -> Json {
                 .collect(),
         ),
         other => Json::String(format!("[...] ({})", go_type(other))),
+    }
+}
+
+/// The value with its maps' keys in order, as Go's encoder writes them.
+fn sorted(value: &Json) -> Json {
+    match value {
+        Json::Object(map) => {
+            let mut entries: Vec<(&String, &Json)> = map.iter().collect();
+            entries.sort_by_key(|(k, _)| *k);
+            Json::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
+        }
+        Json::Array(items) => Json::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 

@@ -21,9 +21,10 @@ const TEMPLATE_NAME: &str = "execution";
 const NO_VALUE: &str = "<no value>";
 
 /// Renders `text` with `binding`; errors are upstream's reports (Go's message, the source
-/// around the failure, and the binding with its sensitive values hidden).
+/// around the failure, and the binding with its sensitive values hidden). Output holding
+/// `<no value>` is an error for executions of `no_value_check`'s kind.
 pub fn render(
-    kind: ExecutionKind,
+    no_value_check: Option<ExecutionKind>,
     text: &str,
     binding: &Map<String, Json>,
     context: Arc<Context>,
@@ -50,7 +51,9 @@ pub fn render(
     let out = engine
         .render(TEMPLATE_NAME, &dot)
         .map_err(|e| report(e.to_string()))?;
-    if kind != ExecutionKind::Import && out.contains(NO_VALUE) {
+    if let Some(kind) = no_value_check
+        && out.contains(NO_VALUE)
+    {
         return Err(no_value_report(kind, &out, binding));
     }
     Ok(out)
