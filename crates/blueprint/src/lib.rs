@@ -12,6 +12,7 @@ pub mod component;
 pub mod executions;
 pub mod filesystem;
 mod gotemplate;
+pub mod imports;
 pub mod load;
 pub mod oci_ref;
 pub mod output;
