@@ -27,6 +27,9 @@ enum Command {
     Crds(commands::crds::Args),
     /// Check manifests and configuration files against the landscaper API.
     Validate(commands::validate::Args),
+    /// Render or check a blueprint locally, without a cluster.
+    #[command(subcommand)]
+    Blueprint(commands::blueprint::Command),
 }
 
 #[tokio::main]
@@ -38,6 +41,7 @@ async fn main() -> ExitCode {
         Command::Dev(args) => commands::dev::run(&args).await,
         Command::Crds(args) => commands::crds::run(&args),
         Command::Validate(args) => commands::validate::run(&args),
+        Command::Blueprint(command) => commands::blueprint::run(&command),
     };
     match result {
         Ok(code) => code,

@@ -325,7 +325,12 @@ fn go_template_text(executor: &TemplateExecutor, fs: &Filesystem) -> Result<Stri
     }
 }
 
+/// An execution's error, naming the file of the template when it has one.
 fn execution_error(kind: ExecutionKind, executor: &TemplateExecutor, message: String) -> Error {
+    let message = match &executor.file {
+        Some(file) => format!("file {file}: {message}"),
+        None => message,
+    };
     Error::Execution {
         kind,
         name: executor.name.clone().unwrap_or_default(),

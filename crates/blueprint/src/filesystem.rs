@@ -40,6 +40,30 @@ impl Filesystem {
         Ok(fs)
     }
 
+    /// The files under a directory on disk, by their paths relative to it.
+    pub fn from_dir(root: &std::path::Path) -> Result<Self, Error> {
+        let mut fs = Self::new();
+        let mut pending = vec![root.to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|e| Error::Filesystem(format!("{}: {e}", dir.display())))?;
+            for entry in entries {
+                let path = entry
+                    .map_err(|e| Error::Filesystem(format!("{}: {e}", dir.display())))?
+                    .path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else {
+                    let data = std::fs::read(&path)
+                        .map_err(|e| Error::Filesystem(format!("{}: {e}", path.display())))?;
+                    let relative = path.strip_prefix(root).unwrap_or(&path);
+                    fs.insert(&relative.to_string_lossy().replace('\\', "/"), data);
+                }
+            }
+        }
+        Ok(fs)
+    }
+
     fn add_inline(&mut self, dir: &str, value: &Json) -> Result<(), Error> {
         let Json::Object(entries) = value else {
             return Err(Error::Filesystem(format!(

@@ -1,0 +1,143 @@
+//! `landscaper blueprint render|validate` on upstream's manifest-deployer blueprint and on
+//! broken blueprints: what a user sees on the command line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn landscaper(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_landscaper"))
+        .args(args)
+        .env("RUST_LOG", "off")
+        .output()
+        .expect("landscaper runs")
+}
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/blueprint/tests/data")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn manifest_deployer_blueprint() -> Option<String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../../shared/conformance/landscaper/examples/ls-manifest-deployer-bp__blueprint.yaml",
+    );
+    if path.exists() {
+        return Some(path.to_string_lossy().into_owned());
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "the conformance data is required in CI"
+    );
+    None
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn render_prints_the_helm_deploy_item_with_the_chart_of_the_component() {
+    let Some(blueprint) = manifest_deployer_blueprint() else {
+        return;
+    };
+    let out = landscaper(&[
+        "blueprint",
+        "render",
+        &blueprint,
+        "-f",
+        &data("manifest-deployer-imports.yaml"),
+        "--component-descriptor",
+        &data("manifest-deployer-component.yaml"),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(stdout.starts_with("--- # deployItem deploy\n"), "{stdout}");
+    for line in [
+        "type: landscaper.gardener.cloud/helm",
+        "ref: registry.example.test/landscaper/charts/manifest-deployer:v0.120.0",
+        "repository: registry.example.test/landscaper/images/manifest-deployer-controller",
+        "tag: v0.120.0",
+        "identity: manifest-default",
+        "import: cluster",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn imports_that_do_not_fit_the_blueprint_are_reported_by_name() {
+    let Some(blueprint) = manifest_deployer_blueprint() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let imports = dir.path().join("imports.yaml");
+    std::fs::write(&imports, "imports:\n  releaseName: 7\n").unwrap();
+    let out = landscaper(&[
+        "blueprint",
+        "validate",
+        &blueprint,
+        "-f",
+        &imports.to_string_lossy(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains("the import \"cluster\" is required but not satisfied"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("import imports[2] (releaseName) at /: 7 is not of type \"string\""),
+        "{stdout}"
+    );
+}
+
+fn write_blueprint(dir: &Path, template: &str) {
+    let blueprint = format!(
+        "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n"
+    );
+    std::fs::write(dir.join("blueprint.yaml"), blueprint).unwrap();
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(dir.join("templates/deploy.yaml"), template).unwrap();
+}
+
+#[test]
+fn a_template_error_names_the_execution_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write_blueprint(
+        dir.path(),
+        "deployItems:\n- name: a\n  type: t\n  config:\n    x: {{ .imports.missing.field }}\n",
+    );
+    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "deploy execution \"main\": file /templates/deploy.yaml: template: execution:5:"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("5:        x: {{ .imports.missing.field }}\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_spiff_execution_says_it_is_not_supported() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("blueprint.yaml"),
+        "deployExecutions:\n- name: spiffy\n  type: Spiff\n  template: {}\n",
+    )
+    .unwrap();
+    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("deploy execution \"spiffy\": Spiff templates are not supported yet"),
+        "{stderr}"
+    );
+}
