@@ -21,9 +21,14 @@ pub struct SettingsArgs {
     /// Environment name (configuration key `name`).
     #[arg(long, env = "LANDSCAPER_AGENT_NAME")]
     pub name: Option<String>,
-    /// Host namespace for deployers (key `namespace`, default ls-system).
+    /// Host namespace for deployers (key `namespace`; empty or unset: the agent's own).
     #[arg(long, env = "LANDSCAPER_AGENT_NAMESPACE")]
     pub namespace: Option<String>,
+    /// The namespace the agent runs in, which an empty `namespace` means; the chart sets it
+    /// from the pod (downward API). Unset: the namespace of the pod's ServiceAccount token,
+    /// if mounted, else ls-system.
+    #[arg(long, env = "POD_NAMESPACE")]
+    pub pod_namespace: Option<String>,
     /// Kubeconfig of the landscaper cluster (key `landscaperClusterKubeconfig`).
     #[arg(
         long,
@@ -48,6 +53,11 @@ impl SettingsArgs {
         let overrides = Overrides {
             name: self.name.clone(),
             namespace: self.namespace.clone(),
+            own_namespace: self
+                .pod_namespace
+                .clone()
+                .filter(|namespace| !namespace.is_empty())
+                .or_else(service_account_namespace),
             landscaper_kubeconfig: self.landscaper_kubeconfig.clone(),
             landscaper_namespace: self.landscaper_namespace.clone(),
             heartbeat_period: self.heartbeat_period.clone(),
@@ -72,6 +82,18 @@ impl SettingsArgs {
         .await?;
         Ok((host, landscaper))
     }
+}
+
+/// Where a pod's ServiceAccount token mount names the pod's namespace.
+const SERVICE_ACCOUNT_NAMESPACE_FILE: &str =
+    "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/// The namespace of the pod's ServiceAccount, when its token is mounted.
+fn service_account_namespace() -> Option<String> {
+    std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE_FILE)
+        .ok()
+        .map(|namespace| namespace.trim().to_owned())
+        .filter(|namespace| !namespace.is_empty())
 }
 
 /// Arguments of `landscaper-agent run`.
