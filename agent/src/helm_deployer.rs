@@ -1,12 +1,12 @@
-//! The embedded helm deployer: serves helm DeployItems whose Target matches this
-//! environment's target selectors. Target `secretRef`s are resolved in the host cluster, where
-//! `<env>-target-access` holds the kubeconfig of `deployer-<env>`, so every write to the
-//! fenced cluster is made as that identity, never as the agent's own ServiceAccount.
+//! The embedded helm deployer: serves the helm DeployItems of the namespaces it is configured
+//! for whose Target matches this environment's target selectors. Target `secretRef`s are
+//! resolved in the host cluster, where `<env>-target-access` holds the kubeconfig of
+//! `deployer-<env>`, so every write to the fenced cluster is made as that identity, never as
+//! the agent's own ServiceAccount.
 
 use std::future::Future;
 
 use futures::FutureExt;
-
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_deployer::helm;
 use tokio::sync::watch;

@@ -524,7 +524,7 @@ fn applied_keys(target: &Target) -> Option<AppliedKeys> {
 
 /// The namespace of the environment's heartbeat Lease: the one its agent names, else the
 /// deployer management namespace (agents that name none write it there).
-pub fn lease_namespace<'a>(environment: &'a Environment, settings: &'a Settings) -> &'a str {
+fn lease_namespace<'a>(environment: &'a Environment, settings: &'a Settings) -> &'a str {
     environment
         .annotations()
         .get(LEASE_NAMESPACE_ANNOTATION)
