@@ -57,7 +57,7 @@ impl SettingsArgs {
                 .pod_namespace
                 .clone()
                 .filter(|namespace| !namespace.is_empty())
-                .or_else(service_account_namespace),
+                .or_else(super::template::namespace::service_account_namespace),
             landscaper_kubeconfig: self.landscaper_kubeconfig.clone(),
             landscaper_namespace: self.landscaper_namespace.clone(),
             heartbeat_period: self.heartbeat_period.clone(),
@@ -82,18 +82,6 @@ impl SettingsArgs {
         .await?;
         Ok((host, landscaper))
     }
-}
-
-/// Where a pod's ServiceAccount token mount names the pod's namespace.
-const SERVICE_ACCOUNT_NAMESPACE_FILE: &str =
-    "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
-
-/// The namespace of the pod's ServiceAccount, when its token is mounted.
-fn service_account_namespace() -> Option<String> {
-    std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE_FILE)
-        .ok()
-        .map(|namespace| namespace.trim().to_owned())
-        .filter(|namespace| !namespace.is_empty())
 }
 
 /// Arguments of `landscaper-agent run`.
@@ -140,4 +128,41 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     tracing::info!("agent stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        settings: SettingsArgs,
+    }
+
+    #[test]
+    fn an_empty_namespace_is_the_pods_namespace() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.yaml");
+        std::fs::write(
+            &config,
+            "apiVersion: config.landscaper.gardener.cloud/v1alpha1\nkind: AgentConfiguration\n\
+             name: fenced\nnamespace: \"\"\nlandscaperClusterKubeconfig: /ls/kubeconfig\n",
+        )
+        .unwrap();
+        let config = config.display().to_string();
+        let cli = Cli::parse_from(["x", "--config", &config, "--pod-namespace", "agents"]);
+        assert_eq!(cli.settings.settings().unwrap().namespace, "agents");
+        let cli = Cli::parse_from([
+            "x",
+            "--config",
+            &config,
+            "--pod-namespace",
+            "agents",
+            "--namespace",
+            "deployers",
+        ]);
+        assert_eq!(cli.settings.settings().unwrap().namespace, "deployers");
+    }
 }
