@@ -104,7 +104,14 @@ impl Agent {
         let lifetime = host.ensure().await?;
         let cluster_id = host.cluster_id().await?;
         let spec = desired_spec(&self.settings, &self.names, &self.landscaper.endpoint);
-        ensure(&self.landscaper.client, spec, &self.names, &cluster_id).await?;
+        ensure(
+            &self.landscaper.client,
+            spec,
+            &self.names,
+            &cluster_id,
+            &self.settings.landscaper_namespace,
+        )
+        .await?;
         Ok(lifetime)
     }
 

@@ -1,17 +1,15 @@
-//! The heartbeat: a Lease in the landscaper cluster renewed every period, and the
-//! `AgentReady` condition with the agent's version on the Environment.
+//! The heartbeat: a Lease in the landscaper cluster renewed every period, and the agent's
+//! version and last heartbeat in the Environment's `status.agent`. The agent writes only that
+//! field of the status; the conditions, `AgentReady` among them, are the landscaper's, which
+//! reads the Lease.
 
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
 use k8s_openapi::jiff::Timestamp;
-use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use landscaper_api::constants::conditions;
-use landscaper_api::core::{
-    AgentStatus, ConditionStatus, ConditionUpdate, Environment, set_condition,
-};
+use landscaper_api::core::{AgentStatus, Environment};
 use serde_json::json;
 
 use crate::names::Names;
@@ -41,7 +39,7 @@ pub struct Heartbeat<'a> {
 }
 
 impl Heartbeat<'_> {
-    /// Renews the Lease and the Environment's `AgentReady` condition.
+    /// Renews the Lease and the Environment's `status.agent`.
     pub async fn beat(&self) -> Result<Beat, RegistrationError> {
         let environments: Api<Environment> = Api::all(self.client.clone());
         let object = format!("Environment {}", self.names.environment);
@@ -49,13 +47,12 @@ impl Heartbeat<'_> {
             .get_opt(&self.names.environment)
             .await
             .map_err(api_error("reading", object.clone()))?;
-        let Some(environment) = environment.filter(|e| e.metadata.deletion_timestamp.is_none())
-        else {
+        if environment.is_none_or(|e| e.metadata.deletion_timestamp.is_some()) {
             return Ok(Beat::Deregistered);
-        };
+        }
         let now = Timestamp::now();
         self.renew_lease(now).await?;
-        self.report(&environment, now).await?;
+        self.report(now).await?;
         Ok(Beat::Renewed)
     }
 
@@ -108,33 +105,14 @@ impl Heartbeat<'_> {
         Ok(())
     }
 
-    /// Writes the condition and agent status, guarded by the resourceVersion they were
-    /// computed from so the landscaper's conditions are never overwritten.
-    async fn report(
-        &self,
-        environment: &Environment,
-        now: Timestamp,
-    ) -> Result<(), RegistrationError> {
-        let mut status = environment.status.clone().unwrap_or_default();
-        let update = ConditionUpdate {
-            type_: conditions::AGENT_READY,
-            status: ConditionStatus::True,
-            reason: "HeartbeatRenewed",
-            message: format!(
-                "agent {} renews its heartbeat every {}s",
-                self.version,
-                self.period.as_secs()
-            ),
-        };
-        set_condition(&mut status.conditions, update, Time(now));
+    /// Writes `status.agent`, and nothing else of the status: a merge patch of that field
+    /// alone, so it never conflicts with the landscaper's writes of the conditions.
+    async fn report(&self, now: Timestamp) -> Result<(), RegistrationError> {
         let agent = AgentStatus {
             version: Some(self.version.to_owned()),
             last_heartbeat_time: Some(Time(now)),
         };
-        let patch = json!({
-            "metadata": { "resourceVersion": environment.resource_version() },
-            "status": { "conditions": status.conditions, "agent": agent },
-        });
+        let patch = json!({ "status": { "agent": agent } });
         let environments: Api<Environment> = Api::all(self.client.clone());
         environments
             .patch_status(

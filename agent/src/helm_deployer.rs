@@ -1,10 +1,12 @@
-//! The embedded helm deployer: serves helm DeployItems whose Target matches this
-//! environment's target selectors. Target `secretRef`s are resolved in the host cluster, where
-//! `<env>-target-access` holds the kubeconfig of `deployer-<env>`, so every write to the
-//! fenced cluster is made as that identity, never as the agent's own ServiceAccount.
+//! The embedded helm deployer: serves the helm DeployItems of the namespaces it is configured
+//! for whose Target matches this environment's target selectors. Target `secretRef`s are
+//! resolved in the host cluster, where `<env>-target-access` holds the kubeconfig of
+//! `deployer-<env>`, so every write to the fenced cluster is made as that identity, never as
+//! the agent's own ServiceAccount.
 
 use std::future::Future;
 
+use futures::FutureExt;
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_deployer::helm;
 use tokio::sync::watch;
@@ -17,29 +19,46 @@ pub fn identity(environment: &str) -> String {
     format!("agent-helm-deployer-{environment}")
 }
 
-/// The deployer configuration of the embedded helm deployer.
-pub fn config(settings: &Settings, workers: u16) -> DeployerConfig {
-    let mut config = DeployerConfig::new("", &identity(&settings.name));
-    config.target_selectors = settings.target_selectors.clone();
-    config.workers = workers.max(1);
-    config
+/// The deployer configurations of the embedded helm deployer: one per namespace it serves,
+/// so that it only ever lists and watches within those namespaces (the landscaper-side RBAC
+/// of an agent grants nothing cluster-wide but its own Environment).
+pub fn configs(settings: &Settings, workers: u16) -> Vec<DeployerConfig> {
+    settings
+        .deploy_item_namespaces
+        .iter()
+        .map(|namespace| {
+            let mut config = DeployerConfig::new("", &identity(&settings.name));
+            config.target_selectors = settings.target_selectors.clone();
+            config.namespace = Some(namespace.clone());
+            config.workers = workers.max(1);
+            config
+        })
+        .collect()
 }
 
-/// Runs the helm deployer until `shutdown` completes; `landscaper` reads DeployItems and
-/// Targets, `host` reads the Secrets Targets refer to. Dev mode calls this too.
+/// Runs the helm deployer of every configuration until `shutdown` completes; `landscaper`
+/// reads DeployItems and Targets, `host` reads the Secrets Targets refer to. Dev mode calls
+/// this too.
 pub async fn run(
     landscaper: kube::Client,
     host: kube::Client,
-    config: DeployerConfig,
+    configs: Vec<DeployerConfig>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    tracing::info!(identity = %config.info.identity, workers = config.workers, "starting the embedded helm deployer");
-    landscaper_deployer::run(helm::setup(landscaper, host, config), shutdown).await;
+    let shutdown = shutdown.boxed().shared();
+    let deployers = configs.into_iter().map(|config| {
+        tracing::info!(identity = %config.info.identity, namespace = ?config.namespace, workers = config.workers, "starting the embedded helm deployer");
+        landscaper_deployer::run(
+            helm::setup(landscaper.clone(), host.clone(), config),
+            shutdown.clone(),
+        )
+    });
+    futures::future::join_all(deployers).await;
 }
 
 /// Runs `agent` (registration, heartbeat, token renewal) and its embedded helm deployer with
-/// `workers` workers side by side until `shutdown` completes: what `landscaper-agent run`
-/// does, and what dev mode and the end-to-end tests run in-process.
+/// `workers` workers per served namespace side by side until `shutdown` completes: what
+/// `landscaper-agent run` does, and what dev mode and the end-to-end tests run in-process.
 pub async fn run_with_agent(
     agent: Agent,
     workers: u16,
@@ -53,7 +72,7 @@ pub async fn run_with_agent(
     let helm = run(
         agent.landscaper().client.clone(),
         agent.host().client.clone(),
-        config(agent.settings(), workers),
+        configs(agent.settings(), workers),
         until_stopped(stopped.clone()),
     );
     let registration = agent.run(until_stopped(stopped));

@@ -11,7 +11,8 @@ use landscaper_api::decode::config_from_yaml;
 
 use crate::names::{validate_environment_name, validate_namespace_name};
 
-/// Host namespace for deployers when none is configured.
+/// Namespace (in either cluster) when none is configured and, for the host namespace, the
+/// agent's own namespace is unknown (it runs outside a cluster).
 pub const DEFAULT_NAMESPACE: &str = "ls-system";
 /// Heartbeat period when none is configured.
 pub const DEFAULT_HEARTBEAT_PERIOD: Duration = Duration::from_secs(30);
@@ -25,8 +26,11 @@ const MIN_TOKEN_LIFETIME: Duration = Duration::from_secs(600);
 pub struct Overrides {
     /// Environment name.
     pub name: Option<String>,
-    /// Host namespace for deployers.
+    /// Host namespace for deployers; empty: the agent's own namespace.
     pub namespace: Option<String>,
+    /// The namespace the agent runs in (the pod's), if known. Not an override: it is what an
+    /// empty or unset `namespace` means.
+    pub own_namespace: Option<String>,
     /// Kubeconfig file of the landscaper cluster.
     pub landscaper_kubeconfig: Option<PathBuf>,
     /// Namespace in the landscaper cluster.
@@ -54,6 +58,9 @@ pub struct Settings {
     pub heartbeat_period: Duration,
     /// Lifetime of the deployer identity's token; it is renewed at 80%.
     pub token_lifetime: Duration,
+    /// Namespaces of the landscaper cluster whose helm DeployItems the embedded deployer
+    /// serves, and the only ones where it reads DeployItems, Targets, Contexts and Secrets.
+    pub deploy_item_namespaces: Vec<String>,
 }
 
 /// A setting that is missing or invalid, naming the key.
@@ -111,17 +118,35 @@ impl Settings {
             .or(config.name)
             .ok_or_else(|| invalid("name", "the environment name is required".to_owned()))?;
         validate_environment_name(&name).map_err(|message| invalid("name", message))?;
+        // Empty means unset, as in upstream's chart: the agent's own namespace.
         let namespace = overrides
             .namespace
             .or(config.namespace)
+            .filter(|namespace| !namespace.is_empty())
+            .or(overrides.own_namespace)
             .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
         validate_namespace_name(&namespace).map_err(|message| invalid("namespace", message))?;
         let landscaper_namespace = overrides
             .landscaper_namespace
             .or(config.landscaper_namespace)
+            .filter(|namespace| !namespace.is_empty())
             .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
         validate_namespace_name(&landscaper_namespace)
             .map_err(|message| invalid("landscaperNamespace", message))?;
+        let deploy_item_namespaces = match config.deploy_item_namespaces {
+            Some(namespaces) if !namespaces.is_empty() => {
+                for (i, namespace) in namespaces.iter().enumerate() {
+                    validate_namespace_name(namespace).map_err(|message| {
+                        invalid("deployItemNamespaces", format!("[{i}]: {message}"))
+                    })?;
+                }
+                let mut namespaces = namespaces;
+                namespaces.sort();
+                namespaces.dedup();
+                namespaces
+            }
+            _ => vec![landscaper_namespace.clone()],
+        };
         let landscaper_kubeconfig = overrides
             .landscaper_kubeconfig
             .or(config.landscaper_cluster_kubeconfig.map(PathBuf::from))
@@ -165,6 +190,7 @@ impl Settings {
             target_selectors,
             heartbeat_period,
             token_lifetime,
+            deploy_item_namespaces,
         })
     }
 }
@@ -232,6 +258,67 @@ mod tests {
         assert_eq!(
             settings.target_selectors,
             default_target_selectors("fenced")
+        );
+        assert_eq!(settings.deploy_item_namespaces, vec!["ls-system"]);
+    }
+
+    #[test]
+    fn an_empty_namespace_is_the_agents_own() {
+        let in_pod = |namespace: Option<&str>| Overrides {
+            own_namespace: Some("agents".into()),
+            namespace: namespace.map(str::to_owned),
+            ..Default::default()
+        };
+        for (config, overrides) in [
+            (None, in_pod(None)),
+            (Some(""), in_pod(None)),
+            (None, in_pod(Some(""))),
+        ] {
+            let config = AgentConfiguration {
+                namespace: config.map(str::to_owned),
+                ..base()
+            };
+            let settings = Settings::resolve(config, overrides).unwrap();
+            assert_eq!(settings.namespace, "agents");
+        }
+        let explicit = AgentConfiguration {
+            namespace: Some("deployers".into()),
+            ..base()
+        };
+        let settings = Settings::resolve(explicit, in_pod(None)).unwrap();
+        assert_eq!(settings.namespace, "deployers");
+        let outside_a_cluster = AgentConfiguration {
+            namespace: Some(String::new()),
+            ..base()
+        };
+        let settings = Settings::resolve(outside_a_cluster, Overrides::default()).unwrap();
+        assert_eq!(settings.namespace, "ls-system");
+    }
+
+    #[test]
+    fn deploy_item_namespaces_default_to_the_landscaper_namespace() {
+        let config = AgentConfiguration {
+            landscaper_namespace: Some("landscaper".into()),
+            ..base()
+        };
+        let settings = Settings::resolve(config, Overrides::default()).unwrap();
+        assert_eq!(settings.deploy_item_namespaces, vec!["landscaper"]);
+        let config = AgentConfiguration {
+            deploy_item_namespaces: Some(vec!["team-b".into(), "team-a".into(), "team-b".into()]),
+            ..base()
+        };
+        let settings = Settings::resolve(config, Overrides::default()).unwrap();
+        assert_eq!(settings.deploy_item_namespaces, vec!["team-a", "team-b"]);
+        let config = AgentConfiguration {
+            deploy_item_namespaces: Some(vec!["team.a".into()]),
+            ..base()
+        };
+        let message = Settings::resolve(config, Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("configuration key deployItemNamespaces: [0]: \"team.a\""),
+            "{message}"
         );
     }
 

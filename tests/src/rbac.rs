@@ -144,6 +144,10 @@ pub fn documented_landscaper_rbac(environment: &str) -> String {
             "landscaper:agent:default",
             &format!("landscaper:agent:{environment}"),
         )
+        .replace(
+            "resourceNames: [default]",
+            &format!("resourceNames: [{environment}]"),
+        )
 }
 
 impl World {

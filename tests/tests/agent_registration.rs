@@ -2,6 +2,7 @@
 //! uninstall removes everything again.
 
 use k8s_openapi::api::authentication::v1::SelfSubjectReview;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
@@ -505,6 +506,55 @@ async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
         agent_condition(&world, "beat").await == Some(ConditionStatus::True)
     })
     .await;
+}
+
+#[tokio::test]
+async fn the_landscaper_reads_the_lease_where_the_agent_writes_it() {
+    let world = World::start().await;
+    // The agent's landscaperNamespace is not the landscaper's deployerManagement.namespace.
+    world
+        .create_namespace(world.landscaper_cluster(), "agent-leases")
+        .await;
+    let mut settings = world.agent_settings("split");
+    settings.landscaper_namespace = "agent-leases".to_owned();
+    let (_stop, _task) = spawn_agent(world.agent(settings).await);
+    eventually("the landscaper sees the agent's heartbeat", || async {
+        agent_condition(&world, "split").await == Some(ConditionStatus::True)
+    })
+    .await;
+    // It stays so, heartbeat after heartbeat (periods of 1 s).
+    for _ in 0..30 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let environment = environment(&world, "split").await.unwrap();
+        let condition = find_condition(
+            &environment.status.unwrap().conditions,
+            conditions::AGENT_READY,
+        )
+        .cloned()
+        .unwrap();
+        assert_eq!(condition.status, ConditionStatus::True, "{condition:?}");
+        assert!(
+            condition.message.contains("agent-leases/split"),
+            "{}",
+            condition.message
+        );
+    }
+    let leases =
+        |namespace| Api::<Lease>::namespaced(world.landscaper_cluster().client(), namespace);
+    assert!(
+        leases("agent-leases")
+            .get_opt("split")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        leases(LS_NAMESPACE)
+            .get_opt("split")
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 fn cleanup_for<'a>(

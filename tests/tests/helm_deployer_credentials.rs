@@ -99,10 +99,16 @@ async fn context_credentials_are_read_with_the_documented_rbac() {
         plain_http_registries: registry.iter().map(|r| r.address().to_owned()).collect(),
         ..SourceSettings::default()
     });
+    // The agent serves one namespace, its landscaper namespace.
+    let [config] = <[_; 1]>::try_from(landscaper_agent::helm_deployer::configs(
+        agent.agent.settings(),
+        2,
+    ))
+    .expect("one served namespace");
     let mut setup = helm::setup(
         agent.agent.landscaper().client.clone(),
         agent.agent.host().client.clone(),
-        landscaper_agent::helm_deployer::config(agent.agent.settings(), 2),
+        config,
     );
     setup.deployer = HelmDeployer {
         sources: Arc::new(sources),

@@ -21,9 +21,14 @@ pub struct SettingsArgs {
     /// Environment name (configuration key `name`).
     #[arg(long, env = "LANDSCAPER_AGENT_NAME")]
     pub name: Option<String>,
-    /// Host namespace for deployers (key `namespace`, default ls-system).
+    /// Host namespace for deployers (key `namespace`; empty or unset: the agent's own).
     #[arg(long, env = "LANDSCAPER_AGENT_NAMESPACE")]
     pub namespace: Option<String>,
+    /// The namespace the agent runs in, which an empty `namespace` means; the chart sets it
+    /// from the pod (downward API). Unset: the namespace of the pod's ServiceAccount token,
+    /// if mounted, else ls-system.
+    #[arg(long, env = "POD_NAMESPACE")]
+    pub pod_namespace: Option<String>,
     /// Kubeconfig of the landscaper cluster (key `landscaperClusterKubeconfig`).
     #[arg(
         long,
@@ -48,6 +53,11 @@ impl SettingsArgs {
         let overrides = Overrides {
             name: self.name.clone(),
             namespace: self.namespace.clone(),
+            own_namespace: self
+                .pod_namespace
+                .clone()
+                .filter(|namespace| !namespace.is_empty())
+                .or_else(super::template::namespace::service_account_namespace),
             landscaper_kubeconfig: self.landscaper_kubeconfig.clone(),
             landscaper_namespace: self.landscaper_namespace.clone(),
             heartbeat_period: self.heartbeat_period.clone(),
@@ -118,4 +128,41 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
     tracing::info!("agent stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        settings: SettingsArgs,
+    }
+
+    #[test]
+    fn an_empty_namespace_is_the_pods_namespace() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.yaml");
+        std::fs::write(
+            &config,
+            "apiVersion: config.landscaper.gardener.cloud/v1alpha1\nkind: AgentConfiguration\n\
+             name: fenced\nnamespace: \"\"\nlandscaperClusterKubeconfig: /ls/kubeconfig\n",
+        )
+        .unwrap();
+        let config = config.display().to_string();
+        let cli = Cli::parse_from(["x", "--config", &config, "--pod-namespace", "agents"]);
+        assert_eq!(cli.settings.settings().unwrap().namespace, "agents");
+        let cli = Cli::parse_from([
+            "x",
+            "--config",
+            &config,
+            "--pod-namespace",
+            "agents",
+            "--namespace",
+            "deployers",
+        ]);
+        assert_eq!(cli.settings.settings().unwrap().namespace, "deployers");
+    }
 }

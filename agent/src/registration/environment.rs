@@ -18,6 +18,13 @@ use crate::settings::Settings;
 /// namespace) whose agent owns it.
 pub const HOST_CLUSTER_ANNOTATION: &str = "agent.landscaper.gardener.cloud/host-cluster-id";
 
+/// Annotation on the Environment naming the namespace of the agent's heartbeat Lease in the
+/// landscaper cluster (the agent's `landscaperNamespace`), where the landscaper reads it
+/// whatever its own deployer management namespace is. Additive: upstream defines no such
+/// annotation.
+pub const LEASE_NAMESPACE_ANNOTATION: &str =
+    "agent.landscaper.gardener.cloud/heartbeat-lease-namespace";
+
 /// The Environment an agent with these settings registers.
 pub fn desired_spec(settings: &Settings, names: &Names, landscaper: &Endpoint) -> EnvironmentSpec {
     EnvironmentSpec {
@@ -40,12 +47,14 @@ pub fn desired_spec(settings: &Settings, names: &Names, landscaper: &Endpoint) -
     }
 }
 
-/// Creates the Environment, or brings an existing one of ours up to date.
+/// Creates the Environment, or brings an existing one of ours up to date; it names the
+/// namespace of the heartbeat Lease, `lease_namespace`, for the landscaper.
 pub async fn ensure(
     client: &kube::Client,
     spec: EnvironmentSpec,
     names: &Names,
     host_cluster_id: &str,
+    lease_namespace: &str,
 ) -> Result<Environment, RegistrationError> {
     let name = &names.environment;
     let mut desired = Environment::new(name, spec);
@@ -53,10 +62,16 @@ pub async fn ensure(
         name: Some(name.clone()),
         labels: Some(owned_labels(name)),
         annotations: Some(
-            [(
-                HOST_CLUSTER_ANNOTATION.to_owned(),
-                host_cluster_id.to_owned(),
-            )]
+            [
+                (
+                    HOST_CLUSTER_ANNOTATION.to_owned(),
+                    host_cluster_id.to_owned(),
+                ),
+                (
+                    LEASE_NAMESPACE_ANNOTATION.to_owned(),
+                    lease_namespace.to_owned(),
+                ),
+            ]
             .into(),
         ),
         finalizers: Some(vec![finalizers::AGENT.to_owned()]),
@@ -84,9 +99,20 @@ pub async fn ensure(
         if !has_finalizer {
             existing.finalizers_mut().push(finalizers::AGENT.to_owned());
         }
+        let lease_moved = existing.annotations().get(LEASE_NAMESPACE_ANNOTATION)
+            != Some(&lease_namespace.to_owned());
+        if lease_moved {
+            existing.annotations_mut().insert(
+                LEASE_NAMESPACE_ANNOTATION.to_owned(),
+                lease_namespace.to_owned(),
+            );
+        }
         let stale = existing.spec != desired.spec;
         existing.spec = desired.spec;
-        Ok(Repair::replace_if(stale || !has_finalizer, existing))
+        Ok(Repair::replace_if(
+            stale || !has_finalizer || lease_moved,
+            existing,
+        ))
     };
     object::ensure(&environments, name, desired, repair).await
 }

@@ -57,9 +57,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
-{{/* The ClusterRole and binding of the agent itself (one per agent, never shared). */}}
+{{/* The ClusterRole and binding of the agent itself in this (host) cluster: one per agent,
+never shared. `:host` keeps them apart from the agent's RBAC in the landscaper cluster
+(`landscaper:agent:<env>:landscaper`) when both clusters are one. */}}
 {{- define "landscaper-agent.rbacName" -}}
-{{- printf "landscaper:agent:%s" (include "landscaper-agent.environment" .) }}
+{{- printf "landscaper:agent:%s:host" (include "landscaper-agent.environment" .) }}
 {{- end }}
 
 {{/* The image. */}}

@@ -1,7 +1,9 @@
 //! Reconciles Environments: keeps the environment's host Target in the deployer management
 //! namespace (a Target of that name that is not the environment's is reported and left
-//! alone), holds the deployer management finalizer until that Target is deleted, and marks
-//! the agent condition Unknown when the agent stops renewing its heartbeat Lease.
+//! alone), holds the deployer management finalizer until that Target is deleted, and sets the
+//! agent condition from the agent's heartbeat Lease: True while the agent renews it, Unknown
+//! when it stops. The conditions and `observedGeneration` are this controller's; the agent
+//! writes only `status.agent`, so neither overwrites (or conflicts with) the other.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -19,10 +21,11 @@ use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent,
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
+use landscaper_agent::registration::environment::LEASE_NAMESPACE_ANNOTATION;
 use landscaper_api::constants::{conditions, finalizers, labels};
 use landscaper_api::core::{
     ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Target, TargetSpec,
-    find_condition, set_condition,
+    set_condition,
 };
 use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
@@ -97,16 +100,22 @@ pub async fn run(
     let namespace = context.settings.namespace.clone();
     let environments: Api<Environment> = Api::all(client.clone());
     let targets: Api<Target> = Api::namespaced(client.clone(), &namespace);
-    let leases: Api<Lease> = Api::namespaced(client, &namespace);
+    // Each agent names the namespace of its Lease on its Environment, which need not be ours.
+    let leases: Api<Lease> = Api::all(client);
     info!(namespace = %namespace, "starting the Environment controller");
+    let environment_label = watcher::Config::default().labels(labels::DEPLOYER_ENVIRONMENT);
     Controller::new(environments, watcher::Config::default())
-        .owns(
-            targets,
-            watcher::Config::default().labels(labels::DEPLOYER_ENVIRONMENT),
-        )
-        // A heartbeat Lease is named after its environment.
-        .watches(leases, watcher::Config::default(), |lease| {
-            Some(ObjectRef::<Environment>::new(&lease.name_any()))
+        // Not `owns`: it would key the cluster-scoped owner with the Target's namespace, a
+        // second key for the same Environment, reconciled at the same time as the first.
+        .watches(targets, environment_label.clone(), |target| {
+            owning_environment(&target)
+        })
+        // A heartbeat Lease is named after its environment and labelled with it.
+        .watches(leases, environment_label, |lease| {
+            lease
+                .labels()
+                .get(labels::DEPLOYER_ENVIRONMENT)
+                .map(|environment| ObjectRef::<Environment>::new(environment))
         })
         .graceful_shutdown_on(shutdown)
         .run(reconcile, error_policy, context)
@@ -116,6 +125,20 @@ pub async fn run(
             }
         })
         .await;
+}
+
+/// The Environment controlling `target`, keyed without a namespace as the cluster-scoped
+/// Environment is.
+fn owning_environment(target: &Target) -> Option<ObjectRef<Environment>> {
+    target
+        .owner_references()
+        .iter()
+        .find(|owner| {
+            owner.controller == Some(true)
+                && owner.kind == Environment::kind(&())
+                && owner.api_version == Environment::api_version(&())
+        })
+        .map(|owner| ObjectRef::new(&owner.name))
 }
 
 async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Result<Action, Error> {
@@ -185,9 +208,7 @@ async fn apply(environment: &Environment, context: &Context) -> Result<Action, E
         },
     };
     let (heartbeat, next_check) = heartbeat_state(environment, context).await?;
-    let mut updates = vec![target];
-    updates.extend(heartbeat);
-    update_conditions(environment, updates, context).await?;
+    update_conditions(environment, vec![target, heartbeat], context).await?;
     match failure {
         Some(error) => Err(error),
         None => Ok(Action::requeue(next_check.min(RESYNC))),
@@ -501,24 +522,30 @@ fn applied_keys(target: &Target) -> Option<AppliedKeys> {
     })
 }
 
-/// The agent condition this controller must set (only ever Unknown: the agent itself reports
-/// True) and when to look again.
+/// The namespace of the environment's heartbeat Lease: the one its agent names, else the
+/// deployer management namespace (agents that name none write it there).
+fn lease_namespace<'a>(environment: &'a Environment, settings: &'a Settings) -> &'a str {
+    environment
+        .annotations()
+        .get(LEASE_NAMESPACE_ANNOTATION)
+        .map(String::as_str)
+        .filter(|namespace| !namespace.is_empty())
+        .unwrap_or(&settings.namespace)
+}
+
+/// The agent condition as the heartbeat Lease shows it, and when to look again.
 async fn heartbeat_state(
     environment: &Environment,
     context: &Context,
-) -> Result<(Option<ConditionUpdate<'static>>, Duration), Error> {
+) -> Result<(ConditionUpdate<'static>, Duration), Error> {
     let name = environment.name_any();
-    let leases: Api<Lease> = Api::namespaced(context.client.clone(), &context.settings.namespace);
+    let namespace = lease_namespace(environment, &context.settings);
+    let leases: Api<Lease> = Api::namespaced(context.client.clone(), namespace);
     let lease = leases
         .get_opt(&name)
         .await
         .map_err(|e| api_error(&name, "reading its heartbeat Lease", e))?;
-    let reported_ready = environment
-        .status
-        .as_ref()
-        .and_then(|s| find_condition(&s.conditions, conditions::AGENT_READY))
-        .is_some_and(|c| c.status != ConditionStatus::Unknown);
-    let lease_name = format!("{}/{name}", context.settings.namespace);
+    let lease_name = format!("{namespace}/{name}");
     let Some((renewed, period)) = lease.as_ref().and_then(renewal) else {
         let unknown = ConditionUpdate {
             type_: conditions::AGENT_READY,
@@ -526,10 +553,7 @@ async fn heartbeat_state(
             reason: "NoHeartbeat",
             message: format!("no heartbeat Lease {lease_name} from the agent yet"),
         };
-        return Ok((
-            Some(unknown).filter(|_| !has_agent_condition(environment) || reported_ready),
-            RESYNC,
-        ));
+        return Ok((unknown, RESYNC));
     };
     let tolerance =
         period * i32::try_from(context.settings.heartbeat_tolerance).unwrap_or(i32::MAX);
@@ -538,7 +562,22 @@ async fn heartbeat_state(
     if now < deadline {
         let wait = Duration::try_from(deadline.duration_since(now)).unwrap_or(RESYNC)
             + Duration::from_secs(1);
-        return Ok((None, wait));
+        let version = environment
+            .status
+            .as_ref()
+            .and_then(|s| s.agent.as_ref())
+            .and_then(|agent| agent.version.as_deref())
+            .unwrap_or("of unknown version");
+        let ready = ConditionUpdate {
+            type_: conditions::AGENT_READY,
+            status: ConditionStatus::True,
+            reason: "HeartbeatRenewed",
+            message: format!(
+                "agent {version} renews its heartbeat Lease {lease_name} every {}s",
+                period.as_secs()
+            ),
+        };
+        return Ok((ready, wait));
     }
     let unknown = ConditionUpdate {
         type_: conditions::AGENT_READY,
@@ -550,17 +589,7 @@ async fn heartbeat_state(
             period.as_secs()
         ),
     };
-    Ok((
-        Some(unknown).filter(|_| reported_ready || !has_agent_condition(environment)),
-        RESYNC,
-    ))
-}
-
-fn has_agent_condition(environment: &Environment) -> bool {
-    environment
-        .status
-        .as_ref()
-        .is_some_and(|s| find_condition(&s.conditions, conditions::AGENT_READY).is_some())
+    Ok((unknown, RESYNC))
 }
 
 /// When the Lease was last renewed and the agent's heartbeat period.
@@ -595,9 +624,10 @@ async fn update_conditions(
         .map_err(|e| api_error(&name, "updating its status", e))
 }
 
-/// Patches an Environment's status conditions and observed generation, guarded by the
-/// resourceVersion it was computed from so concurrent writers (agent and landscaper) do not
-/// overwrite each other's conditions.
+/// Patches an Environment's status conditions and observed generation, the fields of the
+/// status this controller owns, and no other: the agent's `status.agent` is left as the
+/// agent last wrote it. Not guarded by a resourceVersion, which every heartbeat of the agent
+/// changes; this controller is the only writer of these fields.
 pub async fn patch_status(
     client: &kube::Client,
     environment: &Environment,
@@ -605,7 +635,6 @@ pub async fn patch_status(
 ) -> Result<(), kube::Error> {
     let api: Api<Environment> = Api::all(client.clone());
     let patch = json!({
-        "metadata": { "resourceVersion": environment.resource_version() },
         "status": { "conditions": status.conditions, "observedGeneration": status.observed_generation },
     });
     api.patch_status(

@@ -5,7 +5,7 @@
 //! but this command does not implement are rejected with the reason (see `unsupported`).
 
 mod ignored;
-mod namespace;
+pub(crate) mod namespace;
 mod output_dir;
 mod unsupported;
 

@@ -113,17 +113,24 @@ fn in_cluster_namespace(env: &dyn Fn(&str) -> Option<String>, account: &Path) ->
     if !possible {
         return None;
     }
-    let mounted = || {
-        std::fs::read_to_string(account.join("namespace"))
-            .ok()
-            .map(|text| text.trim().to_string())
-            .filter(|namespace| !namespace.is_empty())
-    };
     Some(
         env("POD_NAMESPACE")
-            .or_else(mounted)
+            .or_else(|| mounted_namespace(account))
             .unwrap_or_else(|| "default".to_string()),
     )
+}
+
+/// The namespace Kubernetes mounts beside a pod's service account token, if it does.
+pub(crate) fn service_account_namespace() -> Option<String> {
+    mounted_namespace(Path::new(SERVICE_ACCOUNT))
+}
+
+/// The namespace mounted in the service account folder `account`.
+fn mounted_namespace(account: &Path) -> Option<String> {
+    std::fs::read_to_string(account.join("namespace"))
+        .ok()
+        .map(|text| text.trim().to_string())
+        .filter(|namespace| !namespace.is_empty())
 }
 
 #[cfg(test)]

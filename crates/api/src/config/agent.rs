@@ -23,7 +23,8 @@ pub struct AgentConfiguration {
     /// Name of the environment; unique within the landscaper cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Namespace in the host cluster where deployers are installed (default `ls-system`).
+    /// Namespace in the host cluster where deployers are installed; empty or unset: the
+    /// agent's own namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Namespace in the landscaper cluster used by the agent's deployers.
@@ -42,6 +43,11 @@ pub struct AgentConfiguration {
     /// Additive: how often the agent renews its heartbeat (Go duration, default `30s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heartbeat_period: Option<crate::Duration>,
+    /// Additive: namespaces of the landscaper cluster whose DeployItems the embedded helm
+    /// deployer serves (their Targets, Contexts and Secrets live there too); empty or unset:
+    /// `landscaperNamespace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy_item_namespaces: Option<Vec<String>>,
 }
 
 /// Access to OCI registries.
