@@ -16,6 +16,7 @@ pub mod imports;
 pub mod load;
 pub mod oci_ref;
 pub mod output;
+pub mod registry;
 pub mod report;
 pub mod state;
 pub mod values;
@@ -24,6 +25,7 @@ pub use component::{Descriptor, LocalRepository, SchemaVersion};
 pub use executions::{ExecutionOptions, ImportResult, Templater};
 pub use filesystem::Filesystem;
 pub use output::{DeployItemSpecification, TemplateTarget};
+pub use registry::{RegistryAccess, RegistryOptions, Repository};
 pub use state::{MemoryState, StateHandler};
 
 /// The kinds of executions a blueprint has.
