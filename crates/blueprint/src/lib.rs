@@ -18,6 +18,7 @@ pub mod oci_ref;
 pub mod output;
 pub mod registry;
 pub mod report;
+pub mod source;
 pub mod state;
 pub mod values;
 
