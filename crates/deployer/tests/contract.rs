@@ -87,6 +87,68 @@ async fn a_workload_that_never_becomes_ready_fails_with_a_timeout() {
     );
 }
 
+/// A one-replica Deployment of `image`.
+fn web(image: &str) -> serde_json::Value {
+    json!({"manifest": {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": image}]}}
+        }
+    }})
+}
+
+/// Gives the item a new configuration and starts job `job` with it.
+async fn reconfigure(env: &Env, name: &str, config: serde_json::Value, job: &str) {
+    env.items()
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"config": config}})),
+        )
+        .await
+        .unwrap();
+    env.trigger(name, job).await;
+}
+
+#[tokio::test]
+async fn an_upgrade_to_an_image_that_never_gets_ready_is_not_done_while_the_old_pod_serves() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target_cluster().set_never_ready_image("web:broken");
+    env.target("cluster", &[]).await;
+    let _d = env.start_manifest_deployer();
+    env.item_with_timeout(
+        "web",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![web("web:1")]),
+        "3s",
+    )
+    .await;
+    assert_succeeded(&env.finished("web", "job-1").await.status.unwrap());
+
+    // The rollout stops with the old pod available next to the new one that never starts:
+    // updated, ready and available replicas all equal spec.replicas, and yet not done.
+    reconfigure(&env, "web", manifests(vec![web("web:broken")]), "job-2").await;
+    let status = env.finished("web", "job-2").await.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(
+        err.message
+            .contains("Deployment default/web: 1 old replicas pending termination"),
+        "{}",
+        err.message
+    );
+
+    // An upgrade to an image that starts finishes as before.
+    reconfigure(&env, "web", manifests(vec![web("web:2")]), "job-3").await;
+    assert_succeeded(&env.finished("web", "job-3").await.status.unwrap());
+}
+
 #[tokio::test]
 async fn abort_during_a_readiness_wait_ends_failed_promptly() {
     let env = env().await;
