@@ -864,7 +864,10 @@ impl<D: Deployer> Context<D> {
                     latest = writer.provider_status(p).await?;
                 }
             }
-            let delay = self.backoff(key);
+            // The next attempt comes no later than the deadline, so the timeout ends the job
+            // on time instead of after a backoff that outlasts it.
+            let delay =
+                sooner(Some(self.backoff(key)), job.interrupt.remaining()).unwrap_or_default();
             self.retrying
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

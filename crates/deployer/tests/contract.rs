@@ -13,7 +13,7 @@ use landscaper_api::constants::{
     annotations,
     deploy_item_types::{MANIFEST, MOCK},
 };
-use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation};
+use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation, Target};
 use landscaper_deployer::{manifest_deployer, mock_deployer};
 use serde_json::json;
 use std::time::Duration;
@@ -147,6 +147,48 @@ async fn an_upgrade_to_an_image_that_never_gets_ready_is_not_done_while_the_old_
     // An upgrade to an image that starts finishes as before.
     reconfigure(&env, "web", manifests(vec![web("web:2")]), "job-3").await;
     assert_succeeded(&env.finished("web", "job-3").await.status.unwrap());
+}
+
+#[tokio::test]
+async fn a_failing_item_is_retried_no_later_than_its_timeout() {
+    let env = env().await;
+    // The Secret this Target names does not exist: every attempt fails transiently.
+    let target: Target = serde_json::from_value(json!({
+        "metadata": {"name": "no-secret", "namespace": NS},
+        "spec": {"type": "landscaper.gardener.cloud/kubernetes-cluster",
+                 "secretRef": {"name": "missing", "namespace": NS, "key": "kubeconfig"}}
+    }))
+    .unwrap();
+    Api::<Target>::namespaced(env.ls.clone(), NS)
+        .create(&PostParams::default(), &target)
+        .await
+        .unwrap();
+    // A first retry two minutes away: only a retry cut short by the deadline ends the job
+    // within the test's wait.
+    let mut cfg = config(MANIFEST);
+    cfg.retry_initial = Duration::from_secs(120);
+    cfg.retry_max = Duration::from_secs(120);
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        cfg,
+    ));
+    let started = std::time::Instant::now();
+    env.item_with_timeout(
+        "app",
+        MANIFEST,
+        Some("no-secret"),
+        manifests(vec![configmap("default", "a", json!({}), "manage")]),
+        "2s",
+    )
+    .await;
+    let status = env.finished("app", "job-1").await.status.unwrap();
+    let took = started.elapsed();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(err.message.contains("not found"), "{}", err.message);
+    assert!(took < Duration::from_secs(30), "failed after {took:?}");
 }
 
 #[tokio::test]
