@@ -695,14 +695,22 @@ impl<D: Deployer> Context<D> {
             ls_client: self.ls.clone(),
             targets: self.target_access.clone(),
         };
+        // Only an uninstall needs the Target of an item being deleted.
+        let needs_target = !(work == Work::Delete && decision::delete_without_uninstall(&current));
         let result: Result<Outcome, Failure> = match (work, &item.spec.target, &target) {
             (Work::Abort, _, _) => Err(Error::aborted("Abort").into()),
-            (_, Some(r), None) => Err(Error::transient(
-                "TargetAccess",
+            // The Target was looked up in the API, not only in our store: it does not exist,
+            // and waiting for it would only delay the same answer until the timeout.
+            (_, Some(r), None) if needs_target => Err(Error::config(
+                "ResponsibilityCheck",
                 "TargetNotFound",
                 format!(
-                    "DeployItem {}: spec.target {} not found",
+                    "DeployItem {}: spec.target: Target {}/{} not found",
                     job.item_name(),
+                    r.namespace
+                        .as_deref()
+                        .or(item.metadata.namespace.as_deref())
+                        .unwrap_or_default(),
                     r.name
                 ),
             )

@@ -192,6 +192,38 @@ async fn a_failing_item_is_retried_no_later_than_its_timeout() {
 }
 
 #[tokio::test]
+async fn a_missing_target_fails_the_item_in_one_reconcile() {
+    let env = env().await;
+    // Without target selectors the deployer serves every item, so the Target's absence is
+    // an error of the item, not a sign that another deployer serves it.
+    let _d = start(mock_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MOCK),
+    ));
+    env.item("app", MOCK, Some("missing"), json!({})).await;
+    let status = env.finished("app", "job-1").await.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(
+        (err.reason.as_str(), err.codes.clone()),
+        ("TargetNotFound", vec![ErrorCode::ConfigurationProblem])
+    );
+    assert!(
+        err.message.contains("Target items/missing not found"),
+        "{}",
+        err.message
+    );
+    // The test's trigger, then one job run: pickup, Progressing and the final write, with no
+    // retried error in between.
+    let status_writes =
+        env.ls_cluster()
+            .counters()
+            .count(Some("patch"), Some("deployitems/status"), None);
+    assert_eq!(status_writes, 4);
+}
+
+#[tokio::test]
 async fn abort_during_a_readiness_wait_ends_failed_promptly() {
     let env = env().await;
     env.target_cluster().set_simulate_workloads(true);
