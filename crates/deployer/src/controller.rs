@@ -527,8 +527,27 @@ impl<D: Deployer> Context<D> {
         }
 
         let decision = decision::decide(&item);
+        // A job the default logic starts is picked up before ShouldReconcile, so the hooks
+        // from there on see, and leave, an item that shows it was picked up.
+        let mut current = item.clone();
+        let mut picked_up = None;
+        if let Some(work) = decision.work {
+            if self.stale(&key, &item, &decision) {
+                return Ok(Action::await_change());
+            }
+            if work != Work::Abort {
+                if let Some(left) = self.retry_not_due(&key, &item, target.as_ref()) {
+                    return Ok(Action::requeue(left));
+                }
+                if !decision.resume {
+                    let (whole, job_id) = self.pickup(&key, &item, &decision, work).await?;
+                    current = Arc::new(whole);
+                    picked_up = Some(job_id);
+                }
+            }
+        }
         let should = self
-            .hook(HookType::ShouldReconcile, &item, target.as_ref())
+            .hook(HookType::ShouldReconcile, &current, target.as_ref())
             .await?;
         run = accumulate(run, should);
         let deleting = item.metadata.deletion_timestamp.is_some();
@@ -549,23 +568,19 @@ impl<D: Deployer> Context<D> {
                 return Ok(action_of(run));
             }
         };
-        let stale_check = Decision {
-            work: (!quiet).then_some(work),
-            ..decision.clone()
-        };
-        if self.stale(&key, &item, &stale_check) {
-            return Ok(Action::await_change());
-        }
-        if work != Work::Abort
-            && let Some(left) = self.retry_not_due(&key, &item, target.as_ref())
-        {
-            return Ok(Action::requeue(left));
+        if quiet {
+            if self.stale(&key, &item, &decision) {
+                return Ok(Action::await_change());
+            }
+            if let Some(left) = self.retry_not_due(&key, &item, target.as_ref()) {
+                return Ok(Action::requeue(left));
+            }
         }
         // The default logic decided; ShouldReconcile's vote cannot stop it any more.
         run.abort_reconcile = false;
         run = accumulate(
             run,
-            self.hook(HookType::BeforeAnyReconcile, &item, target.as_ref())
+            self.hook(HookType::BeforeAnyReconcile, &current, target.as_ref())
                 .await?,
         );
         if run.abort_reconcile {
@@ -577,12 +592,20 @@ impl<D: Deployer> Context<D> {
             Work::Delete => HookType::BeforeDelete,
             Work::Reconcile { force: false } => HookType::BeforeReconcile,
         };
-        run = accumulate(run, self.hook(before, &item, target.as_ref()).await?);
+        run = accumulate(run, self.hook(before, &current, target.as_ref()).await?);
         if run.abort_reconcile {
             return Ok(action_of(run));
         }
         let retry = self
-            .run_job(&key, item.clone(), target.clone(), &decision, work, quiet)
+            .run_job(
+                &key,
+                current.clone(),
+                target.clone(),
+                &decision,
+                work,
+                quiet,
+                picked_up,
+            )
             .await?;
         run = accumulate(run, self.hook(HookType::End, &item, target.as_ref()).await?);
         Ok(action_after(sooner(delay_of(run), retry)))
@@ -628,7 +651,42 @@ impl<D: Deployer> Context<D> {
         }
     }
 
-    /// Runs a job; returns a requeue delay when a transient error is retried.
+    /// The pickup of a job the default logic starts: phase Init (InitDelete), the job's start
+    /// and, when the job has no ID yet, a new one; returns the whole item and the job's ID.
+    async fn pickup(
+        &self,
+        key: &ObjectRef<DeployItem>,
+        item: &DeployItem,
+        decision: &Decision,
+        work: Work,
+    ) -> Result<(DeployItem, String), Error> {
+        let job_id = if decision.mint_job_id {
+            new_job_id()
+        } else {
+            item.status
+                .as_ref()
+                .and_then(|s| s.job_id.clone())
+                .unwrap_or_default()
+        };
+        let deletion = work == Work::Delete;
+        let phase = if deletion {
+            DeployItemPhase::InitDelete
+        } else {
+            DeployItemPhase::Init
+        };
+        let now = Timestamp::now();
+        let minted = decision.mint_job_id.then_some(job_id.as_str());
+        let whole = StatusWriter::new(self.ls.clone(), item)
+            .pickup(item, phase, minted, &self.config.info, now)
+            .await?;
+        self.record_start(key, now);
+        tracing::info!(job = %job_id, deletion, "picked up");
+        Ok((whole, job_id))
+    }
+
+    /// Runs a job; returns a requeue delay when a transient error is retried. `picked_up` is
+    /// the ID of the job [`Context::pickup`] just started on `item`.
+    #[allow(clippy::too_many_arguments)]
     async fn run_job(
         &self,
         key: &ObjectRef<DeployItem>,
@@ -637,36 +695,25 @@ impl<D: Deployer> Context<D> {
         decision: &Decision,
         work: Work,
         quiet: bool,
+        picked_up: Option<String>,
     ) -> Result<Option<Duration>, Error> {
         let writer = StatusWriter::new(self.ls.clone(), &item);
-        let now = Timestamp::now();
-        let status = item.status.clone().unwrap_or_default();
-        let job_id = if decision.mint_job_id {
-            new_job_id()
-        } else {
-            status.job_id.clone().unwrap_or_default()
-        };
+        let job_id = picked_up.clone().unwrap_or_else(|| {
+            item.status
+                .as_ref()
+                .and_then(|s| s.job_id.clone())
+                .unwrap_or_default()
+        });
         let deletion = work == Work::Delete;
         let mut current = (*item).clone();
         if work != Work::Abort {
             if quiet {
+                let now = Timestamp::now();
                 current = writer.touch(now).await?;
                 self.record_start(key, now);
-            } else if !decision.resume {
-                let phase = if deletion {
-                    DeployItemPhase::InitDelete
-                } else {
-                    DeployItemPhase::Init
-                };
-                let minted = decision.mint_job_id.then_some(job_id.as_str());
-                current = writer
-                    .pickup(&current, phase, minted, &self.config.info, now)
-                    .await?;
-                self.record_start(key, now);
-                tracing::info!(job = %job_id, deletion, "picked up");
-            } else {
-                // Every write above answers with the whole item; a resumed job reads it, as
-                // the cache's copy is slim.
+            } else if picked_up.is_none() {
+                // The pickup answered with the whole item; a resumed job reads it, as the
+                // cache's copy is slim.
                 let Some(whole) = writer.get().await? else {
                     return Ok(None);
                 };
