@@ -652,7 +652,9 @@ impl<D: Deployer> Context<D> {
     }
 
     /// The pickup of a job the default logic starts: phase Init (InitDelete), the job's start
-    /// and, when the job has no ID yet, a new one; returns the whole item and the job's ID.
+    /// and, when the job has no ID yet, a new one; then the metadata the job needs (finalizer,
+    /// operation and reconcile-time annotations) in the one metadata write a job makes.
+    /// Returns the whole item and the job's ID.
     async fn pickup(
         &self,
         key: &ObjectRef<DeployItem>,
@@ -676,11 +678,15 @@ impl<D: Deployer> Context<D> {
         };
         let now = Timestamp::now();
         let minted = decision.mint_job_id.then_some(job_id.as_str());
-        let whole = StatusWriter::new(self.ls.clone(), item)
+        let writer = StatusWriter::new(self.ls.clone(), item);
+        let picked = writer
             .pickup(item, phase, minted, &self.config.info, now)
             .await?;
         self.record_start(key, now);
         tracing::info!(job = %job_id, deletion, "picked up");
+        let whole = writer
+            .metadata(&picked, !deletion, decision.remove_operation)
+            .await?;
         Ok((whole, job_id))
     }
 

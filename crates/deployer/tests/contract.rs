@@ -223,6 +223,58 @@ async fn a_missing_target_fails_the_item_in_one_reconcile() {
     assert_eq!(status_writes, 4);
 }
 
+/// The writes the landscaper cluster received for the item `name`, as (verb, resource).
+fn writes_of(env: &Env, name: &str) -> Vec<(String, String)> {
+    env.ls_cluster()
+        .writes()
+        .into_iter()
+        .filter(|r| r.resource == "deployitems" && r.name == name)
+        .map(|r| (r.verb.clone(), r.full_resource()))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_reconcile_time_annotation_goes_with_the_pickup_writes() {
+    let env = env().await;
+    for (name, annotations) in [
+        ("plain", json!({})),
+        (
+            "timed",
+            json!({annotations::RECONCILE_TIME: "2026-11-28T21:05:19Z"}),
+        ),
+    ] {
+        let item = serde_json::from_value(json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+            "metadata": {"name": name, "annotations": annotations},
+            "spec": {"type": MOCK, "config": {}}
+        }))
+        .unwrap();
+        env.items()
+            .create(&PostParams::default(), &item)
+            .await
+            .unwrap();
+        env.trigger(name, "job-1").await;
+    }
+    let _d = start(mock_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MOCK),
+    ));
+    for name in ["plain", "timed"] {
+        assert_succeeded(&env.finished(name, "job-1").await.status.unwrap());
+    }
+    let timed = env.items().get("timed").await.unwrap();
+    assert!(
+        !timed
+            .metadata
+            .annotations
+            .unwrap_or_default()
+            .contains_key(annotations::RECONCILE_TIME),
+        "the annotation is still there"
+    );
+    assert_eq!(writes_of(&env, "timed"), writes_of(&env, "plain"));
+}
+
 #[tokio::test]
 async fn abort_during_a_readiness_wait_ends_failed_promptly() {
     let env = env().await;
