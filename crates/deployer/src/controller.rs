@@ -20,6 +20,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher::{self, watcher};
+use landscaper_api::config::DeployItemTimeouts;
 use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployerInformation, Target, TargetSelector,
 };
@@ -29,8 +30,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tracing::Instrument;
 
-/// The default progressing timeout of an item without `spec.timeout`.
+/// The progressing timeout of an item without `spec.timeout`, unless configured otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The progressing timeout of items without `spec.timeout` that `deployItemTimeouts` sets:
+/// `progressingDefault`, where `none` turns the check off, else [`DEFAULT_TIMEOUT`].
+pub fn progressing_default(timeouts: Option<&DeployItemTimeouts>) -> Option<Duration> {
+    match timeouts.and_then(|t| t.progressing_default.as_ref()) {
+        Some(d) if d.is_none() => None,
+        Some(d) => Some(d.as_std()),
+        None => Some(DEFAULT_TIMEOUT),
+    }
+}
 
 /// How a deployer runs.
 #[derive(Debug, Clone)]
@@ -49,6 +60,8 @@ pub struct DeployerConfig {
     pub retry_initial: Duration,
     /// Longest retry delay.
     pub retry_max: Duration,
+    /// The progressing timeout of items without `spec.timeout`; none: no timeout.
+    pub progressing_default: Option<Duration>,
 }
 
 impl DeployerConfig {
@@ -66,6 +79,7 @@ impl DeployerConfig {
             workers: 8,
             retry_initial: Duration::from_secs(1),
             retry_max: Duration::from_secs(120),
+            progressing_default: Some(DEFAULT_TIMEOUT),
         }
     }
 }
@@ -615,7 +629,7 @@ impl<D: Deployer> Context<D> {
         let timeout = match &item.spec.timeout {
             Some(t) if t.is_none() => None,
             Some(t) => Some(t.as_std()),
-            None => Some(DEFAULT_TIMEOUT),
+            None => self.config.progressing_default,
         };
         let deadline = timeout.map(|t| {
             let started = self.job_start(key, item);
@@ -1009,6 +1023,24 @@ mod tests {
             deleted: true,
             touched: None,
         }
+    }
+
+    #[test]
+    fn the_progressing_default_comes_from_the_timeouts_and_none_turns_it_off() {
+        let timeouts = |text: &str| DeployItemTimeouts {
+            progressing_default: Some(text.parse().unwrap()),
+            ..Default::default()
+        };
+        assert_eq!(
+            progressing_default(Some(&timeouts("2s"))),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(progressing_default(Some(&timeouts("none"))), None);
+        assert_eq!(
+            progressing_default(Some(&DeployItemTimeouts::default())),
+            Some(DEFAULT_TIMEOUT)
+        );
+        assert_eq!(progressing_default(None), Some(DEFAULT_TIMEOUT));
     }
 
     #[test]

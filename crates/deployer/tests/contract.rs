@@ -9,11 +9,14 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::constants::{
     annotations,
     deploy_item_types::{MANIFEST, MOCK},
 };
 use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation, Target};
+use landscaper_api::decode::config_from_yaml;
+use landscaper_deployer::controller::progressing_default;
 use landscaper_deployer::{manifest_deployer, mock_deployer};
 use serde_json::json;
 use std::time::Duration;
@@ -273,6 +276,41 @@ async fn the_reconcile_time_annotation_goes_with_the_pickup_writes() {
         "the annotation is still there"
     );
     assert_eq!(writes_of(&env, "timed"), writes_of(&env, "plain"));
+}
+
+#[tokio::test]
+async fn the_configured_progressing_default_times_out_items_without_a_timeout() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let configuration: LandscaperConfiguration = config_from_yaml(
+        "deployItemTimeouts:\n  progressingDefault: 2s\n",
+        "config.yaml",
+    )
+    .unwrap();
+    let mut cfg = config(MANIFEST);
+    cfg.progressing_default = progressing_default(configuration.deploy_item_timeouts.as_ref());
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        cfg,
+    ));
+    let started = std::time::Instant::now();
+    env.item(
+        "stuck",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![deployment("stuck", true)]),
+    )
+    .await;
+    let status = env.finished("stuck", "job-1").await.status.unwrap();
+    let took = started.elapsed();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(err.message.contains("timeout of 2s"), "{}", err.message);
+    assert!(took >= Duration::from_secs(2), "failed after {took:?}");
+    assert!(took < Duration::from_secs(30), "failed after {took:?}");
 }
 
 #[tokio::test]
