@@ -401,6 +401,62 @@ mod tests {
     }
 
     #[test]
+    fn a_stuck_statefulset_rollout_stops_at_its_highest_pod() {
+        let sts = json!({"metadata": {"name": "db", "generation": 2}, "spec": {"replicas": 3},
+            "status": {"currentRevision": "db-1"}});
+        let s = stuck_status("apps/statefulsets", &sts, true).unwrap();
+        assert_eq!(
+            (
+                s["readyReplicas"].as_i64(),
+                s["updatedReplicas"].as_i64(),
+                s["currentRevision"].as_str(),
+                s["updateRevision"].as_str()
+            ),
+            (Some(2), Some(1), Some("db-1"), Some("db-2"))
+        );
+        let fresh = stuck_status("apps/statefulsets", &sts, false).unwrap();
+        assert_eq!(fresh.get("readyReplicas"), None);
+        assert_eq!(fresh["currentRevision"], fresh["updateRevision"]);
+    }
+
+    #[test]
+    fn a_stuck_daemonset_has_its_pod_updated_but_unavailable() {
+        let ds = json!({"metadata": {"name": "agent", "generation": 4}});
+        let s = stuck_status("apps/daemonsets", &ds, true).unwrap();
+        assert_eq!(
+            (
+                s["observedGeneration"].as_i64(),
+                s["updatedNumberScheduled"].as_i64(),
+                s["numberAvailable"].as_i64()
+            ),
+            (Some(4), Some(1), Some(0))
+        );
+    }
+
+    #[test]
+    fn a_stuck_deployment_rollout_keeps_what_max_unavailable_protects() {
+        let d = json!({"metadata": {"name": "web", "generation": 2}, "spec": {"replicas": 4}});
+        let s = stuck_status("apps/deployments", &d, true).unwrap();
+        // 25% of 4: one old pod may go, one new pod may surge; 3 old + 2 new, none ready.
+        assert_eq!(
+            (
+                s["replicas"].as_i64(),
+                s["updatedReplicas"].as_i64(),
+                s["availableReplicas"].as_i64(),
+                s["unavailableReplicas"].as_i64()
+            ),
+            (Some(5), Some(2), Some(3), Some(2))
+        );
+        let mut recreate = d.clone();
+        recreate["spec"]["strategy"] = json!({"type": "Recreate"});
+        let s = stuck_status("apps/deployments", &recreate, true).unwrap();
+        assert_eq!(
+            (s["replicas"].as_i64(), s.get("availableReplicas")),
+            (Some(4), None)
+        );
+    }
+
+    #[test]
     fn jobs_complete() {
         let s = ready_status(
             "batch/jobs",
