@@ -31,6 +31,7 @@ pub fn configs(settings: &Settings, workers: u16) -> Vec<DeployerConfig> {
             config.target_selectors = settings.target_selectors.clone();
             config.namespace = Some(namespace.clone());
             config.workers = workers.max(1);
+            config.progressing_default = settings.progressing_default;
             config
         })
         .collect()

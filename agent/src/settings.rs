@@ -8,6 +8,7 @@ use landscaper_api::config::AgentConfiguration;
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
 use landscaper_api::decode::config_from_yaml;
+use landscaper_deployer::controller::progressing_default;
 
 use crate::names::{validate_environment_name, validate_namespace_name};
 
@@ -61,6 +62,8 @@ pub struct Settings {
     /// Namespaces of the landscaper cluster whose helm DeployItems the embedded deployer
     /// serves, and the only ones where it reads DeployItems, Targets, Contexts and Secrets.
     pub deploy_item_namespaces: Vec<String>,
+    /// The progressing timeout of helm items without `spec.timeout`; none: no timeout.
+    pub progressing_default: Option<Duration>,
 }
 
 /// A setting that is missing or invalid, naming the key.
@@ -191,6 +194,7 @@ impl Settings {
             heartbeat_period,
             token_lifetime,
             deploy_item_namespaces,
+            progressing_default: progressing_default(config.deploy_item_timeouts.as_ref()),
         })
     }
 }
@@ -320,6 +324,26 @@ mod tests {
             message.starts_with("configuration key deployItemNamespaces: [0]: \"team.a\""),
             "{message}"
         );
+    }
+
+    #[test]
+    fn the_progressing_default_is_read_from_the_deploy_item_timeouts() {
+        let text = "name: fenced\nlandscaperClusterKubeconfig: /ls/kubeconfig\ndeployItemTimeouts:\n  progressingDefault: 2s\n";
+        let config: AgentConfiguration = config_from_yaml(text, "agent.yaml").unwrap();
+        let settings = Settings::resolve(config, Overrides::default()).unwrap();
+        assert_eq!(settings.progressing_default, Some(Duration::from_secs(2)));
+        let text = "name: fenced\nlandscaperClusterKubeconfig: /ls/kubeconfig\ndeployItemTimeouts: {progressingDefault: none}\n";
+        let config: AgentConfiguration = config_from_yaml(text, "agent.yaml").unwrap();
+        let settings = Settings::resolve(config, Overrides::default()).unwrap();
+        assert_eq!(settings.progressing_default, None);
+        let settings = Settings::resolve(base(), Overrides::default()).unwrap();
+        assert_eq!(
+            settings.progressing_default,
+            Some(landscaper_deployer::controller::DEFAULT_TIMEOUT)
+        );
+        for config in crate::helm_deployer::configs(&settings, 1) {
+            assert_eq!(config.progressing_default, settings.progressing_default);
+        }
     }
 
     #[test]

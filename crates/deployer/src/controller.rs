@@ -20,6 +20,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher::{self, watcher};
+use landscaper_api::config::DeployItemTimeouts;
 use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployerInformation, Target, TargetSelector,
 };
@@ -29,8 +30,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tracing::Instrument;
 
-/// The default progressing timeout of an item without `spec.timeout`.
+/// The progressing timeout of an item without `spec.timeout`, unless configured otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The progressing timeout of items without `spec.timeout` that `deployItemTimeouts` sets:
+/// `progressingDefault`, where `none` turns the check off, else [`DEFAULT_TIMEOUT`].
+pub fn progressing_default(timeouts: Option<&DeployItemTimeouts>) -> Option<Duration> {
+    match timeouts.and_then(|t| t.progressing_default.as_ref()) {
+        Some(d) if d.is_none() => None,
+        Some(d) => Some(d.as_std()),
+        None => Some(DEFAULT_TIMEOUT),
+    }
+}
 
 /// How a deployer runs.
 #[derive(Debug, Clone)]
@@ -49,6 +60,8 @@ pub struct DeployerConfig {
     pub retry_initial: Duration,
     /// Longest retry delay.
     pub retry_max: Duration,
+    /// The progressing timeout of items without `spec.timeout`; none: no timeout.
+    pub progressing_default: Option<Duration>,
 }
 
 impl DeployerConfig {
@@ -66,6 +79,7 @@ impl DeployerConfig {
             workers: 8,
             retry_initial: Duration::from_secs(1),
             retry_max: Duration::from_secs(120),
+            progressing_default: Some(DEFAULT_TIMEOUT),
         }
     }
 }
@@ -527,8 +541,27 @@ impl<D: Deployer> Context<D> {
         }
 
         let decision = decision::decide(&item);
+        // A job the default logic starts is picked up before ShouldReconcile, so the hooks
+        // from there on see, and leave, an item that shows it was picked up.
+        let mut current = item.clone();
+        let mut picked_up = None;
+        if let Some(work) = decision.work {
+            if self.stale(&key, &item, &decision) {
+                return Ok(Action::await_change());
+            }
+            if work != Work::Abort {
+                if let Some(left) = self.retry_not_due(&key, &item, target.as_ref()) {
+                    return Ok(Action::requeue(left));
+                }
+                if !decision.resume {
+                    let (whole, job_id) = self.pickup(&key, &item, &decision, work).await?;
+                    current = Arc::new(whole);
+                    picked_up = Some(job_id);
+                }
+            }
+        }
         let should = self
-            .hook(HookType::ShouldReconcile, &item, target.as_ref())
+            .hook(HookType::ShouldReconcile, &current, target.as_ref())
             .await?;
         run = accumulate(run, should);
         let deleting = item.metadata.deletion_timestamp.is_some();
@@ -549,23 +582,19 @@ impl<D: Deployer> Context<D> {
                 return Ok(action_of(run));
             }
         };
-        let stale_check = Decision {
-            work: (!quiet).then_some(work),
-            ..decision.clone()
-        };
-        if self.stale(&key, &item, &stale_check) {
-            return Ok(Action::await_change());
-        }
-        if work != Work::Abort
-            && let Some(left) = self.retry_not_due(&key, &item, target.as_ref())
-        {
-            return Ok(Action::requeue(left));
+        if quiet {
+            if self.stale(&key, &item, &decision) {
+                return Ok(Action::await_change());
+            }
+            if let Some(left) = self.retry_not_due(&key, &item, target.as_ref()) {
+                return Ok(Action::requeue(left));
+            }
         }
         // The default logic decided; ShouldReconcile's vote cannot stop it any more.
         run.abort_reconcile = false;
         run = accumulate(
             run,
-            self.hook(HookType::BeforeAnyReconcile, &item, target.as_ref())
+            self.hook(HookType::BeforeAnyReconcile, &current, target.as_ref())
                 .await?,
         );
         if run.abort_reconcile {
@@ -577,12 +606,20 @@ impl<D: Deployer> Context<D> {
             Work::Delete => HookType::BeforeDelete,
             Work::Reconcile { force: false } => HookType::BeforeReconcile,
         };
-        run = accumulate(run, self.hook(before, &item, target.as_ref()).await?);
+        run = accumulate(run, self.hook(before, &current, target.as_ref()).await?);
         if run.abort_reconcile {
             return Ok(action_of(run));
         }
         let retry = self
-            .run_job(&key, item.clone(), target.clone(), &decision, work, quiet)
+            .run_job(
+                &key,
+                current.clone(),
+                target.clone(),
+                &decision,
+                work,
+                quiet,
+                picked_up,
+            )
             .await?;
         run = accumulate(run, self.hook(HookType::End, &item, target.as_ref()).await?);
         Ok(action_after(sooner(delay_of(run), retry)))
@@ -592,7 +629,7 @@ impl<D: Deployer> Context<D> {
         let timeout = match &item.spec.timeout {
             Some(t) if t.is_none() => None,
             Some(t) => Some(t.as_std()),
-            None => Some(DEFAULT_TIMEOUT),
+            None => self.config.progressing_default,
         };
         let deadline = timeout.map(|t| {
             let started = self.job_start(key, item);
@@ -628,7 +665,48 @@ impl<D: Deployer> Context<D> {
         }
     }
 
-    /// Runs a job; returns a requeue delay when a transient error is retried.
+    /// The pickup of a job the default logic starts: phase Init (InitDelete), the job's start
+    /// and, when the job has no ID yet, a new one; then the metadata the job needs (finalizer,
+    /// operation and reconcile-time annotations) in the one metadata write a job makes.
+    /// Returns the whole item and the job's ID.
+    async fn pickup(
+        &self,
+        key: &ObjectRef<DeployItem>,
+        item: &DeployItem,
+        decision: &Decision,
+        work: Work,
+    ) -> Result<(DeployItem, String), Error> {
+        let job_id = if decision.mint_job_id {
+            new_job_id()
+        } else {
+            item.status
+                .as_ref()
+                .and_then(|s| s.job_id.clone())
+                .unwrap_or_default()
+        };
+        let deletion = work == Work::Delete;
+        let phase = if deletion {
+            DeployItemPhase::InitDelete
+        } else {
+            DeployItemPhase::Init
+        };
+        let now = Timestamp::now();
+        let minted = decision.mint_job_id.then_some(job_id.as_str());
+        let writer = StatusWriter::new(self.ls.clone(), item);
+        let picked = writer
+            .pickup(item, phase, minted, &self.config.info, now)
+            .await?;
+        self.record_start(key, now);
+        tracing::info!(job = %job_id, deletion, "picked up");
+        let whole = writer
+            .metadata(&picked, !deletion, decision.remove_operation)
+            .await?;
+        Ok((whole, job_id))
+    }
+
+    /// Runs a job; returns a requeue delay when a transient error is retried. `picked_up` is
+    /// the ID of the job [`Context::pickup`] just started on `item`.
+    #[allow(clippy::too_many_arguments)]
     async fn run_job(
         &self,
         key: &ObjectRef<DeployItem>,
@@ -637,36 +715,25 @@ impl<D: Deployer> Context<D> {
         decision: &Decision,
         work: Work,
         quiet: bool,
+        picked_up: Option<String>,
     ) -> Result<Option<Duration>, Error> {
         let writer = StatusWriter::new(self.ls.clone(), &item);
-        let now = Timestamp::now();
-        let status = item.status.clone().unwrap_or_default();
-        let job_id = if decision.mint_job_id {
-            new_job_id()
-        } else {
-            status.job_id.clone().unwrap_or_default()
-        };
+        let job_id = picked_up.clone().unwrap_or_else(|| {
+            item.status
+                .as_ref()
+                .and_then(|s| s.job_id.clone())
+                .unwrap_or_default()
+        });
         let deletion = work == Work::Delete;
         let mut current = (*item).clone();
         if work != Work::Abort {
             if quiet {
+                let now = Timestamp::now();
                 current = writer.touch(now).await?;
                 self.record_start(key, now);
-            } else if !decision.resume {
-                let phase = if deletion {
-                    DeployItemPhase::InitDelete
-                } else {
-                    DeployItemPhase::Init
-                };
-                let minted = decision.mint_job_id.then_some(job_id.as_str());
-                current = writer
-                    .pickup(&current, phase, minted, &self.config.info, now)
-                    .await?;
-                self.record_start(key, now);
-                tracing::info!(job = %job_id, deletion, "picked up");
-            } else {
-                // Every write above answers with the whole item; a resumed job reads it, as
-                // the cache's copy is slim.
+            } else if picked_up.is_none() {
+                // The pickup answered with the whole item; a resumed job reads it, as the
+                // cache's copy is slim.
                 let Some(whole) = writer.get().await? else {
                     return Ok(None);
                 };
@@ -695,14 +762,22 @@ impl<D: Deployer> Context<D> {
             ls_client: self.ls.clone(),
             targets: self.target_access.clone(),
         };
+        // Only an uninstall needs the Target of an item being deleted.
+        let needs_target = !(work == Work::Delete && decision::delete_without_uninstall(&current));
         let result: Result<Outcome, Failure> = match (work, &item.spec.target, &target) {
             (Work::Abort, _, _) => Err(Error::aborted("Abort").into()),
-            (_, Some(r), None) => Err(Error::transient(
-                "TargetAccess",
+            // The Target was looked up in the API, not only in our store: it does not exist,
+            // and waiting for it would only delay the same answer until the timeout.
+            (_, Some(r), None) if needs_target => Err(Error::config(
+                "ResponsibilityCheck",
                 "TargetNotFound",
                 format!(
-                    "DeployItem {}: spec.target {} not found",
+                    "DeployItem {}: spec.target: Target {}/{} not found",
                     job.item_name(),
+                    r.namespace
+                        .as_deref()
+                        .or(item.metadata.namespace.as_deref())
+                        .unwrap_or_default(),
                     r.name
                 ),
             )
@@ -864,7 +939,10 @@ impl<D: Deployer> Context<D> {
                     latest = writer.provider_status(p).await?;
                 }
             }
-            let delay = self.backoff(key);
+            // The next attempt comes no later than the deadline, so the timeout ends the job
+            // on time instead of after a backoff that outlasts it.
+            let delay =
+                sooner(Some(self.backoff(key)), job.interrupt.remaining()).unwrap_or_default();
             self.retrying
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -945,6 +1023,24 @@ mod tests {
             deleted: true,
             touched: None,
         }
+    }
+
+    #[test]
+    fn the_progressing_default_comes_from_the_timeouts_and_none_turns_it_off() {
+        let timeouts = |text: &str| DeployItemTimeouts {
+            progressing_default: Some(text.parse().unwrap()),
+            ..Default::default()
+        };
+        assert_eq!(
+            progressing_default(Some(&timeouts("2s"))),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(progressing_default(Some(&timeouts("none"))), None);
+        assert_eq!(
+            progressing_default(Some(&DeployItemTimeouts::default())),
+            Some(DEFAULT_TIMEOUT)
+        );
+        assert_eq!(progressing_default(None), Some(DEFAULT_TIMEOUT));
     }
 
     #[test]

@@ -9,11 +9,14 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::Api;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::constants::{
     annotations,
     deploy_item_types::{MANIFEST, MOCK},
 };
-use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation};
+use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation, Target};
+use landscaper_api::decode::config_from_yaml;
+use landscaper_deployer::controller::progressing_default;
 use landscaper_deployer::{manifest_deployer, mock_deployer};
 use serde_json::json;
 use std::time::Duration;
@@ -85,6 +88,229 @@ async fn a_workload_that_never_becomes_ready_fails_with_a_timeout() {
         "{}",
         err.message
     );
+}
+
+/// A one-replica Deployment of `image`.
+fn web(image: &str) -> serde_json::Value {
+    json!({"manifest": {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": image}]}}
+        }
+    }})
+}
+
+/// Gives the item a new configuration and starts job `job` with it.
+async fn reconfigure(env: &Env, name: &str, config: serde_json::Value, job: &str) {
+    env.items()
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"config": config}})),
+        )
+        .await
+        .unwrap();
+    env.trigger(name, job).await;
+}
+
+#[tokio::test]
+async fn an_upgrade_to_an_image_that_never_gets_ready_is_not_done_while_the_old_pod_serves() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target_cluster().set_never_ready_image("web:broken");
+    env.target("cluster", &[]).await;
+    let _d = env.start_manifest_deployer();
+    env.item_with_timeout(
+        "web",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![web("web:1")]),
+        "3s",
+    )
+    .await;
+    assert_succeeded(&env.finished("web", "job-1").await.status.unwrap());
+
+    // The rollout stops with the old pod available next to the new one that never starts:
+    // updated, ready and available replicas all equal spec.replicas, and yet not done.
+    reconfigure(&env, "web", manifests(vec![web("web:broken")]), "job-2").await;
+    let status = env.finished("web", "job-2").await.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(
+        err.message
+            .contains("Deployment default/web: 1 old replicas pending termination"),
+        "{}",
+        err.message
+    );
+
+    // An upgrade to an image that starts finishes as before.
+    reconfigure(&env, "web", manifests(vec![web("web:2")]), "job-3").await;
+    assert_succeeded(&env.finished("web", "job-3").await.status.unwrap());
+}
+
+#[tokio::test]
+async fn a_failing_item_is_retried_no_later_than_its_timeout() {
+    let env = env().await;
+    // The Secret this Target names does not exist: every attempt fails transiently.
+    let target: Target = serde_json::from_value(json!({
+        "metadata": {"name": "no-secret", "namespace": NS},
+        "spec": {"type": "landscaper.gardener.cloud/kubernetes-cluster",
+                 "secretRef": {"name": "missing", "namespace": NS, "key": "kubeconfig"}}
+    }))
+    .unwrap();
+    Api::<Target>::namespaced(env.ls.clone(), NS)
+        .create(&PostParams::default(), &target)
+        .await
+        .unwrap();
+    // A first retry two minutes away: only a retry cut short by the deadline ends the job
+    // within the test's wait.
+    let mut cfg = config(MANIFEST);
+    cfg.retry_initial = Duration::from_secs(120);
+    cfg.retry_max = Duration::from_secs(120);
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        cfg,
+    ));
+    let started = std::time::Instant::now();
+    env.item_with_timeout(
+        "app",
+        MANIFEST,
+        Some("no-secret"),
+        manifests(vec![configmap("default", "a", json!({}), "manage")]),
+        "2s",
+    )
+    .await;
+    let status = env.finished("app", "job-1").await.status.unwrap();
+    let took = started.elapsed();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(err.message.contains("not found"), "{}", err.message);
+    assert!(took < Duration::from_secs(30), "failed after {took:?}");
+}
+
+#[tokio::test]
+async fn a_missing_target_fails_the_item_in_one_reconcile() {
+    let env = env().await;
+    // Without target selectors the deployer serves every item, so the Target's absence is
+    // an error of the item, not a sign that another deployer serves it.
+    let _d = start(mock_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MOCK),
+    ));
+    env.item("app", MOCK, Some("missing"), json!({})).await;
+    let status = env.finished("app", "job-1").await.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(
+        (err.reason.as_str(), err.codes.clone()),
+        ("TargetNotFound", vec![ErrorCode::ConfigurationProblem])
+    );
+    assert!(
+        err.message.contains("Target items/missing not found"),
+        "{}",
+        err.message
+    );
+    // The test's trigger, then one job run: pickup, Progressing and the final write, with no
+    // retried error in between.
+    let status_writes =
+        env.ls_cluster()
+            .counters()
+            .count(Some("patch"), Some("deployitems/status"), None);
+    assert_eq!(status_writes, 4);
+}
+
+/// The writes the landscaper cluster received for the item `name`, as (verb, resource).
+fn writes_of(env: &Env, name: &str) -> Vec<(String, String)> {
+    env.ls_cluster()
+        .writes()
+        .into_iter()
+        .filter(|r| r.resource == "deployitems" && r.name == name)
+        .map(|r| (r.verb.clone(), r.full_resource()))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_reconcile_time_annotation_goes_with_the_pickup_writes() {
+    let env = env().await;
+    for (name, annotations) in [
+        ("plain", json!({})),
+        (
+            "timed",
+            json!({annotations::RECONCILE_TIME: "2026-11-28T21:05:19Z"}),
+        ),
+    ] {
+        let item = serde_json::from_value(json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
+            "metadata": {"name": name, "annotations": annotations},
+            "spec": {"type": MOCK, "config": {}}
+        }))
+        .unwrap();
+        env.items()
+            .create(&PostParams::default(), &item)
+            .await
+            .unwrap();
+        env.trigger(name, "job-1").await;
+    }
+    let _d = start(mock_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        config(MOCK),
+    ));
+    for name in ["plain", "timed"] {
+        assert_succeeded(&env.finished(name, "job-1").await.status.unwrap());
+    }
+    let timed = env.items().get("timed").await.unwrap();
+    assert!(
+        !timed
+            .metadata
+            .annotations
+            .unwrap_or_default()
+            .contains_key(annotations::RECONCILE_TIME),
+        "the annotation is still there"
+    );
+    assert_eq!(writes_of(&env, "timed"), writes_of(&env, "plain"));
+}
+
+#[tokio::test]
+async fn the_configured_progressing_default_times_out_items_without_a_timeout() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    let configuration: LandscaperConfiguration = config_from_yaml(
+        "deployItemTimeouts:\n  progressingDefault: 2s\n",
+        "config.yaml",
+    )
+    .unwrap();
+    let mut cfg = config(MANIFEST);
+    cfg.progressing_default = progressing_default(configuration.deploy_item_timeouts.as_ref());
+    let _d = start(manifest_deployer::setup(
+        env.ls.clone(),
+        env.ls.clone(),
+        cfg,
+    ));
+    let started = std::time::Instant::now();
+    env.item(
+        "stuck",
+        MANIFEST,
+        Some("cluster"),
+        manifests(vec![deployment("stuck", true)]),
+    )
+    .await;
+    let status = env.finished("stuck", "job-1").await.status.unwrap();
+    let took = started.elapsed();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = status.last_error.unwrap();
+    assert_eq!(err.codes, vec![ErrorCode::Timeout]);
+    assert!(err.message.contains("timeout of 2s"), "{}", err.message);
+    assert!(took >= Duration::from_secs(2), "failed after {took:?}");
+    assert!(took < Duration::from_secs(30), "failed after {took:?}");
 }
 
 #[tokio::test]

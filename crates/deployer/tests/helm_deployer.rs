@@ -440,3 +440,78 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_timeout_and_the_release_
     env.answer_again();
     deployer.stop().await;
 }
+
+/// A chart of one Deployment whose image is the value `image`.
+fn web_archive() -> String {
+    tgz(&[
+        (
+            "web/Chart.yaml",
+            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+        ),
+        ("web/values.yaml", "image: web:1\n"),
+        (
+            "web/templates/deployment.yaml",
+            r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: {{ .Release.Name }}}
+  template:
+    metadata:
+      labels: {app: {{ .Release.Name }}}
+    spec:
+      containers:
+        - name: web
+          image: {{ .Values.image }}
+"#,
+        ),
+    ])
+}
+
+#[tokio::test]
+async fn a_value_change_to_an_image_that_never_gets_ready_does_not_succeed() {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target_cluster().set_never_ready_image("web:broken");
+    env.target("cluster", &[]).await;
+    let _d = env.start_helm_deployer();
+    let archive = web_archive();
+    env.item_with_timeout(
+        "web",
+        HELM,
+        Some("cluster"),
+        helm_config(&archive, json!({})),
+        "3s",
+    )
+    .await;
+    assert_succeeded(&env.finished("web", "job-1").await.status.unwrap());
+
+    // What went Succeeded on a real cluster: the upgrade's new pod never starts, the old one
+    // keeps serving.
+    set_config(
+        &env,
+        "web",
+        helm_config(&archive, json!({"image": "web:broken"})),
+    )
+    .await;
+    env.trigger("web", "job-2").await;
+    let status = env.finished("web", "job-2").await.status.unwrap();
+    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let message = status.last_error.unwrap().message;
+    assert!(
+        message.contains("Deployment apps/web: 1 old replicas pending termination"),
+        "{message}"
+    );
+
+    set_config(
+        &env,
+        "web",
+        helm_config(&archive, json!({"image": "web:2"})),
+    )
+    .await;
+    env.trigger("web", "job-3").await;
+    assert_succeeded(&env.finished("web", "job-3").await.status.unwrap());
+}

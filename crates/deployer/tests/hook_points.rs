@@ -7,7 +7,7 @@ use common::*;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use landscaper_api::constants::{annotations, deploy_item_types::MOCK};
 use landscaper_api::core::DeployItemPhase;
-use landscaper_deployer::hooks::{HookResult, HookType, Hooks, hook_fn};
+use landscaper_deployer::hooks::{Hook, HookCall, HookResult, HookType, Hooks, hook_fn};
 use landscaper_deployer::mock_deployer;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -205,4 +205,63 @@ async fn a_during_responsibility_hook_overrides_the_target_selectors() {
         .await;
     let di = env.finished("claimed", "job-1").await;
     assert_eq!(di.status.unwrap().phase, Some(DeployItemPhase::Succeeded));
+}
+
+#[tokio::test]
+async fn should_reconcile_sees_the_item_picked_up_in_the_api() {
+    let env = env().await;
+    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let seen: Arc<Mutex<Vec<Option<DeployItemPhase>>>> = Arc::default();
+    let (items, s) = (env.items(), seen.clone());
+    let hook: Hook = Arc::new(move |call: HookCall| {
+        let (items, seen) = (items.clone(), s.clone());
+        Box::pin(async move {
+            let name = call.item.and_then(|i| i.metadata.name.clone());
+            if let Some(name) = name {
+                let stored = items.get(&name).await.unwrap();
+                seen.lock()
+                    .unwrap()
+                    .push(stored.status.and_then(|s| s.phase));
+            }
+            Ok(None)
+        })
+    });
+    setup.hooks.register(hook, &[HookType::ShouldReconcile]);
+    // The item waits with a pending job before the deployer starts, so the first
+    // ShouldReconcile is that of the job.
+    env.item("a", MOCK, None, json!({})).await;
+    let _d = start(setup);
+    env.finished("a", "job-1").await;
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.first(),
+        Some(&Some(DeployItemPhase::Init)),
+        "phases ShouldReconcile saw: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_before_reconcile_hook_that_aborts_leaves_the_item_picked_up() {
+    let env = env().await;
+    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    setup.hooks.register(
+        hook_fn(|_| {
+            Ok(Some(HookResult {
+                abort_reconcile: true,
+                ..Default::default()
+            }))
+        }),
+        &[HookType::BeforeReconcile],
+    );
+    let _d = start(setup);
+    env.item("a", MOCK, None, json!({})).await;
+    let items = env.items();
+    wait_until(|| {
+        let items = items.clone();
+        async move {
+            let status = items.get("a").await.unwrap().status.unwrap_or_default();
+            status.phase == Some(DeployItemPhase::Init) && status.last_reconcile_time.is_some()
+        }
+    })
+    .await;
 }

@@ -47,6 +47,8 @@ pub struct ClusterState {
     pub addr: SocketAddr,
     /// Whether the workload simulator runs.
     pub simulate_workloads: AtomicBool,
+    /// What the workload simulator keeps of rollouts and images that never become ready.
+    pub rollouts: crate::controllers::simulator::Rollouts,
     /// Signs and verifies ServiceAccount tokens.
     pub issuer: TokenIssuer,
     /// The RBAC policy, kept in step with the store by a hook.
@@ -104,6 +106,7 @@ impl ClusterState {
             ca_pem,
             addr,
             simulate_workloads: AtomicBool::new(false),
+            rollouts: Default::default(),
             issuer: TokenIssuer::generate(ISSUER)?,
             policy,
         })

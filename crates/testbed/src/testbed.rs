@@ -281,6 +281,12 @@ impl Cluster {
         }
     }
 
+    /// Makes the workload simulator treat pods of `image` (as written in a container) as never
+    /// ready: a rollout to it stays stuck with the old pods running, as on a real cluster.
+    pub fn set_never_ready_image(&self, image: &str) {
+        self.state.rollouts.never_ready(image);
+    }
+
     /// The current resourceVersion of the cluster's store.
     pub fn resource_version(&self) -> u64 {
         self.state.store.current_rv()

@@ -127,3 +127,118 @@ async fn the_simulator_is_off_by_default_and_can_be_switched_on() {
     bed.cluster().set_simulate_workloads(true);
     ready_generation(&api, "later", 1).await;
 }
+
+/// Waits until the Deployment's status satisfies `check`.
+async fn status_where(
+    api: &Api<Deployment>,
+    name: &str,
+    check: impl Fn(&k8s_openapi::api::apps::v1::DeploymentStatus) -> bool,
+) -> k8s_openapi::api::apps::v1::DeploymentStatus {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = api.get(name).await.unwrap().status.unwrap_or_default();
+        if check(&status) {
+            return status;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{name} never reached the expected status: {status:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_rollout_to_an_image_that_never_gets_ready_keeps_the_old_pods() {
+    let bed = Testbed::builder()
+        .simulate_workloads(true)
+        .start()
+        .await
+        .unwrap();
+    bed.cluster().set_never_ready_image("broken:1");
+    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
+    let mut web = deployment("web", json!({}));
+    web.spec.as_mut().unwrap().replicas = Some(1);
+    api.create(&PostParams::default(), &web).await.unwrap();
+    ready_generation(&api, "web", 1).await;
+
+    let image = json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "broken:1"}]}}}});
+    api.patch("web", &PatchParams::default(), &Patch::Strategic(image))
+        .await
+        .unwrap();
+    // What a real Deployment controller reports for this rollout: the one available replica
+    // is the old pod, next to the new one that does not start.
+    let stuck = status_where(&api, "web", |s| s.observed_generation == Some(2)).await;
+    assert_eq!(
+        (
+            stuck.replicas,
+            stuck.updated_replicas,
+            stuck.ready_replicas,
+            stuck.available_replicas,
+            stuck.unavailable_replicas
+        ),
+        (Some(2), Some(1), Some(1), Some(1), Some(1))
+    );
+    // It stays so: the simulator has nothing more to do for it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(api.get("web").await.unwrap().status.unwrap(), stuck);
+
+    // Back to a good image, the rollout finishes.
+    let image =
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    api.patch("web", &PatchParams::default(), &Patch::Strategic(image))
+        .await
+        .unwrap();
+    let done = status_where(&api, "web", |s| s.observed_generation == Some(3)).await;
+    assert_eq!(
+        (
+            done.replicas,
+            done.updated_replicas,
+            done.available_replicas,
+            done.unavailable_replicas
+        ),
+        (Some(1), Some(1), Some(1), None)
+    );
+}
+
+#[tokio::test]
+async fn a_new_workload_of_an_image_that_never_gets_ready_has_no_available_pod() {
+    let bed = Testbed::builder()
+        .simulate_workloads(true)
+        .start()
+        .await
+        .unwrap();
+    bed.cluster().set_never_ready_image("broken:1");
+    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
+    let mut web = deployment("web", json!({}));
+    web.spec
+        .as_mut()
+        .unwrap()
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .containers[0]
+        .image = Some("broken:1".into());
+    api.create(&PostParams::default(), &web).await.unwrap();
+    let status = status_where(&api, "web", |s| s.observed_generation == Some(1)).await;
+    assert_eq!(
+        (
+            status.replicas,
+            status.updated_replicas,
+            status.available_replicas,
+            status.unavailable_replicas
+        ),
+        (Some(2), Some(2), None, Some(2))
+    );
+    let available = status
+        .conditions
+        .unwrap()
+        .into_iter()
+        .find(|c| c.type_ == "Available")
+        .unwrap();
+    assert_eq!(
+        (available.status.as_str(), available.reason.as_deref()),
+        ("False", Some("MinimumReplicasUnavailable"))
+    );
+}

@@ -48,6 +48,10 @@ pub struct AgentConfiguration {
     /// `landscaperNamespace`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy_item_namespaces: Option<Vec<String>>,
+    /// Additive: timeouts of the items the embedded helm deployer serves, as the
+    /// LandscaperConfiguration's `deployItemTimeouts` (it reads `progressingDefault`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy_item_timeouts: Option<super::DeployItemTimeouts>,
 }
 
 /// Access to OCI registries.

@@ -154,7 +154,7 @@ pub struct CrdManagement {
     pub force_update: Option<bool>,
 }
 
-/// Timeouts of deploy items.
+/// Timeouts of deploy items: Go durations, or `none` to turn the check off.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeployItemTimeouts {
@@ -164,6 +164,9 @@ pub struct DeployItemTimeouts {
     /// How long an abort may take.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort: Option<crate::Duration>,
+    /// The progressing timeout of items without `spec.timeout` (default `10m`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progressing_default: Option<crate::Duration>,
 }
 
 /// Management of deployers in environments.
@@ -183,4 +186,39 @@ pub struct DeployerManagement {
     /// Repository of the default deployers' components.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deployer_repository_context: Option<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::config_from_yaml;
+
+    #[test]
+    fn deploy_item_timeouts_take_go_durations_and_none() {
+        let text = "
+apiVersion: config.landscaper.gardener.cloud/v1alpha1
+kind: LandscaperConfiguration
+deployItemTimeouts:
+  pickup: none
+  abort: 30s
+  progressingDefault: 2s
+";
+        let config: LandscaperConfiguration = config_from_yaml(text, "config.yaml").unwrap();
+        let timeouts = config.deploy_item_timeouts.unwrap();
+        assert!(timeouts.pickup.unwrap().is_none());
+        assert_eq!(timeouts.abort.unwrap().as_std().as_secs(), 30);
+        assert_eq!(timeouts.progressing_default.unwrap().as_std().as_secs(), 2);
+        let text = "deployItemTimeouts: {pickup: 5m, abort: none, progressingDefault: none}";
+        let config: LandscaperConfiguration = config_from_yaml(text, "config.yaml").unwrap();
+        let timeouts = config.deploy_item_timeouts.unwrap();
+        assert!(timeouts.abort.unwrap().is_none());
+        assert!(timeouts.progressing_default.unwrap().is_none());
+        let error = config_from_yaml::<LandscaperConfiguration>(
+            "deployItemTimeouts: {progressingDefault: soon}",
+            "c.yaml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("progressingDefault"), "{error}");
+    }
 }

@@ -70,6 +70,12 @@ impl Interrupt {
         (self.aborted)() || self.timed_out()
     }
 
+    /// How long until the deadline, if there is one; zero once it has passed.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
     fn timed_out(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
@@ -181,6 +187,8 @@ mod tests {
         assert_eq!(err.codes, vec![landscaper_api::core::ErrorCode::Timeout]);
         assert!(err.message.contains("10m0s"), "{}", err.message);
         assert!(Interrupt::never().check("Wait").is_ok());
+        assert_eq!(interrupt.remaining(), Some(Duration::ZERO));
+        assert_eq!(Interrupt::never().remaining(), None);
     }
 
     #[test]

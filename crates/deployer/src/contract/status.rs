@@ -162,7 +162,9 @@ impl StatusWriter {
     }
 
     /// Adds our finalizer and/or removes the operation annotation in one merge patch guarded
-    /// by the item's resourceVersion; nothing is written when neither is needed.
+    /// by the item's resourceVersion, together with the reconcile-time annotation, which a
+    /// deployer removes when it starts reconciling an item; nothing is written when nothing
+    /// is needed.
     pub async fn metadata(
         &self,
         item: &DeployItem,
@@ -175,16 +177,21 @@ impl StatusWriter {
             list.push(finalizers::LANDSCAPER.to_string());
             metadata.insert("finalizers".into(), json!(list));
         }
-        let has_op = item
-            .metadata
-            .annotations
-            .as_ref()
-            .is_some_and(|a| a.contains_key(annotations::OPERATION));
-        if remove_operation && has_op {
-            metadata.insert(
-                "annotations".into(),
-                json!({ annotations::OPERATION: null }),
-            );
+        let has = |key: &str| {
+            item.metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key(key))
+        };
+        let mut removed = serde_json::Map::new();
+        if remove_operation && has(annotations::OPERATION) {
+            removed.insert(annotations::OPERATION.into(), Value::Null);
+        }
+        if has(annotations::RECONCILE_TIME) {
+            removed.insert(annotations::RECONCILE_TIME.into(), Value::Null);
+        }
+        if !removed.is_empty() {
+            metadata.insert("annotations".into(), Value::Object(removed));
         }
         if metadata.is_empty() {
             return Ok(item.clone());

@@ -2,6 +2,11 @@
 //! ReplicaSets and Jobs report a ready status shortly after each change, as if their pods
 //! had started. An object annotated [`NEVER_READY`] `"true"` is left alone, to simulate a
 //! workload that never becomes ready.
+//!
+//! Pods of an image the cluster is told never becomes ready ([`Rollouts::never_ready`]) never
+//! get ready: a workload created with one reports its pods unavailable, and a rollout to one
+//! stays stuck the way the real controllers leave it, the pods of the template that was ready
+//! before still running next to the new, unready ones.
 
 use super::resource;
 use crate::clock;
@@ -9,7 +14,8 @@ use crate::cluster::ClusterState;
 use crate::handlers::apply_update;
 use crate::store::{Event, EventType, Stored};
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Annotation that keeps the simulator away from one object.
@@ -25,6 +31,66 @@ const WORKLOADS: &[&str] = &[
     "apps/replicasets",
     "batch/jobs",
 ];
+
+/// What the simulator knows beyond the stored objects: images whose pods never become ready,
+/// and the pod template each workload last finished a rollout with (its "old pods").
+#[derive(Debug, Default)]
+pub struct Rollouts {
+    never_ready: Mutex<BTreeSet<String>>,
+    /// By workload uid.
+    ready_templates: Mutex<HashMap<String, Value>>,
+}
+
+impl Rollouts {
+    /// From now on, pods of `image` (exactly as written in a container) never become ready.
+    pub fn never_ready(&self, image: &str) {
+        self.never_ready
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(image.to_owned());
+    }
+
+    /// Whether a pod template runs an image that never becomes ready.
+    fn stuck(&self, template: Option<&Value>) -> bool {
+        let never = self.never_ready.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(spec) = template.and_then(|t| t.get("spec")) else {
+            return false;
+        };
+        ["initContainers", "containers"]
+            .iter()
+            .filter_map(|k| spec.get(k).and_then(Value::as_array))
+            .flatten()
+            .filter_map(|c| c.get("image").and_then(Value::as_str))
+            .any(|image| never.contains(image))
+    }
+
+    /// The template a workload last finished a rollout with.
+    fn ready_template(&self, uid: &str) -> Option<Value> {
+        self.ready_templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(uid)
+            .cloned()
+    }
+
+    fn record_ready(&self, uid: &str, template: Option<&Value>) {
+        let mut ready = self
+            .ready_templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match template {
+            Some(t) => ready.insert(uid.to_owned(), t.clone()),
+            None => ready.remove(uid),
+        };
+    }
+
+    fn forget(&self, uid: &str) {
+        self.ready_templates
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(uid);
+    }
+}
 
 /// Reacts to a change (or looks at every workload when `ev` is `None`).
 pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
@@ -43,7 +109,11 @@ pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
                     .map(|o| (k.to_string(), o))
             })
             .collect(),
-        Some(ev) if ev.kind != EventType::Deleted && WORKLOADS.contains(&&*ev.storage_key) => {
+        Some(ev) if WORKLOADS.contains(&&*ev.storage_key) => {
+            if ev.kind == EventType::Deleted {
+                state.rollouts.forget(&ev.object.uid);
+                return;
+            }
             vec![(ev.storage_key.to_string(), ev.object.clone())]
         }
         Some(_) => return,
@@ -58,23 +128,45 @@ pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
             .and_then(|a| a.get(NEVER_READY))
             .and_then(Value::as_str)
             == Some("true");
-        let Some(status) = ready_status(&key, &value) else {
+        if opted_out {
+            continue;
+        }
+        let template = value.pointer("/spec/template");
+        let (status, ready) = if state.rollouts.stuck(template) {
+            let old = state
+                .rollouts
+                .ready_template(&obj.uid)
+                .filter(|t| Some(t) != template);
+            (stuck_status(&key, &value, old.is_some()), false)
+        } else {
+            (ready_status(&key, &value), true)
+        };
+        let Some(status) = status else {
             continue;
         };
-        if opted_out || value.get("status") == Some(&status) {
+        if value.get("status") == Some(&status) {
+            if ready {
+                state.rollouts.record_ready(&obj.uid, template);
+            }
             continue;
         }
         let state = state.clone();
         tokio::spawn(async move {
             tokio::time::sleep(ROLLOUT).await;
-            write_status(&state, &key, &obj, status);
+            if write_status(&state, &key, &obj, status) && ready {
+                let value = obj.value();
+                state
+                    .rollouts
+                    .record_ready(&obj.uid, value.pointer("/spec/template"));
+            }
         });
     }
 }
 
-fn write_status(state: &ClusterState, key: &str, obj: &Stored, status: Value) {
+/// Writes `status` onto the version of the object it was computed for; whether it did.
+fn write_status(state: &ClusterState, key: &str, obj: &Stored, status: Value) -> bool {
     let Some(res) = resource(state, key) else {
-        return;
+        return false;
     };
     let result = state.store.write(|txn| {
         // Only the version this status was computed for; a later change gets its own turn.
@@ -82,21 +174,148 @@ fn write_status(state: &ClusterState, key: &str, obj: &Stored, status: Value) {
             .get(key, &obj.namespace, &obj.name)
             .filter(|c| c.rv == obj.rv)
         else {
-            return Ok(());
+            return Ok(false);
         };
         let mut next = current.value();
         if let Some(m) = next.as_object_mut() {
             m.insert("status".into(), status);
         }
-        apply_update(txn, &res, &current, next, Some("status"), false).map(|_| ())
+        apply_update(txn, &res, &current, next, Some("status"), false).map(|_| true)
     });
-    if let Err(e) = result {
+    result.unwrap_or_else(|e| {
         tracing::warn!(resource = key, name = %obj.name, error = %e.message, "simulating workload status");
-    }
+        false
+    })
 }
 
 fn condition(ty: &str, reason: &str, message: &str, since: &Value) -> Value {
-    json!({"type": ty, "status": "True", "lastUpdateTime": since, "lastTransitionTime": since, "reason": reason, "message": message})
+    condition_with(ty, "True", reason, message, since)
+}
+
+fn condition_with(ty: &str, status: &str, reason: &str, message: &str, since: &Value) -> Value {
+    json!({"type": ty, "status": status, "lastUpdateTime": since, "lastTransitionTime": since, "reason": reason, "message": message})
+}
+
+/// A rolling update's `maxSurge` or `maxUnavailable` of `replicas` pods: a count, or a
+/// percentage rounded up (surge) or down (unavailable) as the Deployment controller does.
+fn rolling_bound(obj: &Value, field: &str, replicas: i64, round_up: bool) -> i64 {
+    let value = obj
+        .pointer(&format!("/spec/strategy/rollingUpdate/{field}"))
+        .cloned()
+        .unwrap_or_else(|| json!("25%"));
+    if let Some(n) = value.as_i64() {
+        return n;
+    }
+    let percent = value
+        .as_str()
+        .and_then(|s| s.strip_suffix('%'))
+        .and_then(|p| p.parse::<i64>().ok())
+        .unwrap_or(25);
+    let scaled = replicas * percent;
+    if round_up {
+        (scaled + 99) / 100
+    } else {
+        scaled / 100
+    }
+}
+
+/// The status of a workload whose current template runs an image that never becomes ready.
+/// `rolling`: the workload had finished a rollout of another template before, whose pods
+/// stay where the controller keeps them.
+fn stuck_status(key: &str, obj: &Value, rolling: bool) -> Option<Value> {
+    let generation = obj
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let replicas = obj
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let since = obj
+        .pointer("/status/conditions/0/lastTransitionTime")
+        .cloned()
+        .unwrap_or_else(|| clock::now_time().into());
+    Some(match key {
+        "apps/deployments" => {
+            let recreate =
+                obj.pointer("/spec/strategy/type").and_then(Value::as_str) == Some("Recreate");
+            // Old pods the rolling update may not take down while no new pod is available.
+            let min_available = replicas - rolling_bound(obj, "maxUnavailable", replicas, false);
+            let old = if rolling && !recreate {
+                min_available.max(0)
+            } else {
+                0
+            };
+            let new = if rolling && !recreate {
+                (replicas + rolling_bound(obj, "maxSurge", replicas, true) - old).min(replicas)
+            } else {
+                replicas
+            };
+            let mut status = json!({
+                "observedGeneration": generation, "replicas": old + new, "updatedReplicas": new,
+                "unavailableReplicas": new,
+                "conditions": [
+                    if old >= min_available {
+                        condition("Available", "MinimumReplicasAvailable", "Deployment has minimum availability.", &since)
+                    } else {
+                        condition_with("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", &since)
+                    },
+                    condition("Progressing", "ReplicaSetUpdated", &format!("ReplicaSet \"{name}\" is progressing."), &since),
+                ]
+            });
+            if old > 0 {
+                status["readyReplicas"] = json!(old);
+                status["availableReplicas"] = json!(old);
+            }
+            status
+        }
+        "apps/statefulsets" => {
+            // The highest ordinal is replaced first and never gets ready, so the rollout
+            // stops there; a new set stops at its first pod.
+            let current = obj
+                .pointer("/status/currentRevision")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("{name}-{generation}"), str::to_owned);
+            let update = format!("{name}-{generation}");
+            let (ready, updated) = if rolling {
+                (replicas - 1, 1)
+            } else {
+                (0, replicas.min(1))
+            };
+            let mut status = json!({
+                "observedGeneration": generation, "replicas": if rolling { replicas } else { updated },
+                "currentReplicas": if rolling { ready } else { updated }, "updatedReplicas": updated,
+                "currentRevision": if rolling { current } else { update.clone() }, "updateRevision": update,
+                "collisionCount": 0
+            });
+            if ready > 0 {
+                status["readyReplicas"] = json!(ready);
+                status["availableReplicas"] = json!(ready);
+            }
+            status
+        }
+        // One node: its old daemon pod is replaced by the new one, which never gets ready.
+        "apps/daemonsets" => json!({
+            "observedGeneration": generation, "desiredNumberScheduled": 1, "currentNumberScheduled": 1,
+            "numberReady": 0, "updatedNumberScheduled": 1, "numberAvailable": 0, "numberUnavailable": 1,
+            "numberMisscheduled": 0
+        }),
+        "apps/replicasets" => json!({
+            "observedGeneration": generation, "replicas": replicas, "fullyLabeledReplicas": replicas
+        }),
+        "batch/jobs" => {
+            let start = obj
+                .pointer("/status/startTime")
+                .cloned()
+                .unwrap_or_else(|| since.clone());
+            json!({"startTime": start, "active": 1, "ready": 0, "terminating": 0, "uncountedTerminatedPods": {}})
+        }
+        _ => return None,
+    })
 }
 
 /// The status of a workload whose pods all run, for its current generation.
@@ -179,6 +398,62 @@ mod tests {
             (Some(3), Some(2))
         );
         assert_eq!(s["conditions"][0]["type"], "Available");
+    }
+
+    #[test]
+    fn a_stuck_statefulset_rollout_stops_at_its_highest_pod() {
+        let sts = json!({"metadata": {"name": "db", "generation": 2}, "spec": {"replicas": 3},
+            "status": {"currentRevision": "db-1"}});
+        let s = stuck_status("apps/statefulsets", &sts, true).unwrap();
+        assert_eq!(
+            (
+                s["readyReplicas"].as_i64(),
+                s["updatedReplicas"].as_i64(),
+                s["currentRevision"].as_str(),
+                s["updateRevision"].as_str()
+            ),
+            (Some(2), Some(1), Some("db-1"), Some("db-2"))
+        );
+        let fresh = stuck_status("apps/statefulsets", &sts, false).unwrap();
+        assert_eq!(fresh.get("readyReplicas"), None);
+        assert_eq!(fresh["currentRevision"], fresh["updateRevision"]);
+    }
+
+    #[test]
+    fn a_stuck_daemonset_has_its_pod_updated_but_unavailable() {
+        let ds = json!({"metadata": {"name": "agent", "generation": 4}});
+        let s = stuck_status("apps/daemonsets", &ds, true).unwrap();
+        assert_eq!(
+            (
+                s["observedGeneration"].as_i64(),
+                s["updatedNumberScheduled"].as_i64(),
+                s["numberAvailable"].as_i64()
+            ),
+            (Some(4), Some(1), Some(0))
+        );
+    }
+
+    #[test]
+    fn a_stuck_deployment_rollout_keeps_what_max_unavailable_protects() {
+        let d = json!({"metadata": {"name": "web", "generation": 2}, "spec": {"replicas": 4}});
+        let s = stuck_status("apps/deployments", &d, true).unwrap();
+        // 25% of 4: one old pod may go, one new pod may surge; 3 old + 2 new, none ready.
+        assert_eq!(
+            (
+                s["replicas"].as_i64(),
+                s["updatedReplicas"].as_i64(),
+                s["availableReplicas"].as_i64(),
+                s["unavailableReplicas"].as_i64()
+            ),
+            (Some(5), Some(2), Some(3), Some(2))
+        );
+        let mut recreate = d.clone();
+        recreate["spec"]["strategy"] = json!({"type": "Recreate"});
+        let s = stuck_status("apps/deployments", &recreate, true).unwrap();
+        assert_eq!(
+            (s["replicas"].as_i64(), s.get("availableReplicas")),
+            (Some(4), None)
+        );
     }
 
     #[test]
