@@ -389,7 +389,10 @@ mod tests {
         let message = Settings::load(Some(&path), Overrides::default())
             .unwrap_err()
             .to_string();
-        assert!(message.ends_with("unknown field .namspace"), "{message}");
+        assert!(
+            message.ends_with("unknown field .namspace, did you mean \"namespace\"?"),
+            "{message}"
+        );
     }
 
     #[test]
