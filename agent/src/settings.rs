@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use landscaper_api::config::AgentConfiguration;
+use landscaper_api::config::{AgentConfiguration, OciConfiguration};
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
 use landscaper_api::decode::config_from_yaml;
@@ -61,6 +61,8 @@ pub struct Settings {
     /// Namespaces of the landscaper cluster whose helm DeployItems the embedded deployer
     /// serves, and the only ones where it reads DeployItems, Targets, Contexts and Secrets.
     pub deploy_item_namespaces: Vec<String>,
+    /// How the embedded helm deployer reaches OCI registries (`oci`).
+    pub oci: OciConfiguration,
 }
 
 /// A setting that is missing or invalid, naming the key.
@@ -191,6 +193,7 @@ impl Settings {
             heartbeat_period,
             token_lifetime,
             deploy_item_namespaces,
+            oci: config.oci.unwrap_or_default(),
         })
     }
 }
