@@ -468,6 +468,9 @@ spec:
     - {name: Phase, type: string, jsonPath: .status.phase}
     - {name: Selector, type: string, jsonPath: .spec.selector}
     - {name: Created, type: date, jsonPath: .metadata.creationTimestamp}
+    - name: Team
+      type: string
+      jsonPath: .metadata.labels['example\.com\/team']
 "#;
 
 /// kubectl's table rows (header first), their cells one space apart.
@@ -497,7 +500,7 @@ async fn kubectl_get_shows_ages_and_typed_columns_as_on_a_real_cluster() {
         None,
     )
     .await;
-    let gadget = "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n\
+    let gadget = "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g, labels: {example.com/team: blue}}\n\
                   spec: {replicas: 3, ratio: 0.5, paused: false, selector: {tier: web, app: shop}}\n";
     ok(kc, &["apply", "-f", "-"], Some(gadget)).await;
     ok(kc, &["create", "configmap", "c"], None).await;
@@ -509,8 +512,8 @@ async fn kubectl_get_shows_ages_and_typed_columns_as_on_a_real_cluster() {
     assert_eq!(
         listed,
         [
-            "NAME REPLICAS RATIO PAUSED PHASE SELECTOR CREATED",
-            r#"g 3 0.5 false {"app":"shop","tier":"web"} 3h2m"#,
+            "NAME REPLICAS RATIO PAUSED PHASE SELECTOR CREATED TEAM",
+            r#"g 3 0.5 false {"app":"shop","tier":"web"} 3h2m blue"#,
         ]
     );
     let one = rows(&ok(kc, &["get", "gadget", "g"], None).await);

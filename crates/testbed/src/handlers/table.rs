@@ -20,12 +20,14 @@ pub fn wants_table(req: &Request) -> bool {
 }
 
 mod cell;
+mod jsonpath;
 
-/// One column: its definition and the JSON path its cells come from.
+/// One column: its definition and the JSONPath its cells come from (`None`: a path that
+/// is not simple, whose cells stay empty).
 struct Column {
     definition: Value,
     column_type: String,
-    path: Vec<String>,
+    path: Option<Vec<jsonpath::Step>>,
 }
 
 /// The Name column, then the CRD's printer columns, or Age when it has none (as
@@ -34,7 +36,7 @@ fn columns(res: &ResourceDef) -> Vec<Column> {
     let mut cols = vec![Column {
         definition: json!({"name": "Name", "type": "string", "format": "name", "description": NAME_DESCRIPTION, "priority": 0}),
         column_type: "string".into(),
-        path: vec!["metadata".into(), "name".into()],
+        path: jsonpath::parse(".metadata.name"),
     }];
     let printer = res
         .crd
@@ -46,7 +48,7 @@ fn columns(res: &ResourceDef) -> Vec<Column> {
         cols.push(Column {
             definition: json!({"name": "Age", "type": "date", "format": "", "description": AGE_DESCRIPTION, "priority": 0}),
             column_type: "date".into(),
-            path: vec!["metadata".into(), "creationTimestamp".into()],
+            path: jsonpath::parse(".metadata.creationTimestamp"),
         });
         return cols;
     };
@@ -66,7 +68,7 @@ fn columns(res: &ResourceDef) -> Vec<Column> {
                 "priority": d.get("priority").cloned().unwrap_or_else(|| 0.into()),
             }),
             column_type: column_type.into(),
-            path: path.trim_start_matches('.').split('.').map(str::to_string).collect(),
+            path: jsonpath::parse(path),
         });
     }
     cols
@@ -82,7 +84,7 @@ pub fn table(res: &ResourceDef, items: &[Arc<Stored>], rv: u64, now_nanos: i128)
             let cells: Vec<Value> = cols
                 .iter()
                 .map(|c| {
-                    let found = c.path.iter().try_fold(&obj, |v, k| v.get(k));
+                    let found = c.path.as_ref().and_then(|p| jsonpath::find(&obj, p));
                     cell::cell(&c.column_type, found, now_nanos)
                 })
                 .collect();
