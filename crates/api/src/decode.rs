@@ -120,12 +120,14 @@ pub fn from_value<T: DeserializeOwned>(
     })
 }
 
-/// Decodes `value` into `T`; returns it with the unknown fields' paths, as text and as
-/// segments.
+/// An unknown field's path, as text and as segments.
+type UnknownPath = (String, Vec<Segment>);
+
+/// Decodes `value` into `T`; returns it with the unknown fields' paths.
 fn decode_tracking<T: DeserializeOwned>(
     value: Value,
     source_name: &str,
-) -> Result<(T, Vec<(String, Vec<Segment>)>), DecodeError> {
+) -> Result<(T, Vec<UnknownPath>), DecodeError> {
     let mut unknown = Vec::new();
     let mut record = |path: serde_ignored::Path<'_>| {
         unknown.push((FieldPath(&path).to_string(), segments(&path)));
