@@ -60,6 +60,16 @@ pub struct UnknownField {
     pub did_you_mean: Option<String>,
 }
 
+impl fmt::Display for UnknownField {
+    /// The path, with the field probably meant in parentheses: `.spec.tpye (did you mean "type"?)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.did_you_mean {
+            Some(meant) => write!(f, "{} (did you mean {meant:?}?)", self.path),
+            None => f.write_str(&self.path),
+        }
+    }
+}
+
 /// `unknown field .a, did you mean "b"?` for one field; for several, each path with its
 /// suggestion in parentheses.
 fn unknown_fields_message(fields: &[UnknownField]) -> String {
@@ -69,13 +79,7 @@ fn unknown_fields_message(fields: &[UnknownField]) -> String {
             None => format!("unknown field {}", field.path),
         };
     }
-    let listed: Vec<String> = fields
-        .iter()
-        .map(|field| match &field.did_you_mean {
-            Some(meant) => format!("{} (did you mean {meant:?}?)", field.path),
-            None => field.path.clone(),
-        })
-        .collect();
+    let listed: Vec<String> = fields.iter().map(UnknownField::to_string).collect();
     format!("unknown fields {}", listed.join(", "))
 }
 
@@ -147,6 +151,28 @@ fn decode_tracking<T: DeserializeOwned>(
     }
 }
 
+/// Decodes a JSON value into `T` like [`from_value`], naming for each unknown field the
+/// known field it was probably meant to be.
+pub fn from_value_explained<T: DeserializeOwned + JsonSchema>(
+    value: Value,
+    source_name: &str,
+) -> Result<(T, Vec<UnknownField>), DecodeError> {
+    let (value, unknown) = decode_tracking(value, source_name)?;
+    if unknown.is_empty() {
+        return Ok((value, Vec::new()));
+    }
+    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+    let schema = schema.as_value();
+    let fields = unknown
+        .into_iter()
+        .map(|(path, segments)| UnknownField {
+            did_you_mean: did_you_mean::suggestion(schema, &segments),
+            path,
+        })
+        .collect();
+    Ok((value, fields))
+}
+
 /// Decodes a configuration document: like [`from_yaml`], but unknown fields are an error
 /// that names, for each, the known field it was probably meant to be.
 pub fn config_from_yaml<T: DeserializeOwned + JsonSchema>(
@@ -157,21 +183,13 @@ pub fn config_from_yaml<T: DeserializeOwned + JsonSchema>(
         source_name: source_name.to_owned(),
         message: error.to_string(),
     })?;
-    let (value, unknown) = decode_tracking(value, source_name)?;
-    if unknown.is_empty() {
+    let (value, fields) = from_value_explained(value, source_name)?;
+    if fields.is_empty() {
         return Ok(value);
     }
-    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
-    let schema = schema.as_value();
     Err(DecodeError::UnknownFields {
         source_name: source_name.to_owned(),
-        fields: unknown
-            .into_iter()
-            .map(|(path, segments)| UnknownField {
-                did_you_mean: did_you_mean::suggestion(schema, &segments),
-                path,
-            })
-            .collect(),
+        fields,
     })
 }
 

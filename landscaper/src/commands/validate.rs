@@ -123,21 +123,18 @@ fn validate_text(text: &str, source: &str, report: &mut Report) {
 /// document is not of a kind we know.
 fn validate_document(document: Value, source: &str) -> Result<Option<String>, DecodeError> {
     let nested = nested_configs(&document);
-    let Some(decoded) = KnownDocument::decode(document.clone(), source)? else {
+    let Some((_, unknown)) = KnownDocument::decode_explained(document.clone(), source)? else {
         return Ok(None);
     };
     let mut notes = Vec::new();
     for (path, config) in nested {
-        if let Some(inner) = KnownDocument::decode(config, &format!("{source} at {path}"))? {
-            notes.extend(
-                inner
-                    .unknown_fields
-                    .iter()
-                    .map(|field| format!("{path}{field}")),
-            );
+        if let Some((_, inner)) =
+            KnownDocument::decode_explained(config, &format!("{source} at {path}"))?
+        {
+            notes.extend(inner.iter().map(|field| format!("{path}{field}")));
         }
     }
-    notes.extend(decoded.unknown_fields);
+    notes.extend(unknown.iter().map(ToString::to_string));
     let kind = document.get("kind").and_then(Value::as_str).unwrap_or("?");
     let name = document
         .pointer("/metadata/name")
@@ -239,5 +236,29 @@ spec:
         let document = yaml_documents(text, "two.yaml").unwrap().remove(1);
         let summary = validate_document(document, "two.yaml").unwrap().unwrap();
         assert_eq!(summary, "Target t (ignored unknown fields: .spec.extra)");
+    }
+
+    #[test]
+    fn ignored_unknown_fields_name_the_field_probably_meant() {
+        let text = r#"
+apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: DeployItem
+metadata: {name: web}
+spec:
+  type: landscaper.gardener.cloud/kubernetes-manifest
+  timout: 5m
+  config:
+    apiVersion: manifest.deployer.landscaper.gardener.cloud/v1alpha2
+    kind: ProviderConfiguration
+    manifests:
+    - polcy: manage
+      manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}
+"#;
+        let document = yaml_documents(text, "item.yaml").unwrap().remove(0);
+        let summary = validate_document(document, "item.yaml").unwrap().unwrap();
+        assert_eq!(
+            summary,
+            "DeployItem web (ignored unknown fields: .spec.config.manifests[0].polcy (did you mean \"policy\"?), .spec.timout (did you mean \"timeout\"?))"
+        );
     }
 }
