@@ -1,5 +1,8 @@
 //! `application/json;as=Table;g=meta.k8s.io;v=v1`: the server-side tables kubectl prints.
 
+mod cell;
+mod jsonpath;
+
 use super::render::value_for;
 use crate::resources::ResourceDef;
 use crate::server::Request;
@@ -18,9 +21,6 @@ pub fn wants_table(req: &Request) -> bool {
             .is_some_and(|first| first.contains("as=Table"))
     })
 }
-
-mod cell;
-mod jsonpath;
 
 /// One column: its definition and the JSONPath its cells come from (`None`: a path that
 /// is not simple, whose cells stay empty).
