@@ -440,6 +440,31 @@ mod tests {
     use landscaper_api::deployer::{ArchiveAccess, HelmChartRepo, RemoteArchiveAccess};
 
     #[test]
+    fn the_oci_section_sets_plain_http_tls_credential_files_and_the_cache() {
+        let oci: OciConfiguration = serde_json::from_value(serde_json::json!({
+            "allowPlainHttp": true,
+            "insecureSkipVerify": true,
+            "configFiles": ["/etc/ls/a.json", "/etc/ls/b.json"],
+            "cache": {"path": "/var/cache/ls", "useInMemoryOverlay": true},
+        }))
+        .unwrap();
+        let settings = SourceSettings::default().with_oci(&oci);
+        assert!(settings.allow_plain_http && settings.insecure_skip_tls_verify);
+        assert_eq!(
+            settings.registry_config_files,
+            [
+                PathBuf::from("/etc/ls/a.json"),
+                PathBuf::from("/etc/ls/b.json")
+            ]
+        );
+        assert_eq!(settings.cache_dir, Some(PathBuf::from("/var/cache/ls")));
+        // An empty section changes nothing.
+        let unchanged = SourceSettings::default().with_oci(&OciConfiguration::default());
+        assert!(!unchanged.allow_plain_http && !unchanged.insecure_skip_tls_verify);
+        assert_eq!(unchanged.cache_dir, SourceSettings::default().cache_dir);
+    }
+
+    #[test]
     fn messages_never_show_url_credentials() {
         assert_eq!(
             redact_url("https://alice:s3cret@charts.example/x.tgz"),
