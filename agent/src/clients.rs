@@ -107,7 +107,7 @@ impl Endpoint {
             "contexts": [{ "name": "default", "context": { "cluster": "cluster", "user": user } }],
             "current-context": "default",
         });
-        serde_yaml_ng::to_string(&kubeconfig).unwrap_or_default()
+        landscaper_api::yaml::to_string(&kubeconfig).unwrap_or_default()
     }
 
     /// The cluster as an Environment's `landscaperClusterConfig` describes it.

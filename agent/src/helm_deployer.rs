@@ -2,13 +2,16 @@
 //! for whose Target matches this environment's target selectors. Target `secretRef`s are
 //! resolved in the host cluster, where `<env>-target-access` holds the kubeconfig of
 //! `deployer-<env>`, so every write to the fenced cluster is made as that identity, never as
-//! the agent's own ServiceAccount.
+//! the agent's own ServiceAccount. Charts from OCI registries are fetched as the
+//! configuration's `oci` section says (plain HTTP, TLS verification, credential files, cache).
 
 use std::future::Future;
+use std::sync::Arc;
 
 use futures::FutureExt;
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_deployer::helm;
+use landscaper_deployer::helm::source::{SourceSettings, Sources};
+use landscaper_deployer::helm::{self, HelmDeployer};
 use tokio::sync::watch;
 
 use crate::Agent;
@@ -37,20 +40,30 @@ pub fn configs(settings: &Settings, workers: u16) -> Vec<DeployerConfig> {
         .collect()
 }
 
-/// Runs the helm deployer of every configuration until `shutdown` completes; `landscaper`
-/// reads DeployItems and Targets, `host` reads the Secrets Targets refer to. Dev mode calls
-/// this too.
+/// The helm deployer of these settings: chart sources with their `oci` section applied,
+/// shared by the deployers of every served namespace.
+pub fn deployer(settings: &Settings) -> HelmDeployer {
+    HelmDeployer {
+        sources: Arc::new(Sources::new(
+            SourceSettings::default().with_oci(&settings.oci),
+        )),
+    }
+}
+
+/// Runs `deployer` for every configuration until `shutdown` completes; `landscaper` reads
+/// DeployItems and Targets, `host` reads the Secrets Targets refer to.
 pub async fn run(
     landscaper: kube::Client,
     host: kube::Client,
     configs: Vec<DeployerConfig>,
+    deployer: HelmDeployer,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let shutdown = shutdown.boxed().shared();
     let deployers = configs.into_iter().map(|config| {
         tracing::info!(identity = %config.info.identity, namespace = ?config.namespace, workers = config.workers, "starting the embedded helm deployer");
         landscaper_deployer::run(
-            helm::setup(landscaper.clone(), host.clone(), config),
+            helm::setup_with(landscaper.clone(), host.clone(), config, deployer.clone()),
             shutdown.clone(),
         )
     });
@@ -74,6 +87,7 @@ pub async fn run_with_agent(
         agent.landscaper().client.clone(),
         agent.host().client.clone(),
         configs(agent.settings(), workers),
+        deployer(agent.settings()),
         until_stopped(stopped.clone()),
     );
     let registration = agent.run(until_stopped(stopped));

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use landscaper_api::config::AgentConfiguration;
+use landscaper_api::config::{AgentConfiguration, OciConfiguration};
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
 use landscaper_api::decode::config_from_yaml;
@@ -64,6 +64,8 @@ pub struct Settings {
     pub deploy_item_namespaces: Vec<String>,
     /// The progressing timeout of helm items without `spec.timeout`; none: no timeout.
     pub progressing_default: Option<Duration>,
+    /// How the embedded helm deployer reaches OCI registries (`oci`).
+    pub oci: OciConfiguration,
 }
 
 /// A setting that is missing or invalid, naming the key.
@@ -195,6 +197,7 @@ impl Settings {
             token_lifetime,
             deploy_item_namespaces,
             progressing_default: progressing_default(config.deploy_item_timeouts.as_ref()),
+            oci: config.oci.unwrap_or_default(),
         })
     }
 }
@@ -413,7 +416,10 @@ mod tests {
         let message = Settings::load(Some(&path), Overrides::default())
             .unwrap_err()
             .to_string();
-        assert!(message.ends_with("unknown field .namspace"), "{message}");
+        assert!(
+            message.ends_with("unknown field .namspace, did you mean \"namespace\"?"),
+            "{message}"
+        );
     }
 
     #[test]

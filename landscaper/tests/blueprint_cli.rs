@@ -141,3 +141,20 @@ fn a_spiff_execution_says_it_is_not_supported() {
         "{stderr}"
     );
 }
+
+/// What `render` prints is read back as rendered by YAML 1.1 readers too: a target selector's
+/// operator `=` comes out quoted, not as the plain scalar PyYAML takes for a value tag.
+#[test]
+fn render_quotes_strings_yaml_11_reads_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    write_blueprint(
+        dir.path(),
+        "deployItems:\n- name: a\n  type: t\n  config:\n    operator: \"=\"\n    merge: \"<<\"\n    flag: \"on\"\n",
+    );
+    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    for line in ["operator: \"=\"", "merge: \"<<\"", "flag: \"on\""] {
+        assert!(stdout.contains(line), "{line} missing from\n{stdout}");
+    }
+}

@@ -7,7 +7,8 @@
 //!
 //! The deployer is the one `landscaper-agent run` starts (its configuration, its clients),
 //! except that its chart sources speak plain HTTP to the loopback registry, which the binary
-//! takes from `$LANDSCAPER_PLAIN_HTTP_REGISTRIES`.
+//! takes from `$LANDSCAPER_PLAIN_HTTP_REGISTRIES`. Without that variable, an agent whose
+//! configuration file says `oci.allowPlainHttp` reaches the plain-HTTP registry all the same.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +17,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, PostParams};
+use landscaper_agent::settings::{Overrides, Settings};
 use landscaper_api::core::{Context, DeployItem, DeployItemPhase, Target};
 use landscaper_deployer::helm::source::{SourceSettings, Sources};
 use landscaper_deployer::helm::{self, HelmDeployer};
@@ -242,4 +244,80 @@ async fn context_credentials_are_read_with_the_documented_rbac() {
     deployer.await.unwrap();
     stop_agent.send(()).unwrap();
     agent_task.await.unwrap();
+}
+
+/// `landscaper-agent run` with `oci.allowPlainHttp: true` in its configuration file, and no
+/// `$LANDSCAPER_PLAIN_HTTP_REGISTRIES`: a helm item whose chart is in a registry that only
+/// speaks plain HTTP succeeds.
+#[tokio::test]
+async fn the_agents_oci_configuration_reaches_a_plain_http_registry() {
+    let Some(binary) = Registry::binary_or_skip() else {
+        return;
+    };
+    assert!(
+        std::env::var_os(landscaper_deployer::helm::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
+    );
+    let registry = Registry::start(&binary).expect("registry starts");
+    let reference = format!("{}/charts/demo", registry.address());
+    landscaper_chart::fetch::push(
+        &reference,
+        "0.1.0",
+        demo_chart(),
+        br#"{"apiVersion":"v2","name":"demo","version":"0.1.0"}"#.to_vec(),
+        &landscaper_chart::fetch::FetchOptions {
+            plain_http: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("chart pushed");
+
+    let world = World::start().await;
+    let environment = "plain";
+    let kubeconfig = world.agent_settings(environment).landscaper_kubeconfig;
+    let config_file = world.dir.path().join("agent-config.yaml");
+    std::fs::write(
+        &config_file,
+        format!(
+            "apiVersion: config.landscaper.gardener.cloud/v1alpha1\nkind: AgentConfiguration\n\
+             name: {environment}\nlandscaperClusterKubeconfig: {}\noci:\n  allowPlainHttp: true\n",
+            kubeconfig.display()
+        ),
+    )
+    .unwrap();
+    let overrides = Overrides {
+        heartbeat_period: Some("1s".into()),
+        ..Overrides::default()
+    };
+    let settings = Settings::load(Some(&config_file), overrides).expect("valid configuration");
+    let agent = world.agent(settings).await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
+        agent,
+        2,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    eventually(
+        "the landscaper created the environment's Target",
+        || async { targets.get_opt(environment).await.unwrap().is_some() },
+    )
+    .await;
+
+    let chart = json!({ "ref": format!("oci://{reference}:0.1.0") });
+    let config = helm_config("oci", "apps", chart, json!({ "greeting": "plain" }));
+    Api::<DeployItem>::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE)
+        .create(
+            &PostParams::default(),
+            &helm_deploy_item_of("oci", environment, config),
+        )
+        .await
+        .unwrap();
+    succeeded(&world, "oci").await;
+    assert_eq!(greeting(&world, "oci").await.as_deref(), Some("plain"));
+
+    stop.send(()).unwrap();
+    running.await.unwrap();
 }

@@ -127,10 +127,11 @@ pub fn file_name(crd: &CustomResourceDefinition) -> String {
     format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
 }
 
-/// One CRD as a YAML document.
+/// One CRD as a YAML document that YAML 1.1 readers take as written too (the selector
+/// operator `=` quoted).
 pub fn to_yaml(crd: &CustomResourceDefinition) -> String {
     // A CRD consists of strings, numbers, booleans, maps and lists only; it always serializes.
-    serde_yaml_ng::to_string(crd).unwrap_or_default()
+    crate::yaml::to_string(crd).unwrap_or_default()
 }
 
 struct Names {

@@ -1,7 +1,11 @@
 //! Decoding manifests and configuration files with errors that name the file and field.
 
+mod did_you_mean;
+
 use std::fmt;
 
+use did_you_mean::Segment;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -37,13 +41,46 @@ pub enum DecodeError {
     },
     /// The configuration has fields this version does not know; they are rejected rather
     /// than ignored, so a typo cannot silently change behaviour.
-    #[error("{source_name}: unknown field{} {}", if .paths.len() == 1 { "" } else { "s" }, .paths.join(", "))]
+    #[error("{source_name}: {}", unknown_fields_message(.fields))]
     UnknownFields {
         /// The file (or other source) the document came from.
         source_name: String,
-        /// Paths of the unknown fields.
-        paths: Vec<String>,
+        /// The unknown fields.
+        fields: Vec<UnknownField>,
     },
+}
+
+/// A field of the input that the type does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownField {
+    /// Its path, e.g. `.spec.tpye`.
+    pub path: String,
+    /// The known field of the same object it was probably meant to be (see
+    /// [`did_you_mean`](self) for the rule).
+    pub did_you_mean: Option<String>,
+}
+
+impl fmt::Display for UnknownField {
+    /// The path, with the field probably meant in parentheses: `.spec.tpye (did you mean "type"?)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.did_you_mean {
+            Some(meant) => write!(f, "{} (did you mean {meant:?}?)", self.path),
+            None => f.write_str(&self.path),
+        }
+    }
+}
+
+/// `unknown field .a, did you mean "b"?` for one field; for several, each path with its
+/// suggestion in parentheses.
+fn unknown_fields_message(fields: &[UnknownField]) -> String {
+    if let [field] = fields {
+        return match &field.did_you_mean {
+            Some(meant) => format!("unknown field {}, did you mean {meant:?}?", field.path),
+            None => format!("unknown field {}", field.path),
+        };
+    }
+    let listed: Vec<String> = fields.iter().map(UnknownField::to_string).collect();
+    format!("unknown fields {}", listed.join(", "))
 }
 
 /// Splits YAML text into its documents, dropping empty ones.
@@ -80,19 +117,32 @@ pub fn from_value<T: DeserializeOwned>(
     value: Value,
     source_name: &str,
 ) -> Result<Decoded<T>, DecodeError> {
-    let mut unknown_fields = Vec::new();
-    let mut record =
-        |path: serde_ignored::Path<'_>| unknown_fields.push(FieldPath(&path).to_string());
+    let (value, unknown) = decode_tracking(value, source_name)?;
+    Ok(Decoded {
+        value,
+        unknown_fields: unknown.into_iter().map(|(path, _)| path).collect(),
+    })
+}
+
+/// An unknown field's path, as text and as segments.
+type UnknownPath = (String, Vec<Segment>);
+
+/// Decodes `value` into `T`; returns it with the unknown fields' paths.
+fn decode_tracking<T: DeserializeOwned>(
+    value: Value,
+    source_name: &str,
+) -> Result<(T, Vec<UnknownPath>), DecodeError> {
+    let mut unknown = Vec::new();
+    let mut record = |path: serde_ignored::Path<'_>| {
+        unknown.push((FieldPath(&path).to_string(), segments(&path)));
+    };
     let tracked = serde_ignored::Deserializer::new(value, &mut record);
     let result = serde_path_to_error::deserialize::<_, T>(tracked);
     // kube's derived resources check `apiVersion` and `kind` without storing them (they
     // are written back from the type), so they show up as ignored though nothing is lost.
-    unknown_fields.retain(|path| path != ".apiVersion" && path != ".kind");
+    unknown.retain(|(path, _)| path != ".apiVersion" && path != ".kind");
     match result {
-        Ok(value) => Ok(Decoded {
-            value,
-            unknown_fields,
-        }),
+        Ok(value) => Ok((value, unknown)),
         Err(error) => Err(DecodeError::Field {
             source_name: source_name.to_owned(),
             path: display_path(error.path()),
@@ -101,19 +151,66 @@ pub fn from_value<T: DeserializeOwned>(
     }
 }
 
-/// Decodes a configuration document: like [`from_yaml`], but unknown fields are an error.
-pub fn config_from_yaml<T: DeserializeOwned>(
+/// Decodes a JSON value into `T` like [`from_value`], naming for each unknown field the
+/// known field it was probably meant to be.
+pub fn from_value_explained<T: DeserializeOwned + JsonSchema>(
+    value: Value,
+    source_name: &str,
+) -> Result<(T, Vec<UnknownField>), DecodeError> {
+    let (value, unknown) = decode_tracking(value, source_name)?;
+    if unknown.is_empty() {
+        return Ok((value, Vec::new()));
+    }
+    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+    let schema = schema.as_value();
+    let fields = unknown
+        .into_iter()
+        .map(|(path, segments)| UnknownField {
+            did_you_mean: did_you_mean::suggestion(schema, &segments),
+            path,
+        })
+        .collect();
+    Ok((value, fields))
+}
+
+/// Decodes a configuration document: like [`from_yaml`], but unknown fields are an error
+/// that names, for each, the known field it was probably meant to be.
+pub fn config_from_yaml<T: DeserializeOwned + JsonSchema>(
     text: &str,
     source_name: &str,
 ) -> Result<T, DecodeError> {
-    let decoded = from_yaml(text, source_name)?;
-    if decoded.unknown_fields.is_empty() {
-        Ok(decoded.value)
-    } else {
-        Err(DecodeError::UnknownFields {
-            source_name: source_name.to_owned(),
-            paths: decoded.unknown_fields,
-        })
+    let value: Value = serde_yaml_ng::from_str(text).map_err(|error| DecodeError::Syntax {
+        source_name: source_name.to_owned(),
+        message: error.to_string(),
+    })?;
+    let (value, fields) = from_value_explained(value, source_name)?;
+    if fields.is_empty() {
+        return Ok(value);
+    }
+    Err(DecodeError::UnknownFields {
+        source_name: source_name.to_owned(),
+        fields,
+    })
+}
+
+/// The segments of a `serde_ignored` path, root first.
+fn segments(path: &serde_ignored::Path<'_>) -> Vec<Segment> {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => Vec::new(),
+        Path::Seq { parent, .. } => {
+            let mut out = segments(parent);
+            out.push(Segment::Index);
+            out
+        }
+        Path::Map { parent, key } => {
+            let mut out = segments(parent);
+            out.push(Segment::Key(key.clone()));
+            out
+        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => segments(parent),
     }
 }
 
@@ -176,7 +273,21 @@ mod tests {
         let decoded = from_yaml::<DeployItem>(text, "item.yaml").unwrap();
         assert_eq!(decoded.unknown_fields, vec![".spec.tpye".to_owned()]);
         let error = config_from_yaml::<DeployItem>(text, "item.yaml").unwrap_err();
-        assert_eq!(error.to_string(), "item.yaml: unknown field .spec.tpye");
+        assert_eq!(
+            error.to_string(),
+            "item.yaml: unknown field .spec.tpye, did you mean \"type\"?"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_name_the_field_probably_meant() {
+        use crate::config::AgentConfiguration;
+        let text = "name: east\ntargetSelectors:\n- annotations:\n  - key: a\n    operation: \"=\"\n    values: [b]\nhartbeatPeriod: 1m\nsomethingElse: 1\n";
+        let error = config_from_yaml::<AgentConfiguration>(text, "agent.yaml").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "agent.yaml: unknown fields .targetSelectors[0].annotations[0].operation (did you mean \"operator\"?), .hartbeatPeriod (did you mean \"heartbeatPeriod\"?), .somethingElse"
+        );
     }
 
     #[test]

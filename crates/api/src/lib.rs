@@ -20,6 +20,7 @@ mod duration;
 mod manifest_kind;
 mod open_enum;
 mod schema;
+pub mod yaml;
 
 pub use duration::{
     Duration, DurationError, format_go as format_go_duration, parse_go as parse_go_duration,

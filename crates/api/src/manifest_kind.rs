@@ -8,7 +8,7 @@ use crate::core::{
     DeployerRegistration, Environment, Execution, Installation, InstallationTemplate,
     LsHealthCheck, SyncObject, Target, TargetSync,
 };
-use crate::decode::{DecodeError, Decoded, from_value};
+use crate::decode::{DecodeError, Decoded, UnknownField, from_value_explained};
 use crate::deployer::{
     HelmProviderConfiguration, HelmProviderStatus, ManifestProviderConfiguration,
     ManifestProviderStatus, MockProviderConfiguration,
@@ -70,8 +70,8 @@ macro_rules! dispatch {
     }) => {
         match ($api_version, $kind) {
             $(($av, $k) => {
-                let decoded = from_value($value, $source)?;
-                Ok(Some(Decoded { value: KnownDocument::$variant(decoded.value), unknown_fields: decoded.unknown_fields }))
+                let (value, unknown) = from_value_explained($value, $source)?;
+                Ok(Some((KnownDocument::$variant(value), unknown)))
             })+
             _ => Ok(None),
         }
@@ -82,6 +82,20 @@ impl KnownDocument {
     /// Decodes a document by its `apiVersion` and `kind`; `Ok(None)` for a kind this crate
     /// does not type (a ConfigMap, say).
     pub fn decode(value: Value, source_name: &str) -> Result<Option<Decoded<Self>>, DecodeError> {
+        Ok(
+            Self::decode_explained(value, source_name)?.map(|(value, unknown)| Decoded {
+                value,
+                unknown_fields: unknown.into_iter().map(|field| field.path).collect(),
+            }),
+        )
+    }
+
+    /// Like [`decode`](Self::decode), each unknown field with the known field it was
+    /// probably meant to be.
+    pub fn decode_explained(
+        value: Value,
+        source_name: &str,
+    ) -> Result<Option<(Self, Vec<UnknownField>)>, DecodeError> {
         let api_version = value
             .get("apiVersion")
             .and_then(Value::as_str)

@@ -1,7 +1,10 @@
 //! Bad manifests fail with an error naming the file and the field path.
 
+mod common;
+
+use landscaper_api::config::{AgentConfiguration, LandscaperConfiguration};
 use landscaper_api::core::{Environment, Installation};
-use landscaper_api::decode::{DecodeError, from_yaml};
+use landscaper_api::decode::{DecodeError, config_from_yaml, from_yaml};
 use landscaper_api::deployer::ManifestProviderConfiguration;
 
 #[test]
@@ -90,4 +93,27 @@ fn unknown_status_phase_is_kept_not_rejected() {
     let phase = installation.status.unwrap().phase.unwrap();
     assert_eq!(phase.as_str(), "Running");
     assert_eq!(serde_json::to_value(&phase).unwrap(), "Running");
+}
+
+/// Upstream's own configuration examples write `operation` where the selector has `operator`:
+/// still rejected, with the field that was meant.
+#[test]
+fn upstream_operation_typo_is_rejected_with_the_field_meant() {
+    let dir = common::landscaper_conformance_dir().join("examples");
+    let agent = std::fs::read_to_string(dir.join("ex__01-Agent-Configuration.yaml")).unwrap();
+    let error = config_from_yaml::<AgentConfiguration>(&agent, "agent.yaml").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "agent.yaml: unknown field .targetSelectors[0].annotations[0].operation, did you mean \"operator\"?"
+    );
+    let landscaper =
+        std::fs::read_to_string(dir.join("ex__00-Landscaper-Configuration.yaml")).unwrap();
+    let error =
+        config_from_yaml::<LandscaperConfiguration>(&landscaper, "landscaper.yaml").unwrap_err();
+    assert!(
+        error.to_string().contains(
+            ".deployerManagement.agent.targetSelectors[0].annotations[0].operation (did you mean \"operator\"?)"
+        ),
+        "{error}"
+    );
 }

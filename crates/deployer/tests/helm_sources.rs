@@ -152,6 +152,15 @@ struct Bed {
 }
 
 async fn bed(name: &str, target_secrets: bool, plain_http_registries: Vec<String>) -> Bed {
+    let sources = SourceSettings {
+        plain_http_registries,
+        ..SourceSettings::default()
+    };
+    bed_with(name, target_secrets, sources).await
+}
+
+/// Like [`bed`], with the deployer's chart sources set as given (the cache is the bed's).
+async fn bed_with(name: &str, target_secrets: bool, sources: SourceSettings) -> Bed {
     let env = env().await;
     let target_token = user(
         env.target_cluster(),
@@ -184,8 +193,7 @@ async fn bed(name: &str, target_secrets: bool, plain_http_registries: Vec<String
     setup.deployer = HelmDeployer {
         sources: Arc::new(Sources::new(SourceSettings {
             cache_dir: Some(cache.clone()),
-            plain_http_registries,
-            ..SourceSettings::default()
+            ..sources
         })),
     };
     Bed {
@@ -755,5 +763,89 @@ async fn a_target_forbidding_release_records_fails_at_once_naming_verb_and_resou
     .await;
     bed.env.trigger("web", "job-2").await;
     bed.succeeded("web", "job-2").await;
+    bed.stop().await;
+}
+
+/// An htpasswd line for `user`, made with the chart engine's own `htpasswd` (bcrypt).
+fn htpasswd_line(user: &str, password: &str) -> String {
+    let mut engine = landscaper_chart::engine::Engine::new();
+    engine
+        .add_template("h", &format!("{{{{ htpasswd {user:?} {password:?} }}}}"))
+        .expect("template");
+    engine
+        .render("h", &landscaper_chart::value::Value::Nil)
+        .expect("htpasswd")
+}
+
+/// The deployer's `oci` settings with upstream's meaning: `allowPlainHttp` reaches a registry
+/// that only speaks plain HTTP (no registry list, no environment variable), and `configFiles`
+/// give the registry login the item's Context does not have; a missing file fails the item
+/// naming it.
+#[tokio::test]
+async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials() {
+    let Some(binary) = Registry::binary_or_skip() else {
+        return;
+    };
+    assert!(
+        std::env::var_os(landscaper_deployer::helm::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
+    );
+    let registry =
+        Registry::start_with_htpasswd(&binary, &format!("{}\n", htpasswd_line("alice", "s3cret")))
+            .expect("registry starts");
+    let reference = format!("{}/charts/demo", registry.address());
+    landscaper_chart::fetch::push(
+        &reference,
+        "0.2.0",
+        demo_chart("0.2.0", false),
+        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
+        &landscaper_chart::fetch::FetchOptions {
+            plain_http: true,
+            username: Some("alice".into()),
+            password: Some("s3cret".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("chart pushed");
+    let dir = tempfile::tempdir().unwrap();
+    let auth = base64::engine::general_purpose::STANDARD.encode("alice:s3cret");
+    let docker_config = dir.path().join("config.json");
+    std::fs::write(
+        &docker_config,
+        json!({"auths": {registry.address(): {"auth": auth}}}).to_string(),
+    )
+    .unwrap();
+    let oci: landscaper_api::config::OciConfiguration = serde_json::from_value(json!({
+        "allowPlainHttp": true,
+        "configFiles": [dir.path().join("missing.json"), docker_config],
+    }))
+    .unwrap();
+    let bed = bed_with(
+        "oci-settings",
+        true,
+        SourceSettings::default().with_oci(&oci),
+    )
+    .await;
+    let chart = json!({"ref": format!("{reference}:0.2.0")});
+    bed.item("oci", provider("oci", chart.clone(), json!({})), None)
+        .await;
+    let message = bed.failed("oci", "job-1", "RegistryConfigUnreadable").await;
+    assert!(message.contains("missing.json: no such file"), "{message}");
+
+    std::fs::write(dir.path().join("missing.json"), "{}").unwrap();
+    let status = bed
+        .fix(
+            "oci",
+            provider("oci", chart, json!({"greeting": "oci"})),
+            "job-2",
+        )
+        .await;
+    assert_succeeded(&status);
+    bed.assert_deployed_as_template(
+        "oci",
+        &demo_chart("0.2.0", false),
+        json!({"greeting": "oci"}),
+    )
+    .await;
     bed.stop().await;
 }

@@ -3,6 +3,7 @@
 
 use crate::auth::{StaticTokens, UserInfo};
 use crate::authn;
+use crate::clock::Clock;
 use crate::counters::Counters;
 use crate::faults::{Faults, Injected, RequestFacts};
 use crate::handlers;
@@ -53,6 +54,8 @@ pub struct ClusterState {
     pub issuer: TokenIssuer,
     /// The RBAC policy, kept in step with the store by a hook.
     pub policy: Arc<RwLock<Policy>>,
+    /// What the cluster reads as now for ages.
+    pub clock: Clock,
 }
 
 /// `--service-account-issuer` of every cluster, as on the recording rig.
@@ -109,6 +112,7 @@ impl ClusterState {
             rollouts: Default::default(),
             issuer: TokenIssuer::generate(ISSUER)?,
             policy,
+            clock: Clock::default(),
         })
     }
 

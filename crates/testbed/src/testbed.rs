@@ -287,6 +287,12 @@ impl Cluster {
         self.state.rollouts.never_ready(image);
     }
 
+    /// Moves the clock the cluster reads ages by forward, so objects look `by` older in
+    /// tables (`kubectl get`'s AGE) without waiting.
+    pub fn advance_clock(&self, by: std::time::Duration) {
+        self.state.clock.advance(by);
+    }
+
     /// The current resourceVersion of the cluster's store.
     pub fn resource_version(&self) -> u64 {
         self.state.store.current_rv()

@@ -435,3 +435,89 @@ async fn kubectl_discovers_in_one_request_and_scales_custom_resources() {
         "kubectl wrote the scale subresource"
     );
 }
+
+const GADGET_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+              ratio: {type: number}
+              paused: {type: boolean}
+              selector: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          status: {type: object, properties: {phase: {type: string}}}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Ratio, type: number, jsonPath: .spec.ratio}
+    - {name: Paused, type: boolean, jsonPath: .spec.paused}
+    - {name: Phase, type: string, jsonPath: .status.phase}
+    - {name: Selector, type: string, jsonPath: .spec.selector}
+    - {name: Created, type: date, jsonPath: .metadata.creationTimestamp}
+    - name: Team
+      type: string
+      jsonPath: .metadata.labels['example\.com\/team']
+"#;
+
+/// kubectl's table rows (header first), their cells one space apart.
+fn rows(table: &str) -> Vec<String> {
+    table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_shows_ages_and_typed_columns_as_on_a_real_cluster() {
+    if !kubectl_available() {
+        return;
+    }
+    let bed = Testbed::start().await.unwrap();
+    let cluster = bed.cluster();
+    let kc = cluster.kubeconfig_path();
+    ok(kc, &["apply", "-f", "-"], Some(GADGET_CRD)).await;
+    ok(
+        kc,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd/gadgets.example.com",
+        ],
+        None,
+    )
+    .await;
+    let gadget = "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g, labels: {example.com/team: blue}}\n\
+                  spec: {replicas: 3, ratio: 0.5, paused: false, selector: {tier: web, app: shop}}\n";
+    ok(kc, &["apply", "-f", "-"], Some(gadget)).await;
+    ok(kc, &["create", "configmap", "c"], None).await;
+
+    cluster.advance_clock(std::time::Duration::from_secs(3 * 3600 + 2 * 60 + 5));
+
+    let listed = rows(&ok(kc, &["get", "gadgets"], None).await);
+    // The missing phase is a null cell, which kubectl leaves blank.
+    assert_eq!(
+        listed,
+        [
+            "NAME REPLICAS RATIO PAUSED PHASE SELECTOR CREATED TEAM",
+            r#"g 3 0.5 false {"app":"shop","tier":"web"} 3h2m blue"#,
+        ]
+    );
+    let one = rows(&ok(kc, &["get", "gadget", "g"], None).await);
+    assert_eq!(one, listed);
+    let configmaps = rows(&ok(kc, &["get", "configmap", "c"], None).await);
+    assert!(configmaps[1].ends_with(" 3h2m"), "{configmaps:?}");
+}

@@ -223,6 +223,10 @@ fn yaml_map(path: &Path, key: Option<&str>) -> anyhow::Result<Map<String, Json>>
     }
 }
 
+/// What `render` prints of one rendered object: Landscaper's YAML (keys sorted), with the
+/// strings YAML 1.1 readers would misread (`=`, `<<`) quoted too.
 fn yaml(json: &Json) -> anyhow::Result<String> {
-    values::to_yaml(json).map_err(|e| anyhow::anyhow!("encoding YAML: {e}"))
+    landscaper_chart::yaml::marshal_for_every_reader(&values::to_data(json))
+        .map(|text| text.trim_end_matches('\n').to_string())
+        .map_err(|e| anyhow::anyhow!("encoding YAML: {e}"))
 }

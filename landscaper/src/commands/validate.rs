@@ -1,4 +1,7 @@
 //! `landscaper validate`: decodes manifests with the API types and reports what is wrong.
+//! A Helm chart folder is rendered with its default values and its output checked instead.
+
+mod chart;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,26 +14,40 @@ use serde_json::Value;
 /// Arguments of `landscaper validate`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Files or directories (searched for `.yaml`, `.yml` and `.json` files).
+    /// Files or directories (searched for `.yaml`, `.yml` and `.json` files; a folder with a
+    /// `Chart.yaml` is a Helm chart, rendered with its default values).
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 }
 
-/// Validates every document of every file; fails when any document is invalid.
+/// What a path given to `validate` holds.
+enum Input {
+    /// A manifest file.
+    File(PathBuf),
+    /// A Helm chart folder.
+    Chart(PathBuf),
+}
+
+/// Validates every document of every file and chart; fails when any is invalid.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let mut files = Vec::new();
+    let mut inputs = Vec::new();
     for path in &args.paths {
-        collect_files(path, &mut files)?;
+        collect_inputs(path, &mut inputs)?;
     }
     let mut report = Report::default();
-    for file in &files {
-        let text =
-            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-        validate_text(&text, &file.display().to_string(), &mut report);
+    for input in &inputs {
+        match input {
+            Input::File(file) => {
+                let text = std::fs::read_to_string(file)
+                    .with_context(|| format!("reading {}", file.display()))?;
+                validate_text(&text, &file.display().to_string(), &mut report);
+            }
+            Input::Chart(dir) => validate_chart(dir, &mut report),
+        }
     }
     println!(
-        "{} documents valid, {} invalid, {} not of a landscaper kind",
-        report.valid, report.invalid, report.other
+        "{} documents valid, {} invalid, {} not of a landscaper kind; {} Helm charts rendered, {} skipped",
+        report.valid, report.invalid, report.other, report.charts, report.charts_skipped
     );
     Ok(if report.invalid == 0 {
         ExitCode::SUCCESS
@@ -44,14 +61,48 @@ struct Report {
     valid: usize,
     invalid: usize,
     other: usize,
+    charts: usize,
+    charts_skipped: usize,
 }
 
+/// Renders the chart in `dir` and validates what it renders; a failing render counts as
+/// one invalid document.
+fn validate_chart(dir: &Path, report: &mut Report) {
+    let source = dir.display().to_string();
+    match chart::check(dir) {
+        Ok(chart::Outcome::Rendered { chart, manifests }) => {
+            println!("ok: {source}: Helm chart {chart} renders with its default values");
+            report.charts += 1;
+            validate_text(&manifests, &format!("{source} (rendered)"), report);
+        }
+        Ok(chart::Outcome::Skipped(why)) => {
+            println!("skipped: {source}: {why}");
+            report.charts_skipped += 1;
+        }
+        Err(error) => {
+            println!("error: {source}: {error}");
+            report.invalid += 1;
+        }
+    }
+}
+
+/// Why a file with template directives does not decode, appended to its errors.
+const NEEDS_RENDERING: &str = "the file holds template directives ({{ … }}) and needs rendering first (helm template, or landscaper-agent template); validate the output";
+
 fn validate_text(text: &str, source: &str, report: &mut Report) {
+    let templated = text.contains("{{");
+    let report_error = |error: DecodeError, report: &mut Report| {
+        if templated {
+            println!("error: {error}; {NEEDS_RENDERING}");
+        } else {
+            println!("error: {error}");
+        }
+        report.invalid += 1;
+    };
     let documents = match yaml_documents(text, source) {
         Ok(documents) => documents,
         Err(error) => {
-            println!("error: {error}");
-            report.invalid += 1;
+            report_error(error, report);
             return;
         }
     };
@@ -63,10 +114,7 @@ fn validate_text(text: &str, source: &str, report: &mut Report) {
                 report.valid += 1;
             }
             Ok(None) => report.other += 1,
-            Err(error) => {
-                println!("error: {error}");
-                report.invalid += 1;
-            }
+            Err(error) => report_error(error, report),
         }
     }
 }
@@ -75,21 +123,18 @@ fn validate_text(text: &str, source: &str, report: &mut Report) {
 /// document is not of a kind we know.
 fn validate_document(document: Value, source: &str) -> Result<Option<String>, DecodeError> {
     let nested = nested_configs(&document);
-    let Some(decoded) = KnownDocument::decode(document.clone(), source)? else {
+    let Some((_, unknown)) = KnownDocument::decode_explained(document.clone(), source)? else {
         return Ok(None);
     };
     let mut notes = Vec::new();
     for (path, config) in nested {
-        if let Some(inner) = KnownDocument::decode(config, &format!("{source} at {path}"))? {
-            notes.extend(
-                inner
-                    .unknown_fields
-                    .iter()
-                    .map(|field| format!("{path}{field}")),
-            );
+        if let Some((_, inner)) =
+            KnownDocument::decode_explained(config, &format!("{source} at {path}"))?
+        {
+            notes.extend(inner.iter().map(|field| format!("{path}{field}")));
         }
     }
-    notes.extend(decoded.unknown_fields);
+    notes.extend(unknown.iter().map(ToString::to_string));
     let kind = document.get("kind").and_then(Value::as_str).unwrap_or("?");
     let name = document
         .pointer("/metadata/name")
@@ -121,11 +166,17 @@ fn nested_configs(document: &Value) -> Vec<(String, Value)> {
     configs
 }
 
-fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+/// The manifest files and chart folders under `path`; a chart folder's own files are the
+/// chart's, not manifests.
+fn collect_inputs(path: &Path, inputs: &mut Vec<Input>) -> anyhow::Result<()> {
     let metadata =
         std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if metadata.is_file() {
-        files.push(path.to_owned());
+        inputs.push(Input::File(path.to_owned()));
+        return Ok(());
+    }
+    if chart::is_chart_dir(path) {
+        inputs.push(Input::Chart(path.to_owned()));
         return Ok(());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
@@ -139,7 +190,7 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
             Some("yaml" | "yml" | "json")
         );
         if entry.is_dir() || is_manifest {
-            collect_files(&entry, files)?;
+            collect_inputs(&entry, inputs)?;
         }
     }
     Ok(())
@@ -185,5 +236,29 @@ spec:
         let document = yaml_documents(text, "two.yaml").unwrap().remove(1);
         let summary = validate_document(document, "two.yaml").unwrap().unwrap();
         assert_eq!(summary, "Target t (ignored unknown fields: .spec.extra)");
+    }
+
+    #[test]
+    fn ignored_unknown_fields_name_the_field_probably_meant() {
+        let text = r#"
+apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: DeployItem
+metadata: {name: web}
+spec:
+  type: landscaper.gardener.cloud/kubernetes-manifest
+  timout: 5m
+  config:
+    apiVersion: manifest.deployer.landscaper.gardener.cloud/v1alpha2
+    kind: ProviderConfiguration
+    manifests:
+    - polcy: manage
+      manifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}
+"#;
+        let document = yaml_documents(text, "item.yaml").unwrap().remove(0);
+        let summary = validate_document(document, "item.yaml").unwrap().unwrap();
+        assert_eq!(
+            summary,
+            "DeployItem web (ignored unknown fields: .spec.config.manifests[0].polcy (did you mean \"policy\"?), .spec.timout (did you mean \"timeout\"?))"
+        );
     }
 }

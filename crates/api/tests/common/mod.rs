@@ -1,4 +1,7 @@
 //! Helpers shared by the conformance tests: where the truth data lives and how to read it.
+//! Each test file uses a part of them.
+
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 

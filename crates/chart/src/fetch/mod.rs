@@ -36,6 +36,9 @@ pub struct FetchOptions {
     pub insecure_skip_tls_verify: bool,
     /// Talk plain HTTP to an OCI registry.
     pub plain_http: bool,
+    /// Try HTTPS first and fall back to plain HTTP when the OCI registry cannot be reached
+    /// over HTTPS (it does not speak TLS): Landscaper's `oci.allowPlainHttp`.
+    pub plain_http_fallback: bool,
     /// Send repository credentials to every host, not only the repository's (Helm's
     /// `--pass-credentials`).
     pub pass_credentials: bool,
@@ -62,6 +65,7 @@ impl fmt::Debug for FetchOptions {
             .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
             .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
             .field("plain_http", &self.plain_http)
+            .field("plain_http_fallback", &self.plain_http_fallback)
             .field("pass_credentials", &self.pass_credentials)
             .field("registry_config", &self.registry_config)
             .field("cache_dir", &self.cache_dir)

@@ -92,8 +92,36 @@ fn kind_of(e: &OciDistributionError) -> FetchErrorKind {
 }
 
 /// Pulls the chart `reference` (without `oci://`) at `version` (exact, a range, or empty
-/// for the highest stable tag).
+/// for the highest stable tag); over plain HTTP when HTTPS cannot reach the registry and
+/// the options allow the fallback.
 pub(super) async fn pull(
+    reference: &str,
+    version: &str,
+    options: &FetchOptions,
+    cache: Option<&Cache>,
+) -> Result<Vec<u8>, FetchError> {
+    let over_https = pull_with(reference, version, options, cache).await;
+    match over_https {
+        Err(https) if falls_back_to_http(options, &https) => {
+            let http = FetchOptions {
+                plain_http: true,
+                ..options.clone()
+            };
+            pull_with(reference, version, &http, cache)
+                .await
+                .map_err(|e| e.context(format!("{}; over plain HTTP", https.message)))
+        }
+        result => result,
+    }
+}
+
+/// Whether a failed HTTPS pull is retried over plain HTTP: when the options allow it and
+/// the registry could not be reached, as happens when it does not speak TLS.
+fn falls_back_to_http(options: &FetchOptions, https: &FetchError) -> bool {
+    options.plain_http_fallback && !options.plain_http && https.kind == FetchErrorKind::Unreachable
+}
+
+async fn pull_with(
     reference: &str,
     version: &str,
     options: &FetchOptions,

@@ -43,6 +43,18 @@ pub fn marshal(data: &Data) -> Result<String, EncodeError> {
     Ok(e.out)
 }
 
+/// [`marshal`], with the two strings quoted that go-yaml v2 writes plain though YAML 1.1
+/// readers (PyYAML) take them for something else: `=` (the value key) and `<<` (the merge
+/// key). For YAML the project prints itself; Helm's `toYaml` keeps [`marshal`]'s output.
+pub fn marshal_for_every_reader(data: &Data) -> Result<String, EncodeError> {
+    let tree = normalize(data, 0)?;
+    let mut e = Emitter::new(Flavor::V2);
+    e.quote_value_and_merge_keys = true;
+    e.node(&tree, false, false);
+    e.write_indent();
+    Ok(e.out)
+}
+
 /// Helm's `toYaml`: [`marshal`] without the final newline, or `""` when marshalling fails.
 pub fn to_yaml(data: &Data) -> String {
     match marshal(data) {
@@ -220,6 +232,8 @@ fn flush_run(out: &mut String, run: &mut String, breaks: &mut usize) {
 
 struct Emitter {
     flavor: Flavor,
+    /// Whether the strings `=` and `<<` are quoted (go-yaml writes them plain).
+    quote_value_and_merge_keys: bool,
     out: String,
     column: usize,
     indent: i32,
@@ -232,6 +246,7 @@ impl Emitter {
     fn new(flavor: Flavor) -> Emitter {
         Emitter {
             flavor,
+            quote_value_and_merge_keys: false,
             out: String::new(),
             column: 0,
             indent: -1,
@@ -358,12 +373,13 @@ impl Emitter {
 
     fn scalar(&mut self, text: &str, is_string: bool, simple_key: bool) {
         let analysis = analyze(text, self.flavor);
-        let style = select_style(
-            text,
-            requested_style(text, is_string),
-            simple_key,
-            &analysis,
-        );
+        let requested =
+            if self.quote_value_and_merge_keys && is_string && matches!(text, "=" | "<<") {
+                Style::Double
+            } else {
+                requested_style(text, is_string)
+            };
+        let style = select_style(text, requested, simple_key, &analysis);
         self.increase_indent(true, false);
         let allow_breaks = !simple_key;
         match style {

@@ -22,7 +22,7 @@ mod values;
 
 pub use compose::{MAX_DEPTH, Mark};
 pub use decode::{Yaml, plain_scalar};
-pub use emit::{EncodeError, marshal, to_yaml, to_yaml_pretty};
+pub use emit::{EncodeError, marshal, marshal_for_every_reader, to_yaml, to_yaml_pretty};
 pub use error::{Stage, YamlError};
 pub use key_order::{key_cmp, key_less, key_less_v3};
 pub use resolve::{Resolved, is_timestamp, resolve_plain};

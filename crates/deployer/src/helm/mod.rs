@@ -70,11 +70,23 @@ pub struct HelmDeployer {
     pub sources: Arc<Sources>,
 }
 
-/// A helm deployer ready to [`crate::controller::run`], with continuous reconcile.
+/// A helm deployer ready to [`crate::controller::run`], with continuous reconcile, fetching
+/// charts with the default [`source::SourceSettings`].
 pub fn setup(
     ls_client: kube::Client,
     secrets_client: kube::Client,
+    config: DeployerConfig,
+) -> Setup<HelmDeployer> {
+    setup_with(ls_client, secrets_client, config, HelmDeployer::default())
+}
+
+/// Like [`setup`], for a deployer with its own chart sources (several deployers may share
+/// one `HelmDeployer`, and with it the cache of loaded charts).
+pub fn setup_with(
+    ls_client: kube::Client,
+    secrets_client: kube::Client,
     mut config: DeployerConfig,
+    deployer: HelmDeployer,
 ) -> Setup<HelmDeployer> {
     config.deploy_item_type = deploy_item_types::HELM.into();
     let mut hooks = Hooks::new();
@@ -82,7 +94,7 @@ pub fn setup(
     Setup {
         ls_client,
         secrets_client,
-        deployer: HelmDeployer::default(),
+        deployer,
         config,
         hooks,
     }

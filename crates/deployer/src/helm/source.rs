@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::helm::credentials;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use landscaper_api::config::OciConfiguration;
 use landscaper_api::deployer::Chart as ChartSource;
 use landscaper_chart::chart::{self, Chart};
 use landscaper_chart::fetch::{self, Cache, FetchError, FetchErrorKind, FetchOptions};
@@ -39,6 +40,41 @@ pub struct SourceSettings {
     pub loaded_charts: usize,
     /// Registries (`host:port`) spoken to over plain HTTP, like Docker's insecure registries.
     pub plain_http_registries: Vec<String>,
+    /// Whether a registry that cannot be reached over HTTPS is tried over plain HTTP.
+    pub allow_plain_http: bool,
+    /// Whether registries' certificates are accepted unverified.
+    pub insecure_skip_tls_verify: bool,
+    /// Docker config files (`auths`) with registry credentials, used when the item's Context
+    /// has none for the registry; the first file naming the registry wins.
+    pub registry_config_files: Vec<PathBuf>,
+}
+
+impl SourceSettings {
+    /// These settings with a Landscaper `oci` configuration section applied, with upstream's
+    /// meaning: `allowPlainHttp` lets a registry that does not speak HTTPS be reached over
+    /// plain HTTP, `insecureSkipVerify` skips the registries' certificate checks,
+    /// `configFiles` are Docker config files with registry credentials, and `cache.path` is
+    /// where pulled archives are cached (charts loaded recently always stay in memory, so
+    /// `cache.useInMemoryOverlay` changes nothing).
+    pub fn with_oci(mut self, oci: &OciConfiguration) -> Self {
+        self.allow_plain_http = oci.allow_plain_http.unwrap_or(false);
+        self.insecure_skip_tls_verify = oci.insecure_skip_verify.unwrap_or(false);
+        self.registry_config_files = oci
+            .config_files
+            .iter()
+            .flatten()
+            .map(PathBuf::from)
+            .collect();
+        if let Some(path) = oci
+            .cache
+            .as_ref()
+            .and_then(|cache| cache.path.as_deref())
+            .filter(|path| !path.is_empty())
+        {
+            self.cache_dir = Some(PathBuf::from(path));
+        }
+        self
+    }
 }
 
 impl Default for SourceSettings {
@@ -56,6 +92,9 @@ impl Default for SourceSettings {
             plain_http_registries: registry_list(
                 &std::env::var(PLAIN_HTTP_REGISTRIES_ENV).unwrap_or_default(),
             ),
+            allow_plain_http: false,
+            insecure_skip_tls_verify: false,
+            registry_config_files: Vec::new(),
         }
     }
 }
@@ -158,11 +197,16 @@ impl Sources {
                     .plain_http_registries
                     .iter()
                     .any(|r| r == registry);
+                options.plain_http_fallback = self.settings.allow_plain_http;
+                options.insecure_skip_tls_verify = self.settings.insecure_skip_tls_verify;
                 if let Some(login) =
                     credentials::for_registry(job, context.as_ref(), registry).await?
                 {
                     options.username = Some(login.username);
                     options.password = Some(login.password);
+                } else if let Some((username, password)) = self.config_file_login(registry, item)? {
+                    options.username = Some(username);
+                    options.password = Some(password);
                 }
                 (
                     "ref",
@@ -171,6 +215,35 @@ impl Sources {
             }
         };
         result.map_err(|e| fetch_failed(item, field, source, e))
+    }
+
+    /// The registry's login from the first configured Docker config file that has one.
+    fn config_file_login(
+        &self,
+        registry: &str,
+        item: &str,
+    ) -> Result<Option<(String, String)>, Error> {
+        for file in &self.settings.registry_config_files {
+            let unreadable = |why: String| {
+                Error::config(
+                    OPERATION,
+                    "RegistryConfigUnreadable",
+                    format!(
+                        "DeployItem {item}: the deployer's oci.configFiles entry {}: {why}",
+                        file.display()
+                    ),
+                )
+            };
+            if !file.is_file() {
+                return Err(unreadable("no such file".into()));
+            }
+            let login =
+                fetch::registry_credentials(file, registry).map_err(|e| unreadable(e.message))?;
+            if login.is_some() {
+                return Ok(login);
+            }
+        }
+        Ok(None)
     }
 
     /// The chart of an archive, from memory when the same archive was loaded recently.
@@ -365,6 +438,31 @@ pub fn describe(source: &ChartSource) -> String {
 mod tests {
     use super::*;
     use landscaper_api::deployer::{ArchiveAccess, HelmChartRepo, RemoteArchiveAccess};
+
+    #[test]
+    fn the_oci_section_sets_plain_http_tls_credential_files_and_the_cache() {
+        let oci: OciConfiguration = serde_json::from_value(serde_json::json!({
+            "allowPlainHttp": true,
+            "insecureSkipVerify": true,
+            "configFiles": ["/etc/ls/a.json", "/etc/ls/b.json"],
+            "cache": {"path": "/var/cache/ls", "useInMemoryOverlay": true},
+        }))
+        .unwrap();
+        let settings = SourceSettings::default().with_oci(&oci);
+        assert!(settings.allow_plain_http && settings.insecure_skip_tls_verify);
+        assert_eq!(
+            settings.registry_config_files,
+            [
+                PathBuf::from("/etc/ls/a.json"),
+                PathBuf::from("/etc/ls/b.json")
+            ]
+        );
+        assert_eq!(settings.cache_dir, Some(PathBuf::from("/var/cache/ls")));
+        // An empty section changes nothing.
+        let unchanged = SourceSettings::default().with_oci(&OciConfiguration::default());
+        assert!(!unchanged.allow_plain_http && !unchanged.insecure_skip_tls_verify);
+        assert_eq!(unchanged.cache_dir, SourceSettings::default().cache_dir);
+    }
 
     #[test]
     fn messages_never_show_url_credentials() {

@@ -23,6 +23,11 @@ pub fn get(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .store
         .get(ctx.key(), ctx.ns(), ctx.name())
         .ok_or_else(|| ctx.not_found())?;
+    if super::table::wants_table(ctx.req) {
+        let now = ctx.cluster.clock.now_nanos();
+        let t = super::table::table(&ctx.res, std::slice::from_ref(&obj), obj.rv, now);
+        return Ok(Reply::json(200, &t));
+    }
     Ok(Reply::raw(200, object_json(&ctx.res, &obj)))
 }
 
@@ -72,7 +77,8 @@ pub async fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         &selected[..]
     };
     if super::table::wants_table(ctx.req) {
-        let mut t = super::table::table(&ctx.res, page, rv);
+        let now = ctx.cluster.clock.now_nanos();
+        let mut t = super::table::table(&ctx.res, page, rv, now);
         if let (Some(token), Some(m)) = (
             &meta.continue_token,
             t.get_mut("metadata")

@@ -1,7 +1,9 @@
 //! `application/json;as=Table;g=meta.k8s.io;v=v1`: the server-side tables kubectl prints.
 
+mod cell;
+mod jsonpath;
+
 use super::render::value_for;
-use crate::clock;
 use crate::resources::ResourceDef;
 use crate::server::Request;
 use crate::store::Stored;
@@ -20,67 +22,60 @@ pub fn wants_table(req: &Request) -> bool {
     })
 }
 
-/// One column: its definition and the JSON path its cells come from (`None`: the age).
+/// One column: its definition and the JSONPath its cells come from (`None`: a path that
+/// is not simple, whose cells stay empty).
 struct Column {
     definition: Value,
-    path: Option<Vec<String>>,
+    column_type: String,
+    path: Option<Vec<jsonpath::Step>>,
 }
 
+/// The Name column, then the CRD's printer columns, or Age when it has none (as
+/// kube-apiserver serves every custom resource).
 fn columns(res: &ResourceDef) -> Vec<Column> {
     let mut cols = vec![Column {
         definition: json!({"name": "Name", "type": "string", "format": "name", "description": NAME_DESCRIPTION, "priority": 0}),
-        path: Some(vec!["metadata".into(), "name".into()]),
+        column_type: "string".into(),
+        path: jsonpath::parse(".metadata.name"),
     }];
     let printer = res
         .crd
         .as_ref()
         .and_then(|c| c.columns(&res.version))
-        .and_then(Value::as_array);
-    match printer {
-        Some(defs) if !defs.is_empty() => {
-            for d in defs {
-                let path = d.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
-                cols.push(Column {
-                    definition: json!({
-                        "name": d.get("name").cloned().unwrap_or_default(),
-                        "type": d.get("type").cloned().unwrap_or_else(|| "string".into()),
-                        "format": d.get("format").cloned().unwrap_or_else(|| "".into()),
-                        "description": d.get("description").cloned()
-                            .unwrap_or_else(|| format!("Custom resource definition column (in JSONPath format): {path}").into()),
-                        "priority": d.get("priority").cloned().unwrap_or_else(|| 0.into()),
-                    }),
-                    path: Some(path.trim_start_matches('.').split('.').map(str::to_string).collect()),
-                });
-            }
-        }
-        _ => cols.push(Column {
+        .and_then(Value::as_array)
+        .filter(|defs| !defs.is_empty());
+    let Some(defs) = printer else {
+        cols.push(Column {
             definition: json!({"name": "Age", "type": "date", "format": "", "description": AGE_DESCRIPTION, "priority": 0}),
-            path: None,
-        }),
+            column_type: "date".into(),
+            path: jsonpath::parse(".metadata.creationTimestamp"),
+        });
+        return cols;
+    };
+    for d in defs {
+        let path = d
+            .get("jsonPath")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let column_type = d.get("type").and_then(Value::as_str).unwrap_or("string");
+        cols.push(Column {
+            definition: json!({
+                "name": d.get("name").cloned().unwrap_or_default(),
+                "type": column_type,
+                "format": d.get("format").cloned().unwrap_or_else(|| "".into()),
+                "description": d.get("description").cloned()
+                    .unwrap_or_else(|| format!("Custom resource definition column (in JSONPath format): {path}").into()),
+                "priority": d.get("priority").cloned().unwrap_or_else(|| 0.into()),
+            }),
+            column_type: column_type.into(),
+            path: jsonpath::parse(path),
+        });
     }
     cols
 }
 
-fn age(obj: &Value) -> Value {
-    let created = obj
-        .pointer("/metadata/creationTimestamp")
-        .and_then(Value::as_str)
-        .and_then(clock::parse_time);
-    let Some(created) = created else {
-        return "<unknown>".into();
-    };
-    let secs = (clock::unix_now().0 - created).max(0);
-    let text = match secs {
-        s if s < 120 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 172_800 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    };
-    text.into()
-}
-
-/// A Table of objects.
-pub fn table(res: &ResourceDef, items: &[Arc<Stored>], rv: u64) -> Value {
+/// A Table of objects, their ages as of `now_nanos` (the cluster's clock).
+pub fn table(res: &ResourceDef, items: &[Arc<Stored>], rv: u64, now_nanos: i128) -> Value {
     let cols = columns(res);
     let rows: Vec<Value> = items
         .iter()
@@ -88,9 +83,9 @@ pub fn table(res: &ResourceDef, items: &[Arc<Stored>], rv: u64) -> Value {
             let obj = value_for(res, item);
             let cells: Vec<Value> = cols
                 .iter()
-                .map(|c| match &c.path {
-                    Some(path) => path.iter().try_fold(&obj, |v, k| v.get(k)).cloned().unwrap_or(Value::Null),
-                    None => age(&obj),
+                .map(|c| {
+                    let found = c.path.as_ref().and_then(|p| jsonpath::find(&obj, p));
+                    cell::cell(&c.column_type, found, now_nanos)
                 })
                 .collect();
             let meta = obj.get("metadata").cloned().unwrap_or_default();

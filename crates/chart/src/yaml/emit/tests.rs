@@ -238,3 +238,24 @@ fn pretty_yaml_indents_sequences_and_keeps_go_floats() {
     );
     assert_eq!(to_yaml_pretty(&Data::Float(f64::NAN)), ".nan");
 }
+
+#[test]
+fn for_every_reader_the_value_and_merge_keys_are_quoted_and_nothing_else_changes() {
+    let v = map(vec![
+        ("<<", s("=")),
+        (
+            "operators",
+            Data::List(vec![s("="), s("!="), s("<<"), s("in")]),
+        ),
+        ("on", s("yes")),
+    ]);
+    assert_eq!(
+        marshal_for_every_reader(&v).unwrap(),
+        "\"<<\": \"=\"\n\"on\": \"yes\"\noperators:\n- \"=\"\n- '!='\n- \"<<\"\n- in\n"
+    );
+    // Helm's toYaml keeps go-yaml's plain `=` and `<<`.
+    assert_eq!(
+        marshal(&v).unwrap(),
+        "<<: =\n\"on\": \"yes\"\noperators:\n- =\n- '!='\n- <<\n- in\n"
+    );
+}
