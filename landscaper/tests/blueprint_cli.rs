@@ -95,9 +95,7 @@ fn imports_that_do_not_fit_the_blueprint_are_reported_by_name() {
 }
 
 fn write_blueprint(dir: &Path, template: &str) {
-    let blueprint = format!(
-        "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n"
-    );
+    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n";
     std::fs::write(dir.join("blueprint.yaml"), blueprint).unwrap();
     std::fs::create_dir_all(dir.join("templates")).unwrap();
     std::fs::write(dir.join("templates/deploy.yaml"), template).unwrap();

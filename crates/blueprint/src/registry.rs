@@ -215,7 +215,7 @@ impl RegistryAccess {
             String::from_utf8(data.to_vec())
                 .map_err(|_| fail("the descriptor is not UTF-8".into()))?
         };
-        let json = crate::values::parse_yaml(&text).map_err(|e| fail(e))?;
+        let json = crate::values::parse_yaml(&text).map_err(fail)?;
         Descriptor::from_json(json).map_err(|e| fail(e.to_string()))
     }
 
