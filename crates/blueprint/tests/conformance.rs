@@ -400,10 +400,10 @@ fn check_assertion(result: &Json, assertion: &Json) -> Result<(), String> {
     };
     let found = result.pointer(path);
     let fail = |what: &str| Err(format!("{path}: {what}; got {found:?} in {result}"));
-    if let Some(expected) = assertion.get("equals") {
-        if found != Some(&normalize(expected)) {
-            return fail(&format!("expected {expected}"));
-        }
+    if let Some(expected) = assertion.get("equals")
+        && found != Some(&normalize(expected))
+    {
+        return fail(&format!("expected {expected}"));
     }
     if let Some(n) = assertion.get("len").and_then(Json::as_u64) {
         let len = match found {
