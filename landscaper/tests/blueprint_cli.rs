@@ -156,3 +156,43 @@ fn render_quotes_strings_yaml_11_reads_otherwise() {
         assert!(stdout.contains(line), "{line} missing from\n{stdout}");
     }
 }
+
+#[test]
+fn references_resolve_in_the_repository_context_for_get_component() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../../shared/conformance/landscaper/templates/testdata/executions-template/shared_data/localocmrepository",
+    );
+    if !repo.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the conformance data is required in CI"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_blueprint(
+        dir.path(),
+        "deployItems:\n- name: a\n  type: t\n  config:\n    ref: {{ (getComponent .cd \"name\" \"ref1\").component.name }}\n    all:\n    {{- range .components.components }}\n    - {{ .component.name }}\n    {{- end }}\n",
+    );
+    let out = landscaper(&[
+        "blueprint",
+        "render",
+        &dir.path().to_string_lossy(),
+        "--component-descriptor",
+        &repo.join("component-descriptor-v2.yaml").to_string_lossy(),
+        "--repository-context",
+        &repo.to_string_lossy(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("  ref: example.com/landscaper-component-v2-ref1\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "all:\n  - example.com/landscaper-component-v2\n  - example.com/landscaper-component-v2-ref1\n  - example.com/landscaper-component-v2-ref2\n"
+        ),
+        "{stdout}"
+    );
+}

@@ -380,6 +380,33 @@ impl RegistryAccess {
         })
     }
 
+    /// `root` and every component it references, transitively, each once (what templates see
+    /// as `.components`), in the order they are first reached.
+    pub async fn transitive_components(
+        &self,
+        repository: &Repository,
+        root: &Descriptor,
+    ) -> Result<Vec<Descriptor>, Error> {
+        let mut found = vec![root.clone()];
+        let mut next = 0;
+        while next < found.len() {
+            let references = found[next].references(&[]);
+            next += 1;
+            for reference in references {
+                let field = |key: &str| reference.get(key).and_then(Json::as_str).unwrap_or("");
+                let (name, version) = (field("componentName"), field("version"));
+                if found
+                    .iter()
+                    .any(|d| d.name() == name && d.version() == version)
+                {
+                    continue;
+                }
+                found.push(self.descriptor(repository, name, version).await?);
+            }
+        }
+        Ok(found)
+    }
+
     /// Pushes a component version to an OCI repository: `descriptor` (v2) in layer 0 and
     /// `blobs` (media type and content) as further layers, as the OCM tooling lays them out.
     pub async fn push_component(

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use landscaper_blueprint::{
-    Descriptor, ExecutionOptions, Filesystem, MemoryState, Templater, imports, load, values,
+    Descriptor, ExecutionOptions, Filesystem, MemoryState, RegistryAccess, RegistryOptions,
+    Repository, Templater, imports, load, values,
 };
 use serde_json::{Map, Value as Json};
 
@@ -41,6 +42,15 @@ pub struct BlueprintArgs {
     /// `getComponent` see; repeatable.
     #[arg(long = "component", value_name = "FILE")]
     components: Vec<PathBuf>,
+    /// The repository the component descriptor's references are resolved in, for
+    /// `.components` and `getComponent`: a file holding a repository context
+    /// (`{type: ociRegistry, baseUrl: …}` or `{type: local, filePath: …}`), an `oci://HOST/PATH`
+    /// URL, or a folder of descriptors.
+    #[arg(long, value_name = "FILE_OR_URL", requires = "component_descriptor")]
+    repository_context: Option<String>,
+    /// Registries (`host:port`) spoken to over plain HTTP; repeatable.
+    #[arg(long = "plain-http", value_name = "HOST:PORT")]
+    plain_http: Vec<String>,
 }
 
 /// Arguments of `landscaper blueprint render`.
@@ -163,11 +173,30 @@ fn options(args: &BlueprintArgs) -> anyhow::Result<ExecutionOptions> {
         .as_deref()
         .map(read_descriptor)
         .transpose()?;
-    let components = args
+    let mut components = args
         .components
         .iter()
         .map(|p| read_descriptor(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    if let (Some(location), Some(root)) = (&args.repository_context, &component) {
+        let repository = repository(location)?;
+        let access = RegistryAccess::new(RegistryOptions {
+            plain_http: args.plain_http.clone(),
+            ..Default::default()
+        });
+        let resolved = tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current()
+                .block_on(access.transitive_components(&repository, root))
+        })
+        .with_context(|| {
+            format!(
+                "resolving the references of {}:{}",
+                root.name(),
+                root.version()
+            )
+        })?;
+        components.extend(resolved);
+    }
     Ok(ExecutionOptions {
         blueprint: loaded.blueprint,
         filesystem: Arc::new(filesystem),
@@ -194,6 +223,24 @@ fn inline_subinstallations(options: &ExecutionOptions) -> anyhow::Result<Vec<Jso
         }
     }
     Ok(out)
+}
+
+/// The repository `--repository-context` names.
+fn repository(location: &str) -> anyhow::Result<Repository> {
+    if let Some(base_url) = location.strip_prefix("oci://") {
+        return Ok(Repository::Oci {
+            base_url: base_url.trim_end_matches('/').to_string(),
+        });
+    }
+    let path = Path::new(location);
+    if path.is_dir() {
+        return Ok(Repository::Local {
+            path: path.to_path_buf(),
+        });
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {location}"))?;
+    let context = values::parse_yaml(&text).map_err(|e| anyhow::anyhow!("{location}: {e}"))?;
+    Repository::from_context(&context).with_context(|| location.to_string())
 }
 
 fn read_descriptor(path: &Path) -> anyhow::Result<Descriptor> {
