@@ -849,3 +849,105 @@ async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials()
     .await;
     bed.stop().await;
 }
+
+/// A component whose resource `chart` is the Helm chart pushed to `reference:0.2.0`.
+fn chart_component(reference: &str) -> Value {
+    json!({"meta": {"schemaVersion": "v2"}, "component": {
+        "name": "example.test/demo", "version": "1.0.0", "provider": "internal",
+        "repositoryContexts": [], "sources": [], "componentReferences": [],
+        "resources": [{"name": "chart", "version": "0.2.0", "type": "helmChart", "relation": "external",
+            "access": {"type": "ociRegistry", "imageReference": format!("{reference}:0.2.0")}}]
+    }})
+}
+
+#[tokio::test]
+async fn charts_from_component_resources_deploy_inline_and_from_a_repository() {
+    let Some(binary) = Registry::binary_or_skip() else {
+        return;
+    };
+    let registry = Registry::start(&binary).expect("registry");
+    let bed = bed("from-resource", true, vec![registry.address().to_string()]).await;
+    let reference = format!("{}/charts/demo", registry.address());
+    landscaper_chart::fetch::push(
+        &reference,
+        "0.2.0",
+        demo_chart("0.2.0", false),
+        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
+        &landscaper_chart::fetch::FetchOptions {
+            plain_http: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("chart pushed");
+    let component = chart_component(&reference);
+    let base_url = format!("{}/components", registry.address());
+    landscaper_blueprint::RegistryAccess::new(landscaper_blueprint::RegistryOptions {
+        plain_http: vec![registry.address().to_string()],
+        ..Default::default()
+    })
+    .push_component(
+        &base_url,
+        &landscaper_blueprint::Descriptor::from_json(component.clone()).unwrap(),
+        Vec::new(),
+    )
+    .await
+    .expect("component pushed");
+    bed.item(
+        "inline-cd",
+        provider(
+            "inline-cd",
+            json!({"fromResource": {"inline": component, "resourceName": "chart"}}),
+            json!({"greeting": "inline"}),
+        ),
+        None,
+    )
+    .await;
+    bed.item(
+        "ref-cd",
+        provider(
+            "ref-cd",
+            json!({"fromResource": {"ref": {
+                "repositoryContext": {"type": "ociRegistry", "baseUrl": base_url},
+                "componentName": "example.test/demo", "version": "1.0.0"
+            }, "resourceName": "chart"}}),
+            json!({"greeting": "ref"}),
+        ),
+        None,
+    )
+    .await;
+    bed.item(
+        "no-such-resource",
+        provider(
+            "no-such-resource",
+            json!({"fromResource": {"inline": component, "resourceName": "nope"}}),
+            json!({}),
+        ),
+        None,
+    )
+    .await;
+    bed.succeeded("inline-cd", "job-1").await;
+    bed.assert_deployed_as_template(
+        "inline-cd",
+        &demo_chart("0.2.0", false),
+        json!({"greeting": "inline"}),
+    )
+    .await;
+    bed.succeeded("ref-cd", "job-1").await;
+    bed.assert_deployed_as_template(
+        "ref-cd",
+        &demo_chart("0.2.0", false),
+        json!({"greeting": "ref"}),
+    )
+    .await;
+    let message = bed
+        .failed("no-such-resource", "job-1", "InvalidChartSource")
+        .await;
+    assert!(
+        message.contains(
+            "spec.config.chart.fromResource.resourceName: component example.test/demo:1.0.0 has no resource \"nope\""
+        ),
+        "{message}"
+    );
+    bed.stop().await;
+}

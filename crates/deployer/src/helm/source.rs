@@ -1,7 +1,8 @@
 //! Where a chart comes from: the provider configuration's `chart` resolved to a loaded chart.
 //! Inline archives (`archive.raw`) are decoded here; remote archives (`archive.remote.url`),
 //! Helm repositories (`helmChartRepo`) and OCI references (`ref`) are fetched with
-//! `crates/chart`'s fetcher, with credentials from the item's Context. Archives are cached on
+//! `crates/chart`'s fetcher, and resources of components (`fromResource`) through the
+//! blueprint library's component repositories, with credentials from the item's Context. Archives are cached on
 //! disk by digest (bounded, shared by every reconcile of the process) and the last loaded
 //! charts stay in memory, so unchanged items neither download nor parse again.
 
@@ -12,6 +13,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use landscaper_api::config::OciConfiguration;
 use landscaper_api::deployer::Chart as ChartSource;
+use landscaper_blueprint::{Descriptor, RegistryAccess, RegistryOptions, Repository};
 use landscaper_chart::chart::{self, Chart};
 use landscaper_chart::fetch::{self, Cache, FetchError, FetchErrorKind, FetchOptions};
 use std::collections::VecDeque;
@@ -119,6 +121,8 @@ pub struct Sources {
 enum Source<'a> {
     Raw(&'a str),
     Remote(Remote<'a>),
+    /// `fromResource`: a resource of a component, inline or in a repository.
+    Component(&'a serde_json::Value),
 }
 
 /// A source that is fetched.
@@ -147,6 +151,7 @@ impl Sources {
         let archive = match classify(source, &item)? {
             Source::Raw(raw) => decode_raw(raw, &item)?,
             Source::Remote(remote) => self.fetch(job, &remote, source, &item).await?,
+            Source::Component(spec) => self.fetch_resource(job, spec, &item).await?,
         };
         self.load(&archive, source, &item)
     }
@@ -215,6 +220,133 @@ impl Sources {
             }
         };
         result.map_err(|e| fetch_failed(item, field, source, e))
+    }
+
+    /// The chart that a resource of a component holds (`fromResource`: `resourceName` and the
+    /// component `inline` or by `ref`, its repository from the reference or else the item's
+    /// Context), read with the blueprint library's component repositories.
+    async fn fetch_resource(
+        &self,
+        job: &Job,
+        spec: &serde_json::Value,
+        item: &str,
+    ) -> Result<Vec<u8>, Error> {
+        let field = "fromResource";
+        let resource_name = spec
+            .get("resourceName")
+            .and_then(serde_json::Value::as_str)
+            .filter(|name| !name.is_empty())
+            .ok_or_else(|| invalid(item, "fromResource.resourceName", "is required"))?;
+        let context = credentials::context(job).await?;
+        let failed = |e: landscaper_blueprint::Error| {
+            Error::config(
+                OPERATION,
+                "ChartResourceUnavailable",
+                format!("DeployItem {item} spec.config.chart.{field}: {e}"),
+            )
+        };
+        let (descriptor, repository) = if let Some(inline) = spec.get("inline") {
+            let descriptor = Descriptor::from_json(inline.clone()).map_err(failed)?;
+            let repository = descriptor
+                .repository_context()
+                .and_then(|c| Repository::from_context(&c).ok());
+            (descriptor, repository)
+        } else {
+            let reference = spec
+                .get("ref")
+                .ok_or_else(|| invalid(item, field, "one of inline or ref is required"))?;
+            let text = |key: &str| {
+                reference
+                    .get(key)
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default()
+            };
+            let repository_context = reference
+                .get("repositoryContext")
+                .cloned()
+                .or_else(|| context.as_ref().and_then(|c| c.repository_context.clone()))
+                .ok_or_else(|| {
+                    invalid(
+                        item,
+                        "fromResource.ref.repositoryContext",
+                        "is required when the item's Context gives none",
+                    )
+                })?;
+            let repository = Repository::from_context(&repository_context).map_err(failed)?;
+            let access = self
+                .registry_access(job, context.as_ref(), &[&repository])
+                .await?;
+            let descriptor = access
+                .descriptor(&repository, text("componentName"), text("version"))
+                .await
+                .map_err(failed)?;
+            (descriptor, Some(repository))
+        };
+        let resource = descriptor
+            .resources(&[("name".to_string(), resource_name.to_string())])
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                invalid(
+                    item,
+                    "fromResource.resourceName",
+                    &format!(
+                        "component {}:{} has no resource {resource_name:?}",
+                        descriptor.name(),
+                        descriptor.version()
+                    ),
+                )
+            })?;
+        let image = resource
+            .pointer("/access/imageReference")
+            .and_then(serde_json::Value::as_str)
+            .map(|reference| Repository::Oci {
+                base_url: reference.to_string(),
+            });
+        let repositories: Vec<&Repository> = repository.iter().chain(image.iter()).collect();
+        let access = self
+            .registry_access(job, context.as_ref(), &repositories)
+            .await?;
+        let local = Repository::Local {
+            path: PathBuf::from("."),
+        };
+        let content = access
+            .resource_content(
+                repository.as_ref().unwrap_or(&local),
+                &descriptor,
+                &resource,
+            )
+            .await
+            .map_err(failed)?;
+        Ok(content.to_vec())
+    }
+
+    /// A component repository client with the item's registry logins for `repositories`.
+    async fn registry_access(
+        &self,
+        job: &Job,
+        context: Option<&landscaper_api::core::Context>,
+        repositories: &[&Repository],
+    ) -> Result<RegistryAccess, Error> {
+        let mut auths = serde_json::Map::new();
+        for repository in repositories {
+            let Repository::Oci { base_url } = repository else {
+                continue;
+            };
+            let registry = base_url.split('/').next().unwrap_or_default();
+            if let Some(login) = credentials::for_registry(job, context, registry).await? {
+                auths.insert(
+                    registry.to_string(),
+                    serde_json::json!({"username": login.username, "password": login.password}),
+                );
+            }
+        }
+        Ok(RegistryAccess::new(RegistryOptions {
+            plain_http: self.settings.plain_http_registries.clone(),
+            insecure_skip_tls_verify: self.settings.insecure_skip_tls_verify,
+            docker_configs: vec![serde_json::json!({"auths": auths}).to_string()],
+            ..RegistryOptions::default()
+        }))
     }
 
     /// The registry's login from the first configured Docker config file that has one.
@@ -341,11 +473,14 @@ fn classify<'a>(source: &'a ChartSource, item: &str) -> Result<Source<'a>, Error
             )),
         };
     }
+    if let Some(spec) = &source.from_resource {
+        return Ok(Source::Component(spec));
+    }
     Err(Error::config(
         OPERATION,
         "UnsupportedChartSource",
         format!(
-            "DeployItem {item} spec.config.chart: {} cannot be fetched by this deployer (it has no component descriptors); use ref, archive or helmChartRepo",
+            "DeployItem {item} spec.config.chart: {} cannot be fetched by this deployer (resource keys need an OCM resolver); use ref, archive, helmChartRepo or fromResource",
             describe(source)
         ),
     ))
