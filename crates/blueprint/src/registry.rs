@@ -120,6 +120,8 @@ pub struct RegistryAccess {
     options: RegistryOptions,
     descriptors: Mutex<HashMap<(Repository, String, String), Descriptor>>,
     blobs: Mutex<HashMap<String, Arc<Vec<u8>>>>,
+    /// The first layer (media type, digest, size) of each artifact read, by reference.
+    layers: Mutex<HashMap<String, (String, String, i64)>>,
     disk: Option<Cache>,
     requests: AtomicUsize,
 }
@@ -146,6 +148,7 @@ impl RegistryAccess {
             options,
             descriptors: Mutex::default(),
             blobs: Mutex::default(),
+            layers: Mutex::default(),
             disk,
             requests: AtomicUsize::new(0),
         }
@@ -194,22 +197,8 @@ impl RegistryAccess {
             Error::Component(format!("component {name}:{version} in {base_url}: {what}"))
         };
         let reference = Repository::component_reference(base_url, name, version)?;
-        let auth = self.auth(reference.registry())?;
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let (manifest, _) = self
-            .client
-            .pull_image_manifest(&reference, &auth)
-            .await
-            .map_err(|e| fail(format!("not found or not readable: {e}")))?;
-        let layer = manifest
-            .layers
-            .first()
-            .ok_or_else(|| fail("the manifest has no descriptor layer".into()))?;
-        let data = self
-            .blob(&reference, &auth, &layer.digest, layer.size)
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        let text = if layer.media_type.ends_with("+tar") || layer.media_type.ends_with(".tar") {
+        let (media_type, data) = self.first_layer(&reference).await.map_err(fail)?;
+        let text = if media_type.ends_with("+tar") || media_type.ends_with(".tar") {
             tar_file(&data, DESCRIPTOR_FILE).map_err(fail)?
         } else {
             String::from_utf8(data.to_vec())
@@ -217,6 +206,36 @@ impl RegistryAccess {
         };
         let json = crate::values::parse_yaml(&text).map_err(fail)?;
         Descriptor::from_json(json).map_err(|e| fail(e.to_string()))
+    }
+
+    /// The media type and content of the first layer of an OCI artifact; the layer an
+    /// artifact names is remembered, so a repeated load reads only the blob cache.
+    async fn first_layer(&self, reference: &Reference) -> Result<(String, Arc<Vec<u8>>), String> {
+        let auth = self.auth(reference.registry()).map_err(|e| e.to_string())?;
+        let known = lock(&self.layers).get(&reference.whole()).cloned();
+        let (media_type, digest, size) = match known {
+            Some(layer) => layer,
+            None => {
+                self.requests.fetch_add(1, Ordering::Relaxed);
+                let (manifest, _) = self
+                    .client
+                    .pull_image_manifest(reference, &auth)
+                    .await
+                    .map_err(|e| format!("not found or not readable: {e}"))?;
+                let layer = manifest
+                    .layers
+                    .first()
+                    .ok_or_else(|| "the manifest has no layer".to_string())?;
+                let entry = (layer.media_type.clone(), layer.digest.clone(), layer.size);
+                lock(&self.layers).insert(reference.whole(), entry.clone());
+                entry
+            }
+        };
+        let data = self
+            .blob(reference, &auth, &digest, size)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((media_type, data))
     }
 
     /// A blob by digest: from memory, the disk cache, or the registry.
@@ -319,20 +338,10 @@ impl RegistryAccess {
                     .ok_or_else(|| fail("access.imageReference is missing".into()))?;
                 let reference: Reference =
                     image.parse().map_err(|e| fail(format!("{image}: {e}")))?;
-                let auth = self.auth(reference.registry())?;
-                self.requests.fetch_add(1, Ordering::Relaxed);
-                let (manifest, _) = self
-                    .client
-                    .pull_image_manifest(&reference, &auth)
+                self.first_layer(&reference)
                     .await
-                    .map_err(|e| fail(format!("{image}: {e}")))?;
-                let layer = manifest
-                    .layers
-                    .first()
-                    .ok_or_else(|| fail(format!("{image} has no layer")))?;
-                self.blob(&reference, &auth, &layer.digest, layer.size)
-                    .await
-                    .map_err(|e| fail(e.to_string()))
+                    .map(|(_, data)| data)
+                    .map_err(|e| fail(format!("{image}: {e}")))
             }
             (other, _) => Err(fail(format!("access type {other:?} is not supported here"))),
         }

@@ -413,19 +413,7 @@ async fn charts_from_every_source_deploy_as_template_renders_them() {
     let Some(registry) = registry else {
         return;
     };
-    let reference = format!("{}/charts/demo", registry.address());
-    landscaper_chart::fetch::push(
-        &reference,
-        "0.2.0",
-        demo_chart("0.2.0", false),
-        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
-        &landscaper_chart::fetch::FetchOptions {
-            plain_http: true,
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("chart pushed");
+    let reference = push_demo_chart(&registry).await;
     bed.item(
         "oci",
         provider(
@@ -850,6 +838,24 @@ async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials()
     bed.stop().await;
 }
 
+/// Pushes the demo chart 0.2.0 to `registry` (plain HTTP); returns its reference.
+async fn push_demo_chart(registry: &Registry) -> String {
+    let reference = format!("{}/charts/demo", registry.address());
+    landscaper_chart::fetch::push(
+        &reference,
+        "0.2.0",
+        demo_chart("0.2.0", false),
+        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
+        &landscaper_chart::fetch::FetchOptions {
+            plain_http: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("chart pushed");
+    reference
+}
+
 /// A component whose resource `chart` is the Helm chart pushed to `reference:0.2.0`.
 fn chart_component(reference: &str) -> Value {
     json!({"meta": {"schemaVersion": "v2"}, "component": {
@@ -867,19 +873,7 @@ async fn charts_from_component_resources_deploy_inline_and_from_a_repository() {
     };
     let registry = Registry::start(&binary).expect("registry");
     let bed = bed("from-resource", true, vec![registry.address().to_string()]).await;
-    let reference = format!("{}/charts/demo", registry.address());
-    landscaper_chart::fetch::push(
-        &reference,
-        "0.2.0",
-        demo_chart("0.2.0", false),
-        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
-        &landscaper_chart::fetch::FetchOptions {
-            plain_http: true,
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("chart pushed");
+    let reference = push_demo_chart(&registry).await;
     let component = chart_component(&reference);
     let base_url = format!("{}/components", registry.address());
     landscaper_blueprint::RegistryAccess::new(landscaper_blueprint::RegistryOptions {
