@@ -155,7 +155,9 @@ pub(crate) fn builtin(eng: &Engine, env: &Env, name: &str, args: Vec<Node>) -> R
                             match simple_text(e) {
                                 Some(s) => parts.push(s),
                                 None => {
-                                    return fail("elements of a list to join must be simple values");
+                                    return fail(
+                                        "elements of a list to join must be simple values",
+                                    );
                                 }
                             }
                         }
