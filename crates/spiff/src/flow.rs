@@ -62,7 +62,11 @@ pub(crate) fn run(
     node: Node,
     stubs: bool,
 ) -> Result<Node, FlowError> {
-    let mut cur = node;
+    let mut cur = if stubs && !eng.stubs.is_empty() {
+        overridden(eng, &node, &mut Vec::new())
+    } else {
+        node
+    };
     for _ in 0..eng.limits.max_passes {
         let env = match outer {
             Some(o) => o.clone(),
@@ -111,6 +115,52 @@ pub(crate) fn nested(eng: &Engine, env: &Env, node: Node) -> R {
     }
 }
 
+/// Whether a map's insert is `merge none`, which keeps stubs away from the map.
+fn merges_none(m: &IndexMap<String, Node>) -> bool {
+    insert_entry(m).is_some_and(|(_, v)| match &v.val {
+        Val::Expr(d) => matches!(&d.parsed, Ok(Expr::Merge(MergeSpec { redirect: Some(p), .. })) if p.is_empty()),
+        _ => false,
+    })
+}
+
+/// The template with the plain values that stubs provide already in place, so that
+/// references see the stubs' values from the first pass on.
+fn overridden(eng: &Engine, node: &Node, path: &mut Vec<PathElem>) -> Node {
+    match &node.val {
+        Val::Map(m) if !merges_none(m) => {
+            let mut out = IndexMap::with_capacity(m.len());
+            for (k, v) in m.iter() {
+                path.push(PathElem::Key(k.clone()));
+                out.insert(k.clone(), overridden(eng, v, path));
+                path.pop();
+            }
+            Node::map(out).flagged(node.flags)
+        }
+        Val::List(l) => {
+            let mut out = Vec::with_capacity(l.len());
+            for (i, v) in l.iter().enumerate() {
+                let name = v
+                    .as_map()
+                    .and_then(|m| m.get("name"))
+                    .and_then(Node::as_str)
+                    .map(str::to_string);
+                path.push(PathElem::Index(i, name));
+                out.push(overridden(eng, v, path));
+                path.pop();
+            }
+            Node::list(out).flagged(node.flags)
+        }
+        Val::Map(_) | Val::Expr(_) => node.clone(),
+        _ => match eng.find_in_stubs(path) {
+            Some(s) if !node.flags.has(Flags::MERGED) => Node {
+                val: s.val,
+                flags: s.flags.markers().with(node.flags.markers()),
+            },
+            _ => node.clone(),
+        },
+    }
+}
+
 fn child(env: &Env, scopes: &Option<Rc<Scope>>, elem: PathElem) -> Env {
     let mut path = (*env.path).clone();
     path.push(elem);
@@ -141,7 +191,7 @@ fn flow_node(
     eng.step().map_err(|s| match s {
         Stop::Limit(m) | Stop::Fail(m) | Stop::Pending(m) => m,
     })?;
-    let use_stubs = stubs && !eng.stubs.is_empty();
+    let use_stubs = stubs && !eng.stubs.is_empty() && !node.flags.has(Flags::MERGED);
     if !node.unresolved() && (!use_stubs || eng.find_in_stubs(&env.path).is_none()) {
         return Ok(node.clone());
     }
@@ -333,7 +383,12 @@ fn flow_map(
         map: node.clone(),
         parent: env.scopes.clone(),
     }));
-    let mut flags = node.flags.markers();
+    // A map kept away from stubs (`merge none`) stays so in later passes.
+    let mut flags = node.flags.markers().with(if node.flags.has(Flags::MERGED) {
+        Flags::MERGED
+    } else {
+        Flags::default()
+    });
     let mut inserted: Option<Node> = None;
     let mut keep_insert = false;
     let insert = insert_entry(map);
@@ -403,6 +458,11 @@ fn flow_map(
             Insert::Keep => keep_insert = true,
         }
     }
+    let no_merge = merges_none(map);
+    if no_merge {
+        flags = flags.with(Flags::MERGED);
+    }
+    let use_stubs = use_stubs && !no_merge;
     let mut out = IndexMap::with_capacity(map.len());
     if let Some(Val::Map(ins)) = inserted.as_ref().map(|n| &n.val) {
         for (k, v) in ins.iter() {
