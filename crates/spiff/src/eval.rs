@@ -413,7 +413,7 @@ fn eval_inner(eng: &Engine, env: &Env, e: &Expr) -> R {
             binary(eng, *op, &a, &b)
         }
         Expr::Or { a, b, valid } => match eval(eng, env, a) {
-            Ok(v) if !v.undefined() && !(*valid && v.is_null()) => Ok(v),
+            Ok(v) if !(v.undefined() || *valid && v.is_null()) => Ok(v),
             Ok(_) | Err(Stop::Fail(_)) => eval(eng, env, b),
             Err(other) => Err(other),
         },
@@ -928,13 +928,11 @@ fn param_index(def: &LambdaDef, name: &str) -> Option<usize> {
     })
 }
 
-/// Binds arguments to parameters. Returns the bound values, the varargs, and whether
-/// required parameters stay open (then the call curries).
-fn bind(
-    l: &LambdaValue,
-    def: &LambdaDef,
-    args: CallArgs,
-) -> Result<(Vec<Option<Node>>, Option<Vec<Node>>), Stop> {
+/// Parameter values and the vararg list of a call.
+type Bound = (Vec<Option<Node>>, Option<Vec<Node>>);
+
+/// Binds arguments to parameters: the bound values and the varargs.
+fn bind(l: &LambdaValue, def: &LambdaDef, args: CallArgs) -> Result<Bound, Stop> {
     let mut bound = l.bound.clone();
     let mut varargs = l.bound_varargs.clone();
     let nparams = def.params.len();

@@ -71,14 +71,9 @@ impl Parser {
     }
 
     fn looking_at(&self, s: &str) -> bool {
-        let mut i = self.pos;
-        for c in s.chars() {
-            if self.src.get(i) != Some(&c) {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        (self.pos..)
+            .zip(s.chars())
+            .all(|(i, c)| self.src.get(i) == Some(&c))
     }
 
     fn eat(&mut self, s: &str) -> bool {

@@ -21,7 +21,7 @@ fn yaml_file(p: &Path) -> Value {
 
 /// A v2 descriptor's resources or component references matching the identity pairs.
 fn matching<'a>(cd: &'a Value, list: &str, pairs: &[Value]) -> Result<Vec<&'a Value>, String> {
-    if pairs.len() % 2 != 0 {
+    if !pairs.len().is_multiple_of(2) {
         return Err("odd number of key/value arguments".into());
     }
     let items = cd["component"][list]
@@ -158,7 +158,7 @@ fn check_asserts(result: &Value, asserts: &Value) -> Result<(), String> {
                 .filter_map(Value::as_str)
                 .collect();
             w.sort();
-            k.iter().map(|s| s.as_str()).eq(w.into_iter())
+            k.iter().map(|s| s.as_str()).eq(w)
         } else if let Some(sub) = a.get("matchesSubset") {
             sub.as_object()
                 .into_iter()
@@ -269,10 +269,9 @@ fn run_case(case: &Value) -> Result<(), Result<String, String>> {
     check_asserts(&got, &expect["assert"]).map_err(Err)?;
     if let Some(derived) = expect["derived"].get("result")
         && key != "deployItems"
+        && &got != derived
     {
-        if &got != derived {
-            return Err(Err(format!("result {got} differs from {derived}")));
-        }
+        return Err(Err(format!("result {got} differs from {derived}")));
     }
     Ok(())
 }
