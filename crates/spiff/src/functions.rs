@@ -34,6 +34,17 @@ const BUILTINS: &[&str] = &[
     "parseOCIRef",
     "ociRefRepo",
     "ociRefVersion",
+    "compact",
+    "reverse",
+    "sort",
+    "replace",
+    "substr",
+    "index",
+    "lastindex",
+    "makemap",
+    "list_to_map",
+    "integer",
+    "string",
 ];
 
 /// Whether `name` is a builtin function.
@@ -356,6 +367,147 @@ pub(crate) fn builtin(eng: &Engine, env: &Env, name: &str, args: Vec<Node>) -> R
                 "ociRefRepo" => Node::str(repo),
                 _ => Node::str(version),
             })
+        }
+        "compact" | "reverse" | "sort" => {
+            arity(&args, 1, 1, name)?;
+            let Val::List(l) = &args[0].val else {
+                return fail(format!("{name} requires a list"));
+            };
+            let mut out: Vec<Node> = l.to_vec();
+            match name {
+                "compact" => out.retain(|n| {
+                    !(n.is_null()
+                        || n.as_str() == Some("")
+                        || matches!(&n.val, Val::List(x) if x.is_empty()))
+                }),
+                "reverse" => out.reverse(),
+                _ => {
+                    if out.iter().all(|n| matches!(n.val, Val::Int(_))) {
+                        out.sort_by_key(|n| match n.val {
+                            Val::Int(i) => i,
+                            _ => 0,
+                        });
+                    } else if out.iter().all(|n| n.as_str().is_some()) {
+                        out.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                    } else {
+                        return fail("sort requires a list of integers or of strings");
+                    }
+                }
+            }
+            Ok(Node::list(out))
+        }
+        "replace" => {
+            arity(&args, 3, 4, name)?;
+            let (s, old, new) = (
+                text_arg(&args, 0, name)?,
+                text_arg(&args, 1, name)?,
+                text_arg(&args, 2, name)?,
+            );
+            let out = match args.get(3).map(|n| &n.val) {
+                Some(Val::Int(n)) if *n >= 0 => s.replacen(old.as_str(), &new, *n as usize),
+                _ => s.replace(old.as_str(), &new),
+            };
+            eng.check_str(out.len())?;
+            Ok(Node::str(out))
+        }
+        "substr" => {
+            arity(&args, 2, 3, name)?;
+            let s: Vec<char> = text_arg(&args, 0, name)?.chars().collect();
+            let len = s.len() as i64;
+            let pos = |n: Option<&Node>, dflt: i64| -> Result<i64, Stop> {
+                match n.map(|n| &n.val) {
+                    None => Ok(dflt),
+                    Some(Val::Int(i)) if *i < 0 => Ok(len + i),
+                    Some(Val::Int(i)) => Ok(*i),
+                    Some(_) => fail("substr positions must be integers"),
+                }
+            };
+            let (from, to) = (pos(args.get(1), 0)?, pos(args.get(2), len)?);
+            if from < 0 || to > len || from > to {
+                return fail(format!("substr positions {from}..{to} out of range"));
+            }
+            Ok(Node::str(
+                s[from as usize..to as usize].iter().collect::<String>(),
+            ))
+        }
+        "index" | "lastindex" => {
+            arity(&args, 2, 2, name)?;
+            let found = match &args[0].val {
+                Val::List(l) => {
+                    let mut it = l.iter().enumerate().filter(|(_, e)| equals(e, &args[1]));
+                    if name == "index" {
+                        it.next()
+                    } else {
+                        it.next_back()
+                    }
+                    .map(|(i, _)| i as i64)
+                }
+                Val::Str(s) => {
+                    let t = text_arg(&args, 1, name)?;
+                    let at = if name == "index" {
+                        s.find(&t)
+                    } else {
+                        s.rfind(&t)
+                    };
+                    at.map(|b| s[..b].chars().count() as i64)
+                }
+                _ => return fail(format!("{name} requires a list or string")),
+            };
+            Ok(Node::int(found.unwrap_or(-1)))
+        }
+        "makemap" => {
+            if !args.len().is_multiple_of(2) {
+                return fail("makemap requires key/value pairs");
+            }
+            let mut m = indexmap::IndexMap::new();
+            for kv in args.chunks(2) {
+                m.insert(text_arg(kv, 0, name)?, kv[1].clone());
+            }
+            Ok(Node::map(m))
+        }
+        "list_to_map" => {
+            arity(&args, 1, 2, name)?;
+            let key = match args.get(1) {
+                Some(k) => text_arg(std::slice::from_ref(k), 0, name)?,
+                None => "name".into(),
+            };
+            let Val::List(l) = &args[0].val else {
+                return fail("list_to_map requires a list");
+            };
+            let mut m = indexmap::IndexMap::new();
+            for e in l.iter() {
+                let Some(fields) = e.as_map() else {
+                    return fail("list_to_map requires a list of maps");
+                };
+                let Some(k) = fields.get(&key).and_then(simple_text) else {
+                    return fail(format!("list entry without key field '{key}'"));
+                };
+                let rest: indexmap::IndexMap<String, Node> = fields
+                    .iter()
+                    .filter(|(f, _)| **f != key)
+                    .map(|(f, v)| (f.clone(), v.clone()))
+                    .collect();
+                m.insert(k, Node::map(rest));
+            }
+            Ok(Node::map(m))
+        }
+        "integer" => {
+            arity(&args, 1, 1, name)?;
+            match &args[0].val {
+                Val::Int(i) => Ok(Node::int(*i)),
+                Val::Float(f) => Ok(Node::int(*f as i64)),
+                Val::Bool(b) => Ok(Node::int(i64::from(*b))),
+                Val::Str(s) => s
+                    .trim()
+                    .parse()
+                    .map(Node::int)
+                    .map_err(|_| Stop::Fail(format!("'{s}' is no integer"))),
+                _ => fail("integer requires a simple value"),
+            }
+        }
+        "string" => {
+            arity(&args, 1, 1, name)?;
+            Ok(Node::str(value_text(&args[0])?))
         }
         _ => fail(format!("unknown function '{name}'")),
     }

@@ -299,3 +299,21 @@ fn limits_stop_runaway_templates() {
     let strings = Spiff::new().evaluate_text(&doubling).unwrap_err();
     assert!(matches!(strings, Error::Limit(_)), "{strings}");
 }
+
+#[test]
+fn list_and_string_helpers() {
+    let out = eval(
+        "c: (( compact([1, \"\", ~, 2]) ))\nr: (( reverse([1, 2]) ))\ns: (( sort([\"b\", \"a\"]) ))\nrp: (( replace(\"aXbX\", \"X\", \"-\") ))\nsub: (( substr(\"hello\", 1, 3) ))\ni: (( index([\"a\", \"b\"], \"b\") ))\nli: (( lastindex(\"abab\", \"ab\") ))\nmm: (( makemap(\"a\", 1) ))\nlm: (( list_to_map([{\"name\" = \"x\", \"v\" = 1}]) ))\nin: (( integer(\"42\") ))\nst: (( string(42) ))\n",
+    );
+    assert_eq!(out["c"], json!([1, 2]));
+    assert_eq!(out["r"], json!([2, 1]));
+    assert_eq!(out["s"], json!(["a", "b"]));
+    assert_eq!(out["rp"], "a-b-");
+    assert_eq!(out["sub"], "el");
+    assert_eq!(out["i"], 1);
+    assert_eq!(out["li"], 2);
+    assert_eq!(out["mm"], json!({"a": 1}));
+    assert_eq!(out["lm"], json!({"x": {"v": 1}}));
+    assert_eq!(out["in"], 42);
+    assert_eq!(out["st"], "42");
+}
