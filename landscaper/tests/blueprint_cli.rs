@@ -124,24 +124,33 @@ fn a_template_error_names_the_execution_file_and_line() {
 }
 
 #[test]
-fn a_spiff_execution_says_it_is_not_supported() {
+fn a_spiff_execution_renders_and_its_errors_name_the_execution() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("blueprint.yaml"),
-        "deployExecutions:\n- name: spiffy\n  type: Spiff\n  template: {}\n",
+        "deployExecutions:\n- name: spiffy\n  type: Spiff\n  template:\n    deployItems:\n    - name: (( \"item-\" imports.suffix ))\n      type: landscaper.gardener.cloud/mock\n      config:\n        sum: (( 1 + 2 ))\n",
     )
     .unwrap();
+    let imports = dir.path().join("imports.yaml");
+    std::fs::write(&imports, "imports:\n  suffix: a\n").unwrap();
+    let out = landscaper(&[
+        "blueprint",
+        "render",
+        &dir.path().to_string_lossy(),
+        "-f",
+        &imports.to_string_lossy(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("name: item-a\n"), "{stdout}");
+    assert!(stdout.contains("sum: 3\n"), "{stdout}");
     let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr.contains("deploy execution \"spiffy\": Spiff templates are not supported yet"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("deploy execution \"spiffy\": "), "{stderr}");
+    assert!(stderr.contains("imports.suffix"), "{stderr}");
 }
 
-/// What `render` prints is read back as rendered by YAML 1.1 readers too: a target selector's
-/// operator `=` comes out quoted, not as the plain scalar PyYAML takes for a value tag.
 #[test]
 fn render_quotes_strings_yaml_11_reads_otherwise() {
     let dir = tempfile::tempdir().unwrap();

@@ -266,7 +266,46 @@ impl<'s> Templater<'s> {
                 }
                 Ok(doc)
             }
-            "Spiff" => Err(fail("Spiff templates are not supported yet".into())),
+            "Spiff" => {
+                let template = crate::spiff::template(
+                    executor.template.as_ref(),
+                    executor.file.as_deref(),
+                    &options.filesystem,
+                )
+                .map_err(fail)?;
+                let state_key = kind.state_key(executor.name.as_deref().unwrap_or_default());
+                let stored = match &state_key {
+                    Some(key) => self.state.get(key)?,
+                    None => None,
+                };
+                let (document, state) = crate::spiff::render(
+                    &template,
+                    &binding,
+                    stored.as_deref(),
+                    options.filesystem.clone(),
+                    options.components.clone().unwrap_or_default(),
+                    options.schema_version()?,
+                )
+                .map_err(|message| {
+                    fail(format!(
+                        "{message}\ntemplate input:\n{}",
+                        crate::report::format_input(
+                            &binding,
+                            crate::report::SPIFF_SENSITIVE_KEYS,
+                            "\t",
+                            false
+                        )
+                    ))
+                })?;
+                if let Some(key) = &state_key {
+                    self.store_state(key, Some(&state))?;
+                }
+                match document {
+                    Json::Null => Ok(Map::new()),
+                    Json::Object(map) => Ok(map),
+                    _ => Err(fail("the rendered template is not a map".into())),
+                }
+            }
             other => Err(fail(format!("unknown template type {other}"))),
         }
     }

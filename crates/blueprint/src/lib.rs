@@ -4,7 +4,7 @@
 //! executions read), reads component descriptors in both schema versions Landscaper knows,
 //! and runs the blueprint's executions — `deployExecutions`, `subinstallationExecutions`,
 //! `exportExecutions` and `importExecutions` — on the chart crate's Go-template engine with
-//! Sprig and the Landscaper functions, decoding what they render the way upstream does and
+//! Sprig and the Landscaper functions, or on the Spiff engine, decoding what they render the way upstream does and
 //! keeping their state between runs. The installation and execution controllers call it; it
 //! knows nothing of Kubernetes clients.
 
@@ -19,6 +19,7 @@ pub mod output;
 pub mod registry;
 pub mod report;
 pub mod source;
+mod spiff;
 pub mod state;
 pub mod values;
 

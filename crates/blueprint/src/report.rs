@@ -9,6 +9,9 @@ use serde_json::Value as Json;
 /// The keys whose values a GoTemplate error report hides.
 pub const GO_TEMPLATE_SENSITIVE_KEYS: &[&str] = &["imports", "targets", "values", "state"];
 
+/// The keys whose values a Spiff error report hides.
+pub const SPIFF_SENSITIVE_KEYS: &[&str] = &["imports", "values", "state"];
+
 /// Formatted values longer than this are compressed.
 const MAX_PLAIN_VALUE: usize = 512;
 
