@@ -12,7 +12,8 @@ use landscaper_agent::settings::{Overrides, Settings};
 /// overridden by flags.
 #[derive(clap::Args, Debug)]
 pub struct SettingsArgs {
-    /// AgentConfiguration file (config.landscaper.gardener.cloud/v1alpha1), as the chart renders it.
+    /// AgentConfiguration file (config.landscaper.gardener.cloud/v1alpha1), as the chart renders it;
+    /// every key is shown and explained in the repository's config/agent.yaml.
     #[arg(long, env = "LANDSCAPER_AGENT_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Kubeconfig of the host cluster; in-cluster configuration (or KUBECONFIG) when not given.

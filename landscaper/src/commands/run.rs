@@ -13,7 +13,8 @@ use landscaper_deployer::client_config::with_bounded_reads;
 /// Arguments of `landscaper run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// LandscaperConfiguration file (config.landscaper.gardener.cloud/v1alpha1).
+    /// LandscaperConfiguration file (config.landscaper.gardener.cloud/v1alpha1); every key is
+    /// shown and explained in the repository's config/landscaper.yaml.
     #[arg(long, env = "LANDSCAPER_CONFIG", value_name = "FILE")]
     config: Option<PathBuf>,
     /// Kubeconfig of the landscaper cluster; in-cluster configuration (or KUBECONFIG) when not given.
