@@ -17,18 +17,30 @@ fn deployment(name: &str, annotations: serde_json::Value) -> Deployment {
 }
 
 async fn ready_generation(api: &Api<Deployment>, name: &str, generation: i64) -> Deployment {
+    deployment_where(api, name, |d| {
+        let status = d.status.clone().unwrap_or_default();
+        status.observed_generation == Some(generation)
+            && status.ready_replicas == d.spec.as_ref().and_then(|s| s.replicas)
+    })
+    .await
+}
+
+/// Waits (10 s at most) until the Deployment satisfies `check`.
+async fn deployment_where(
+    api: &Api<Deployment>,
+    name: &str,
+    check: impl Fn(&Deployment) -> bool,
+) -> Deployment {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         let d = api.get(name).await.unwrap();
-        let status = d.status.clone().unwrap_or_default();
-        if status.observed_generation == Some(generation)
-            && status.ready_replicas == d.spec.as_ref().and_then(|s| s.replicas)
-        {
+        if check(&d) {
             return d;
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{name} did not become ready"
+            "{name} never reached the expected state: {:?}",
+            d.status
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -134,18 +146,10 @@ async fn status_where(
     name: &str,
     check: impl Fn(&k8s_openapi::api::apps::v1::DeploymentStatus) -> bool,
 ) -> k8s_openapi::api::apps::v1::DeploymentStatus {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let status = api.get(name).await.unwrap().status.unwrap_or_default();
-        if check(&status) {
-            return status;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{name} never reached the expected status: {status:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    deployment_where(api, name, |d| check(&d.status.clone().unwrap_or_default()))
+        .await
+        .status
+        .unwrap_or_default()
 }
 
 #[tokio::test]
