@@ -244,23 +244,20 @@ impl<'s> Templater<'s> {
     ) -> Result<Map<String, Json>, Error> {
         let fail = |message: String| execution_error(kind, executor, message);
         let mut binding = options.binding(kind, values)?;
+        let state_key = kind.state_key(executor.name.as_deref().unwrap_or_default());
         match executor.type_.as_str() {
             "GoTemplate" => {
                 let text = go_template_text(executor, &options.filesystem).map_err(fail)?;
-                let state_key = kind.state_key(executor.name.as_deref().unwrap_or_default());
                 if let Some(key) = &state_key {
                     binding.insert("state".into(), self.stored_state(key)?);
                 }
                 let check = (kind != ExecutionKind::Import).then_some(kind);
                 let rendered =
                     gotemplate::render(check, &text, &binding, options.context()?).map_err(fail)?;
-                let doc = match crate::values::parse_yaml(&rendered)
-                    .map_err(|e| fail(format!("unable to decode the rendered template: {e}")))?
-                {
-                    Json::Null => Map::new(),
-                    Json::Object(map) => map,
-                    _ => return Err(fail("the rendered template is not a map".into())),
-                };
+                let doc = crate::values::parse_yaml(&rendered)
+                    .map_err(|e| format!("unable to decode the rendered template: {e}"))
+                    .and_then(document_map)
+                    .map_err(fail)?;
                 if let Some(key) = &state_key {
                     self.store_state(key, output::field(&doc, "state"))?;
                 }
@@ -273,7 +270,6 @@ impl<'s> Templater<'s> {
                     &options.filesystem,
                 )
                 .map_err(fail)?;
-                let state_key = kind.state_key(executor.name.as_deref().unwrap_or_default());
                 let stored = match &state_key {
                     Some(key) => self.state.get(key)?,
                     None => None,
@@ -300,11 +296,7 @@ impl<'s> Templater<'s> {
                 if let Some(key) = &state_key {
                     self.store_state(key, Some(&state))?;
                 }
-                match document {
-                    Json::Null => Ok(Map::new()),
-                    Json::Object(map) => Ok(map),
-                    _ => Err(fail("the rendered template is not a map".into())),
-                }
+                document_map(document).map_err(fail)
             }
             other => Err(fail(format!("unknown template type {other}"))),
         }
@@ -332,6 +324,15 @@ impl<'s> Templater<'s> {
             Some(state) if !empty => self.state.set(key, state.to_string().into_bytes()),
             _ => Ok(()),
         }
+    }
+}
+
+/// A rendered document as the map executions must render; nothing rendered is an empty map.
+fn document_map(document: Json) -> Result<Map<String, Json>, String> {
+    match document {
+        Json::Null => Ok(Map::new()),
+        Json::Object(map) => Ok(map),
+        _ => Err("the rendered template is not a map".into()),
     }
 }
 
