@@ -6,9 +6,9 @@ mod common;
 use std::collections::BTreeSet;
 
 use landscaper_api::KnownDocument;
+use landscaper_api::core::{data_object_name, execution_data_object_name};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
-use sha1::{Digest, Sha1};
 
 /// Files that are in `examples/` but hold nothing to round-trip, and why.
 const NOT_ROUND_TRIPPED: &[(&str, &str)] = &[
@@ -420,43 +420,10 @@ fn evaluate_tokens(tokens: &[String]) -> (String, usize) {
             let value = match first {
                 "dataObjectName" => data_object_name(&a, &b),
                 "dataObjectContext" => format!("Inst.{b}"),
-                _ => data_object_name(&format!("Exec.{b}"), ""),
+                _ => execution_data_object_name(&b),
             };
             (value, 1 + used_a + used_b)
         }
         other => panic!("unsupported template function {other}"),
     }
-}
-
-/// Upstream's `GenerateDataObjectName`.
-fn data_object_name(context: &str, key: &str) -> String {
-    let key = key.strip_prefix('#').unwrap_or(key);
-    let plain = !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
-        && key.as_bytes()[0].is_ascii_alphanumeric()
-        && key.as_bytes()[key.len() - 1].is_ascii_alphanumeric();
-    if context.is_empty() && plain {
-        return key.to_owned();
-    }
-    base32_lower(&Sha1::digest(format!("{context}/{key}").as_bytes()))
-}
-
-fn base32_lower(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let mut out = String::new();
-    let (mut buffer, mut bits) = (0u32, 0u32);
-    for &byte in bytes {
-        buffer = (buffer << 8) | u32::from(byte);
-        bits += 8;
-        while bits >= 5 {
-            bits -= 5;
-            out.push(ALPHABET[((buffer >> bits) & 31) as usize] as char);
-        }
-    }
-    if bits > 0 {
-        out.push(ALPHABET[((buffer << (5 - bits)) & 31) as usize] as char);
-    }
-    out
 }
