@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod rbac;
+pub mod states;
 
 use std::future::Future;
 use std::path::PathBuf;
