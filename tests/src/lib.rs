@@ -106,7 +106,7 @@ impl World {
         let (stop, stopped) = oneshot::channel::<()>();
         let settings = landscaper::settings::Settings {
             namespace: LS_NAMESPACE.to_owned(),
-            heartbeat_tolerance: 5,
+            ..Default::default()
         };
         let client = self.landscaper_cluster().client();
         let task = tokio::spawn(landscaper::controllers::run(client, settings, async move {
