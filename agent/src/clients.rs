@@ -88,26 +88,7 @@ impl ClusterAccess {
 impl Endpoint {
     /// A kubeconfig that reaches this cluster with the given bearer token.
     pub fn kubeconfig_with_token(&self, user: &str, token: &str) -> String {
-        let mut cluster = serde_json::json!({ "server": self.server });
-        if let Some(ca) = &self.ca_pem {
-            cluster["certificate-authority-data"] =
-                base64::engine::general_purpose::STANDARD.encode(ca).into();
-        }
-        if self.insecure {
-            cluster["insecure-skip-tls-verify"] = true.into();
-        }
-        if let Some(name) = &self.tls_server_name {
-            cluster["tls-server-name"] = name.clone().into();
-        }
-        let kubeconfig = serde_json::json!({
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{ "name": "cluster", "cluster": cluster }],
-            "users": [{ "name": user, "user": { "token": token } }],
-            "contexts": [{ "name": "default", "context": { "cluster": "cluster", "user": user } }],
-            "current-context": "default",
-        });
-        landscaper_api::yaml::to_string(&kubeconfig).unwrap_or_default()
+        self.rest_config().kubeconfig_with_token(user, token)
     }
 
     /// The cluster as an Environment's `landscaperClusterConfig` describes it.

@@ -1,11 +1,16 @@
 //! Settings of the landscaper's controllers, derived from the `LandscaperConfiguration`.
 
+use std::time::Duration;
+
 use landscaper_api::config::LandscaperConfiguration;
 
 /// Namespace of deployer management objects when the configuration names none.
 pub const DEFAULT_NAMESPACE: &str = "ls-system";
 /// How many heartbeat periods an agent may miss before its environment turns Unknown.
 pub const DEFAULT_HEARTBEAT_TOLERANCE: u32 = 5;
+
+/// How long a pair's landscaper cluster token lives (renewed at 80%).
+pub const DEFAULT_PAIR_TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 3600);
 
 /// What the controllers need to know.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +19,11 @@ pub struct Settings {
     pub namespace: String,
     /// Heartbeat periods an agent may miss before its environment turns Unknown.
     pub heartbeat_tolerance: u32,
+    /// Whether DeployerRegistrations are turned into per-environment installations
+    /// (`deployerManagement.disable` turns it off).
+    pub deployer_management: bool,
+    /// Lifetime of the token in each pair's Target to the landscaper cluster.
+    pub pair_token_lifetime: Duration,
 }
 
 impl Default for Settings {
@@ -21,6 +31,8 @@ impl Default for Settings {
         Self {
             namespace: DEFAULT_NAMESPACE.to_owned(),
             heartbeat_tolerance: DEFAULT_HEARTBEAT_TOLERANCE,
+            deployer_management: true,
+            pair_token_lifetime: DEFAULT_PAIR_TOKEN_LIFETIME,
         }
     }
 }
@@ -34,8 +46,14 @@ impl Settings {
             .and_then(|dm| dm.namespace.clone())
             .filter(|ns| !ns.is_empty())
             .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
+        let disabled = config
+            .deployer_management
+            .as_ref()
+            .and_then(|dm| dm.disable)
+            .unwrap_or(false);
         Self {
             namespace,
+            deployer_management: !disabled,
             ..Self::default()
         }
     }

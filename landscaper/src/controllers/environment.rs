@@ -14,7 +14,7 @@ use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, Preconditions};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
@@ -24,8 +24,8 @@ use kube::{Resource, ResourceExt};
 use landscaper_agent::registration::environment::LEASE_NAMESPACE_ANNOTATION;
 use landscaper_api::constants::{conditions, finalizers, labels};
 use landscaper_api::core::{
-    ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Target, TargetSpec,
-    set_condition,
+    ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Installation, Target,
+    TargetSpec, set_condition,
 };
 use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
@@ -85,6 +85,15 @@ pub enum Error {
         name: String,
         /// The finalizers still on the Target.
         finalizers: String,
+    },
+    /// Deployers registered for the environment are still installed: its Target stays until
+    /// their installations are removed, since uninstalling them goes through it.
+    #[error("Environment {name}: waiting for the deployers' installations to be removed: {pairs}")]
+    PairsRemaining {
+        /// The Environment.
+        name: String,
+        /// The pairs' Installations.
+        pairs: String,
     },
     /// The finalizer helper failed.
     #[error("Environment finalizer: {0}")]
@@ -163,7 +172,9 @@ async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Resu
 
 fn error_policy(environment: Arc<Environment>, error: &Error, _: Arc<Context>) -> Action {
     let waiting = matches!(error, Error::Finalizer(failed)
-        if matches!(**failed, FinalizerError::CleanupFailed(Error::TargetDeleting { .. })));
+    if matches!(**failed, FinalizerError::CleanupFailed(
+        Error::TargetDeleting { .. } | Error::PairsRemaining { .. }
+    )));
     if waiting {
         info!(name = %environment.name_any(), %error, "will look again");
     } else {
@@ -231,6 +242,13 @@ fn target_condition(
 async fn cleanup(environment: &Environment, context: &Context) -> Result<Action, Error> {
     let name = environment.name_any();
     let namespace = &context.settings.namespace;
+    let pairs = remaining_pairs(&name, context).await?;
+    if !pairs.is_empty() {
+        return Err(Error::PairsRemaining {
+            name,
+            pairs: pairs.join(", "),
+        });
+    }
     let (targets, existing) = read_target(&name, context).await?;
     let Some(existing) = existing else {
         return Ok(Action::await_change());
@@ -271,6 +289,19 @@ async fn cleanup(environment: &Environment, context: &Context) -> Result<Action,
         Err(source) => return Err(api_error(&name, "deleting its Target", source)),
     }
     Ok(Action::await_change())
+}
+
+/// The Installations of deployers registered for the environment `name` (the DeployerRegistration
+/// controller removes them when the environment is deleted).
+async fn remaining_pairs(name: &str, context: &Context) -> Result<Vec<String>, Error> {
+    let installations: Api<Installation> =
+        Api::namespaced(context.client.clone(), &context.settings.namespace);
+    let selector = format!("{}={name}", labels::DEPLOYER_ENVIRONMENT);
+    let pairs = installations
+        .list_metadata(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|e| api_error(name, "listing the deployers' installations", e))?;
+    Ok(pairs.items.iter().map(|pair| pair.name_any()).collect())
 }
 
 /// The Target named like the environment `name` in the deployer management namespace, if

@@ -1,5 +1,6 @@
 //! The landscaper's controllers, one module per kind they reconcile.
 
+pub mod deployer_registration;
 pub mod environment;
 
 use std::future::Future;
@@ -13,6 +14,18 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
+    use futures::FutureExt;
+    // Every controller stops on the same signal.
+    let shutdown = shutdown.shared();
+    let registrations = settings
+        .deployer_management
+        .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
     let context = Arc::new(environment::Context::new(client, settings));
-    environment::run(context, shutdown).await;
+    let environments = environment::run(context, shutdown);
+    match registrations {
+        Some(registrations) => {
+            futures::join!(environments, registrations);
+        }
+        None => environments.await,
+    }
 }

@@ -22,6 +22,8 @@ use super::shared::{Condition, LastError};
     shortname = "deployreg",
     shortname = "deployerreg",
     shortname = "dreg",
+    printcolumn = r#"{"name":"Types","type":"string","jsonPath":".spec.types"}"#,
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.environmentsReady"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]
@@ -63,4 +65,31 @@ pub struct DeployerRegistrationStatus {
     /// Conditions, e.g. dependency order problems (our additive field).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// Ready environments of all, as `ready/total` (our additive field, for `kubectl get`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environments_ready: Option<String>,
+    /// The registration in each environment: its installation's phase and what it waits for
+    /// (our additive field).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub environments: Vec<DeployerEnvironmentStatus>,
+}
+
+/// A registration in one environment: the pair `<registration>-<environment>`.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeployerEnvironmentStatus {
+    /// The environment.
+    pub environment: String,
+    /// The pair's Installation in the deployer management namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub installation: Option<String>,
+    /// The phase of that Installation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Whether the deployer is installed (its Installation Succeeded).
+    #[serde(default)]
+    pub ready: bool,
+    /// What the pair waits for or what is wrong with it, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }

@@ -77,6 +77,32 @@ pub struct ClusterRestConfig {
     pub next_protos: Option<Vec<String>>,
 }
 
+impl ClusterRestConfig {
+    /// A kubeconfig (as YAML) that reaches this API server with a bearer token as `user`.
+    pub fn kubeconfig_with_token(&self, user: &str, token: &str) -> String {
+        let server = format!("{}{}", self.host.trim_end_matches('/'), self.api_path);
+        let mut cluster = serde_json::json!({ "server": server });
+        if let Some(ca) = self.ca_data.as_ref().filter(|ca| !ca.is_empty()) {
+            cluster["certificate-authority-data"] = ca.clone().into();
+        }
+        if self.insecure == Some(true) {
+            cluster["insecure-skip-tls-verify"] = true.into();
+        }
+        if let Some(name) = self.server_name.as_ref().filter(|name| !name.is_empty()) {
+            cluster["tls-server-name"] = name.clone().into();
+        }
+        let kubeconfig = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{ "name": "cluster", "cluster": cluster }],
+            "users": [{ "name": user, "user": { "token": token } }],
+            "contexts": [{ "name": "default", "context": { "cluster": "cluster", "user": user } }],
+            "current-context": "default",
+        });
+        crate::yaml::to_string(&kubeconfig).unwrap_or_default()
+    }
+}
+
 fn byte_string(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "string", "format": "byte" })
 }

@@ -1,0 +1,522 @@
+//! Reconciles DeployerRegistrations: for every (registration × environment) pair, the
+//! deployer's ServiceAccount, RBAC of its own, a Target to the landscaper cluster with a
+//! short-lived token of that ServiceAccount, and the Installation that installs the deployer
+//! into the environment. Installations are triggered when created and again only when what
+//! they are made from changed. Pairs are removed when their registration or environment goes,
+//! a deployer only after the deployers that need it in that environment.
+
+mod access;
+mod caches;
+mod order;
+mod pair;
+mod removal;
+mod status;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Resource, ResourceExt};
+use landscaper_api::constants::{finalizers, labels};
+use landscaper_api::core::{DeployerEnvironmentStatus, DeployerRegistration, Environment};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tracing::{Instrument, info, info_span, warn};
+
+use self::access::Access;
+use self::caches::Caches;
+use self::order::{Graph, PairState};
+use self::pair::{Pair, recorded_hash, with_reconcile_annotation};
+use self::removal::Removal;
+use crate::settings::Settings;
+
+pub use self::pair::pair_name;
+
+/// Field manager and event reporter of this controller.
+const MANAGER: &str = "landscaper-deployer-registration-controller";
+/// How long to wait before retrying after an error.
+const ERROR_RETRY: Duration = Duration::from_secs(15);
+/// How often a registration is looked at when nothing happens.
+const RESYNC: Duration = Duration::from_secs(300);
+/// How often removals in progress are looked at (the Installation watch usually comes first).
+const REMOVAL_CHECK: Duration = Duration::from_secs(5);
+
+/// Shared handles of the controller.
+pub struct Context {
+    client: kube::Client,
+    settings: Settings,
+    recorder: Recorder,
+    caches: Caches,
+}
+
+/// What went wrong while reconciling a DeployerRegistration.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An API request failed.
+    #[error("DeployerRegistration {registration}: {action}: {source}")]
+    Api {
+        /// The registration.
+        registration: String,
+        /// What was being done.
+        action: String,
+        /// The failure.
+        #[source]
+        source: kube::Error,
+    },
+    /// The pair's access Secret could not be written.
+    #[error(
+        "DeployerRegistration {registration}: environment {environment}: the landscaper cluster access Secret: {source}"
+    )]
+    Access {
+        /// The registration.
+        registration: String,
+        /// The environment.
+        environment: String,
+        /// The failure.
+        #[source]
+        source: access::AccessError,
+    },
+    /// The registration is being deleted and some of its pairs are still there.
+    #[error("DeployerRegistration {registration}: waiting for its pairs to be removed: {pairs}")]
+    PairsRemaining {
+        /// The registration.
+        registration: String,
+        /// The pairs and what each waits for.
+        pairs: String,
+    },
+    /// The finalizer helper failed.
+    #[error("DeployerRegistration finalizer: {0}")]
+    Finalizer(#[source] Box<FinalizerError<Error>>),
+}
+
+/// Runs the controller until `shutdown` completes.
+pub async fn run(
+    client: kube::Client,
+    settings: Settings,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let (caches, changes) = Caches::start(&client, &settings.namespace);
+    let recorder = Recorder::new(
+        client.clone(),
+        Reporter {
+            controller: MANAGER.into(),
+            instance: None,
+        },
+    );
+    info!(namespace = %settings.namespace, "starting the DeployerRegistration controller");
+    let context = Arc::new(Context {
+        client: client.clone(),
+        settings,
+        recorder,
+        caches,
+    });
+    let registrations: Api<DeployerRegistration> = Api::all(client);
+    Controller::new(registrations, watcher::Config::default())
+        // Environments, the pairs' objects and the deployers' progress concern every
+        // registration (the order between deployers spans registrations); the debounce folds a
+        // burst of changes into one pass.
+        .reconcile_all_on(changes)
+        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
+        .graceful_shutdown_on(shutdown)
+        .run(reconcile, error_policy, context)
+        .for_each(|result| async move {
+            if let Err(error) = result {
+                warn!(%error, "DeployerRegistration reconcile failed");
+            }
+        })
+        .await;
+}
+
+async fn reconcile(
+    registration: Arc<DeployerRegistration>,
+    context: Arc<Context>,
+) -> Result<Action, Error> {
+    context.caches.ready().await;
+    let name = registration.name_any();
+    let span = info_span!("reconcile", kind = "DeployerRegistration", name = %name);
+    let api: Api<DeployerRegistration> = Api::all(context.client.clone());
+    finalizer(
+        &api,
+        finalizers::DEPLOYER_MANAGEMENT,
+        registration,
+        |event| async {
+            match event {
+                FinalizerEvent::Apply(registration) => apply(&registration, &context).await,
+                FinalizerEvent::Cleanup(registration) => cleanup(&registration, &context).await,
+            }
+        },
+    )
+    .instrument(span)
+    .await
+    .map_err(|error| Error::Finalizer(Box::new(error)))
+}
+
+fn error_policy(registration: Arc<DeployerRegistration>, error: &Error, _: Arc<Context>) -> Action {
+    let waiting = matches!(error, Error::Finalizer(failed)
+        if matches!(**failed, FinalizerError::CleanupFailed(Error::PairsRemaining { .. })));
+    if waiting {
+        info!(name = %registration.name_any(), %error, "will look again");
+        Action::requeue(REMOVAL_CHECK)
+    } else {
+        warn!(name = %registration.name_any(), %error, "will retry");
+        Action::requeue(ERROR_RETRY)
+    }
+}
+
+/// Brings every pair of the registration to what it and its environment describe, removes
+/// pairs of environments that are gone, and reports it all in status.
+async fn apply(registration: &DeployerRegistration, context: &Context) -> Result<Action, Error> {
+    let graph = graph(&context.caches);
+    let name = registration.name_any();
+    let mut environments: Vec<Arc<Environment>> = context.caches.environments.state();
+    environments.sort_by_key(|environment| environment.name_any());
+    let mut entries = Vec::new();
+    let mut next_look = RESYNC;
+    let mut failure = None;
+    let mut present = BTreeSet::new();
+    for environment in &environments {
+        let environment_name = environment.name_any();
+        present.insert(environment_name.clone());
+        if environment.meta().deletion_timestamp.is_some() {
+            let removal = removal::remove(context, &graph, &name, &environment_name).await;
+            let entry = removal_entry(&name, &environment_name, removal, &mut failure);
+            next_look = next_look.min(REMOVAL_CHECK);
+            entries.push(entry);
+            continue;
+        }
+        let pair = match Pair::new(registration, environment, &context.settings.namespace) {
+            Ok(pair) => pair,
+            Err(problem) => {
+                warn!(registration = %name, environment = %environment_name, %problem, "the pair cannot be made");
+                entries.push(DeployerEnvironmentStatus {
+                    environment: environment_name,
+                    message: Some(problem),
+                    ..DeployerEnvironmentStatus::default()
+                });
+                continue;
+            }
+        };
+        match ensure_pair(&pair, context).await {
+            Ok(renew_at) => {
+                let until = renew_at.duration_since(Timestamp::now());
+                let until = Duration::try_from(until).unwrap_or_default();
+                next_look = next_look.min(until.max(Duration::from_secs(1)));
+                entries.push(status::pair_entry(&pair, &graph, &context.caches));
+            }
+            Err(error) => {
+                entries.push(DeployerEnvironmentStatus {
+                    environment: environment_name,
+                    installation: Some(pair.name().to_owned()),
+                    message: Some(error.to_string()),
+                    ..DeployerEnvironmentStatus::default()
+                });
+                failure = Some(error);
+            }
+        }
+    }
+    // Pairs whose environment is gone (deleted without this controller running).
+    for environment_name in pair_environments(&name, &context.caches) {
+        if present.contains(&environment_name) {
+            continue;
+        }
+        let removal = removal::remove(context, &graph, &name, &environment_name).await;
+        if !matches!(removal, Ok(Removal::Done)) {
+            next_look = next_look.min(REMOVAL_CHECK);
+        }
+        if let Err(error) = removal {
+            failure = Some(error);
+        }
+    }
+    status::update(registration, entries, &graph, context).await?;
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(Action::requeue(next_look)),
+    }
+}
+
+/// The status entry of a pair being removed.
+fn removal_entry(
+    registration: &str,
+    environment: &str,
+    removal: Result<Removal, Error>,
+    failure: &mut Option<Error>,
+) -> DeployerEnvironmentStatus {
+    let message = match removal {
+        Ok(Removal::Done) => "the environment is being deleted; the deployer is removed".to_owned(),
+        Ok(Removal::Waiting(why)) => format!("the environment is being deleted; {why}"),
+        Err(error) => {
+            let message = error.to_string();
+            *failure = Some(error);
+            message
+        }
+    };
+    DeployerEnvironmentStatus {
+        environment: environment.to_owned(),
+        installation: pair_name(registration, environment).ok(),
+        message: Some(message),
+        ..DeployerEnvironmentStatus::default()
+    }
+}
+
+/// Removes every pair of a registration being deleted, in order; the finalizer goes when none
+/// is left.
+async fn cleanup(registration: &DeployerRegistration, context: &Context) -> Result<Action, Error> {
+    let graph = graph(&context.caches);
+    let name = registration.name_any();
+    let mut remaining = Vec::new();
+    for environment in pair_environments(&name, &context.caches) {
+        match removal::remove(context, &graph, &name, &environment).await? {
+            Removal::Done => {}
+            Removal::Waiting(why) => remaining.push(format!("{name}-{environment} ({why})")),
+        }
+    }
+    if remaining.is_empty() {
+        info!(registration = %name, "every pair is removed");
+        Ok(Action::await_change())
+    } else {
+        Err(Error::PairsRemaining {
+            registration: name,
+            pairs: remaining.join("; "),
+        })
+    }
+}
+
+/// The environments in which a pair object of `registration` exists.
+fn pair_environments(registration: &str, caches: &Caches) -> BTreeSet<String> {
+    let of_registration = |object_labels: &BTreeMap<String, String>| {
+        (object_labels
+            .get(labels::DEPLOYER_REGISTRATION)
+            .map(String::as_str)
+            == Some(registration))
+        .then(|| object_labels.get(labels::DEPLOYER_ENVIRONMENT).cloned())
+        .flatten()
+    };
+    let mut environments = BTreeSet::new();
+    environments.extend(
+        caches
+            .installations
+            .state()
+            .iter()
+            .filter_map(|o| of_registration(o.labels())),
+    );
+    environments.extend(
+        caches
+            .service_accounts
+            .state()
+            .iter()
+            .filter_map(|o| of_registration(o.labels())),
+    );
+    environments.extend(
+        caches
+            .cluster_roles
+            .state()
+            .iter()
+            .filter_map(|o| of_registration(o.labels())),
+    );
+    environments.extend(
+        caches
+            .cluster_role_bindings
+            .state()
+            .iter()
+            .filter_map(|o| of_registration(o.labels())),
+    );
+    environments.extend(
+        caches
+            .secrets
+            .state()
+            .iter()
+            .filter_map(|o| of_registration(o.labels())),
+    );
+    environments.extend(
+        caches
+            .targets
+            .state()
+            .iter()
+            .filter_map(|o| of_registration(o.labels())),
+    );
+    environments
+}
+
+/// What every registration serves and every pair needs, from the caches.
+fn graph(caches: &Caches) -> Graph {
+    let serves = caches
+        .registrations
+        .state()
+        .iter()
+        .map(|registration| {
+            (
+                registration.name_any(),
+                registration.spec.types.iter().cloned().collect(),
+            )
+        })
+        .collect();
+    let mut pairs = BTreeMap::new();
+    for installation in caches.installations.state() {
+        let installation_labels = installation.labels();
+        let (Some(registration), Some(environment)) = (
+            installation_labels.get(labels::DEPLOYER_REGISTRATION),
+            installation_labels.get(labels::DEPLOYER_ENVIRONMENT),
+        ) else {
+            continue;
+        };
+        let needs = status::needed_types(&installation, caches);
+        pairs.insert(
+            (registration.clone(), environment.clone()),
+            PairState {
+                ready: status::succeeded(&installation),
+                needs,
+            },
+        );
+    }
+    Graph { serves, pairs }
+}
+
+/// Creates or updates the pair's objects that differ from what they should be; returns when
+/// the pair's token is to be renewed.
+async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Error> {
+    let caches = &context.caches;
+    let client = &context.client;
+    let namespace = context.settings.namespace.as_str();
+    let role = pair.cluster_role_name();
+    write_if_changed(
+        Api::namespaced(client.clone(), namespace),
+        pair,
+        pair.service_account(),
+        caches
+            .service_accounts
+            .get(&here(namespace, pair.name()))
+            .as_deref(),
+    )
+    .await?;
+    write_if_changed(
+        Api::all(client.clone()),
+        pair,
+        pair.cluster_role(),
+        caches.cluster_roles.get(&ObjectRef::new(&role)).as_deref(),
+    )
+    .await?;
+    write_if_changed(
+        Api::all(client.clone()),
+        pair,
+        pair.cluster_role_binding(),
+        caches
+            .cluster_role_bindings
+            .get(&ObjectRef::new(&role))
+            .as_deref(),
+    )
+    .await?;
+    let secret = caches
+        .secrets
+        .get(&here(namespace, &pair.access_secret_name()));
+    let access = access::ensure(
+        client,
+        pair,
+        secret.as_deref(),
+        context.settings.pair_token_lifetime,
+        MANAGER,
+    )
+    .await
+    .map_err(|source| Error::Access {
+        registration: pair.registration_name(),
+        environment: pair.environment_name(),
+        source,
+    })?;
+    if let Access::Renewed(_) = access {
+        info!(pair = %pair.name(), "wrote a new landscaper cluster token for the pair");
+    }
+    write_if_changed(
+        Api::namespaced(client.clone(), namespace),
+        pair,
+        pair.target(),
+        caches.targets.get(&here(namespace, pair.name())).as_deref(),
+    )
+    .await?;
+    let existing = caches.installations.get(&here(namespace, pair.name()));
+    let desired = pair.installation();
+    let changed = existing.as_deref().is_none_or(|existing| {
+        recorded_hash(&existing.metadata) != recorded_hash(&desired.metadata)
+    });
+    if changed {
+        // A new or changed pair installs its deployer again; an unchanged one is never
+        // re-triggered.
+        let (reason, done) = match existing {
+            None => ("PairCreated", "created"),
+            Some(_) => ("PairUpdated", "updated"),
+        };
+        write(
+            Api::namespaced(client.clone(), namespace),
+            pair,
+            with_reconcile_annotation(desired),
+        )
+        .await?;
+        info!(pair = %pair.name(), "{done} the pair's Installation and started it");
+        status::publish(
+            context,
+            pair.registration,
+            reason,
+            format!(
+                "{done} Installation {namespace}/{} for environment {}",
+                pair.name(),
+                pair.environment_name()
+            ),
+        )
+        .await;
+    }
+    Ok(access.renew_at())
+}
+
+/// Writes `desired` unless `existing` was written from the same hash.
+async fn write_if_changed<K>(
+    api: Api<K>,
+    pair: &Pair<'_>,
+    desired: K,
+    existing: Option<&K>,
+) -> Result<(), Error>
+where
+    K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
+{
+    if existing
+        .is_some_and(|existing| recorded_hash(existing.meta()) == recorded_hash(desired.meta()))
+    {
+        return Ok(());
+    }
+    write(api, pair, desired).await
+}
+
+/// Server-side applies `desired` as this controller, taking over fields others changed.
+async fn write<K>(api: Api<K>, pair: &Pair<'_>, desired: K) -> Result<(), Error>
+where
+    K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
+{
+    let name = desired.meta().name.clone().unwrap_or_default();
+    api.patch(
+        &name,
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(&desired),
+    )
+    .await
+    .map_err(|source| api_error(pair, &format!("writing {} {name}", K::kind(&())), source))?;
+    Ok(())
+}
+
+/// The key of a cached object in the deployer management namespace.
+fn here<K: Resource<DynamicType = ()>>(namespace: &str, name: &str) -> ObjectRef<K> {
+    ObjectRef::new(name).within(namespace)
+}
+
+fn api_error(pair: &Pair<'_>, action: &str, source: kube::Error) -> Error {
+    Error::Api {
+        registration: pair.registration_name(),
+        action: format!("environment {}: {action}", pair.environment_name()),
+        source,
+    }
+}

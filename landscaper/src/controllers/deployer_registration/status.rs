@@ -1,0 +1,221 @@
+//! What a registration reports: each environment's pair (its Installation's phase, what it
+//! waits for), the ready count, a `Ready` and a `DependencyCycle` condition, and Events.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::events::{Event as KubeEvent, EventType};
+use kube::runtime::reflector::ObjectRef;
+use kube::{Resource, ResourceExt};
+use landscaper_api::core::{
+    ConditionStatus, ConditionUpdate, DeployerEnvironmentStatus, DeployerRegistration,
+    DeployerRegistrationStatus, Installation, InstallationPhase, set_condition,
+};
+use serde_json::json;
+use std::collections::BTreeSet;
+use tracing::warn;
+
+use super::caches::Caches;
+use super::order::Graph;
+use super::pair::Pair;
+use super::{Context, Error};
+
+/// The condition that all pairs are installed.
+const READY: &str = "Ready";
+/// The condition that the registration is part of a dependency cycle.
+const DEPENDENCY_CYCLE: &str = "DependencyCycle";
+
+/// Whether the Installation's last job succeeded.
+pub fn succeeded(installation: &Installation) -> bool {
+    installation
+        .status
+        .as_ref()
+        .and_then(|status| status.phase.as_ref())
+        .is_some_and(|phase| *phase == InstallationPhase::Succeeded)
+}
+
+/// The deploy item types of the Installation's Execution (named like the Installation).
+pub fn needed_types(installation: &Installation, caches: &Caches) -> BTreeSet<String> {
+    let key = ObjectRef::new(&installation.name_any())
+        .within(&installation.namespace().unwrap_or_default());
+    caches
+        .executions
+        .get(&key)
+        .map(|execution| {
+            execution
+                .spec
+                .deploy_items
+                .iter()
+                .map(|item| item.type_.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The status entry of a pair that exists.
+pub fn pair_entry(pair: &Pair<'_>, graph: &Graph, caches: &Caches) -> DeployerEnvironmentStatus {
+    let installation = caches
+        .installations
+        .get(&ObjectRef::new(pair.name()).within(pair.namespace));
+    let phase = installation
+        .as_ref()
+        .and_then(|installation| installation.status.as_ref())
+        .and_then(|status| status.phase.as_ref())
+        .map(|phase| phase.to_string());
+    let ready = installation.as_deref().is_some_and(succeeded);
+    let waits = graph.waits(&pair.registration_name(), &pair.environment_name());
+    let failure = installation
+        .as_ref()
+        .and_then(|installation| installation.status.as_ref())
+        .filter(|_| !ready)
+        .and_then(|status| status.last_error.as_ref())
+        .map(|error| format!("Installation {}: {}", pair.name(), error.message));
+    let message = if waits.is_empty() {
+        failure
+    } else {
+        Some(waits.join("; "))
+    };
+    DeployerEnvironmentStatus {
+        environment: pair.environment_name(),
+        installation: Some(pair.name().to_owned()),
+        phase,
+        ready,
+        message,
+    }
+}
+
+/// Writes the registration's status when it changed, with an Event when a cycle is found.
+pub async fn update(
+    registration: &DeployerRegistration,
+    environments: Vec<DeployerEnvironmentStatus>,
+    graph: &Graph,
+    context: &Context,
+) -> Result<(), Error> {
+    let name = registration.name_any();
+    let previous = registration.status.clone().unwrap_or_default();
+    let mut status = DeployerRegistrationStatus {
+        observed_generation: registration.metadata.generation,
+        conditions: previous.conditions.clone(),
+        last_error: None,
+        environments_ready: Some(format!(
+            "{}/{}",
+            environments.iter().filter(|entry| entry.ready).count(),
+            environments.len()
+        )),
+        environments,
+    };
+    let now = Time(Timestamp::now());
+    let not_ready: Vec<&str> = status
+        .environments
+        .iter()
+        .filter(|entry| !entry.ready)
+        .map(|entry| entry.environment.as_str())
+        .collect();
+    let ready = if not_ready.is_empty() {
+        ConditionUpdate {
+            type_: READY,
+            status: ConditionStatus::True,
+            reason: "DeployersInstalled",
+            message: format!(
+                "the deployer is installed in all {} environments",
+                status.environments.len()
+            ),
+        }
+    } else {
+        ConditionUpdate {
+            type_: READY,
+            status: ConditionStatus::False,
+            reason: "DeployersPending",
+            message: format!("not installed yet in: {}", not_ready.join(", ")),
+        }
+    };
+    set_condition(&mut status.conditions, ready, now.clone());
+    let cycle = graph
+        .cycles()
+        .into_iter()
+        .find(|cycle| cycle.contains(&name));
+    let cycle_update = match &cycle {
+        Some(path) => ConditionUpdate {
+            type_: DEPENDENCY_CYCLE,
+            status: ConditionStatus::True,
+            reason: "CycleDetected",
+            message: format!(
+                "the deployers need each other and would wait forever: {}",
+                path.join(" → ")
+            ),
+        },
+        None => ConditionUpdate {
+            type_: DEPENDENCY_CYCLE,
+            status: ConditionStatus::False,
+            reason: "NoCycle",
+            message: "no dependency cycle".to_owned(),
+        },
+    };
+    let cycle_message = cycle_update.message.clone();
+    let cycle_is_new = cycle.is_some()
+        && !previous
+            .conditions
+            .iter()
+            .any(|c| c.type_ == DEPENDENCY_CYCLE && c.status == ConditionStatus::True);
+    set_condition(&mut status.conditions, cycle_update, now);
+    if cycle_is_new {
+        warn!(registration = %name, cycle = %cycle_message, "dependency cycle between deployers");
+        publish_as(
+            context,
+            registration,
+            EventType::Warning,
+            "DependencyCycle",
+            cycle_message,
+        )
+        .await;
+    }
+    if status == previous {
+        return Ok(());
+    }
+    let api: Api<DeployerRegistration> = Api::all(context.client.clone());
+    api.patch_status(
+        &name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "status": status })),
+    )
+    .await
+    .map_err(|source| Error::Api {
+        registration: name,
+        action: "writing its status".to_owned(),
+        source,
+    })?;
+    Ok(())
+}
+
+/// Publishes a Normal event on the registration.
+pub async fn publish(
+    context: &Context,
+    registration: &DeployerRegistration,
+    reason: &str,
+    note: String,
+) {
+    publish_as(context, registration, EventType::Normal, reason, note).await;
+}
+
+async fn publish_as(
+    context: &Context,
+    registration: &DeployerRegistration,
+    type_: EventType,
+    reason: &str,
+    note: String,
+) {
+    let event = KubeEvent {
+        type_,
+        reason: reason.into(),
+        note: Some(note),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    if let Err(error) = context
+        .recorder
+        .publish(&event, &registration.object_ref(&()))
+        .await
+    {
+        warn!(%error, "could not publish an event");
+    }
+}

@@ -1,0 +1,579 @@
+//! DeployerRegistrations × Environments: the landscaper makes each pair's ServiceAccount, RBAC,
+//! Target and Installation, triggers installations only when something changed, reports
+//! dependency cycles, and removes pairs in dependency order.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::ResourceExt;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use landscaper_api::constants::{annotations, deploy_item_types, finalizers, labels};
+use landscaper_api::core::{DeployerRegistration, Environment, Execution, Installation, Target};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually};
+use serde_json::{Value, json};
+
+fn registration(name: &str, types: &[&str], values: Value) -> DeployerRegistration {
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployerRegistration",
+        "metadata": { "name": name },
+        "spec": {
+            "types": types,
+            "installationTemplate": {
+                "blueprint": { "ref": { "resourceName": format!("{name}-deployer-blueprint") } },
+                "componentDescriptor": { "ref": {
+                    "componentName": format!("example.com/{name}-deployer"),
+                    "version": "v1.0.0",
+                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
+                } },
+                "importDataMappings": { "values": values },
+            },
+        },
+    }))
+    .expect("a registration")
+}
+
+async fn create_environment(world: &World, name: &str) {
+    let landscaper = world.access(world.landscaper_cluster(), None).await;
+    let environment: Environment = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Environment",
+        "metadata": { "name": name },
+        "spec": {
+            "namespace": format!("{name}-deployers"),
+            "hostTarget": {
+                "type": "landscaper.gardener.cloud/kubernetes-cluster",
+                "config": { "kubeconfig": "host kubeconfig of the test" },
+                "annotations": { "landscaper.gardener.cloud/environment": name },
+            },
+            "landscaperClusterConfig": landscaper.endpoint.rest_config(),
+            "targetSelectors": [{ "annotations": [{
+                "key": "landscaper.gardener.cloud/environment", "operator": "=", "values": [name],
+            }] }],
+        },
+    }))
+    .expect("an environment");
+    let environments: Api<Environment> = Api::all(world.landscaper_cluster().client());
+    environments
+        .create(&PostParams::default(), &environment)
+        .await
+        .expect("environment created");
+}
+
+fn installations(world: &World) -> Api<Installation> {
+    Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE)
+}
+
+async fn wait_for_installation(world: &World, name: &str) -> Installation {
+    let api = installations(world);
+    eventually(&format!("Installation {name} exists"), || async {
+        api.get_opt(name).await.expect("read").is_some()
+    })
+    .await;
+    api.get(name).await.expect("read")
+}
+
+async fn wait_gone<K>(api: &Api<K>, name: &str)
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    eventually(&format!("{name} is gone"), || async {
+        api.get_opt(name).await.expect("read").is_none()
+    })
+    .await;
+}
+
+/// What the installation controller does when it starts a job: it consumes the annotation.
+async fn consume_reconcile_annotation(world: &World, name: &str) {
+    installations(world)
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({ "metadata": { "annotations": { annotations::OPERATION: null } } }),
+            ),
+        )
+        .await
+        .expect("annotation removed");
+}
+
+fn operation(installation: &Installation) -> Option<&str> {
+    installation
+        .annotations()
+        .get(annotations::OPERATION)
+        .map(String::as_str)
+}
+
+#[tokio::test]
+async fn a_registration_is_installed_into_every_environment_with_access_of_its_own() {
+    let world = World::start().await;
+    create_environment(&world, "edge").await;
+    create_environment(&world, "core").await;
+    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
+    registrations
+        .create(
+            &PostParams::default(),
+            &registration("mock", &[deploy_item_types::MOCK], json!({ "replicas": 2 })),
+        )
+        .await
+        .expect("registration created");
+
+    for environment in ["edge", "core"] {
+        let pair = format!("mock-{environment}");
+        let installation = wait_for_installation(&world, &pair).await;
+        assert_eq!(installation.labels()[labels::DEPLOYER_REGISTRATION], "mock");
+        assert_eq!(
+            installation.labels()[labels::DEPLOYER_ENVIRONMENT],
+            environment
+        );
+        assert!(
+            installation
+                .finalizers()
+                .contains(&finalizers::DEPLOYER_MANAGEMENT.to_owned())
+        );
+        assert_eq!(
+            operation(&installation),
+            Some("reconcile"),
+            "a new pair is started"
+        );
+        let mappings = installation.spec.import_data_mappings.clone().unwrap();
+        assert_eq!(mappings["identity"], pair.as_str());
+        assert_eq!(
+            mappings["releaseNamespace"],
+            format!("{environment}-deployers").as_str()
+        );
+        assert_eq!(mappings["values"], json!({ "replicas": 2 }));
+        assert_eq!(
+            mappings["targetSelectors"][0]["annotations"][0]["values"][0],
+            environment
+        );
+        let targets = installation.spec.imports.clone().unwrap().targets.unwrap();
+        assert_eq!(
+            targets[0].target.as_deref(),
+            Some(format!("#{environment}").as_str())
+        );
+        assert_eq!(
+            targets[1].target.as_deref(),
+            Some(format!("#{pair}").as_str())
+        );
+
+        let client = world.landscaper_cluster().client();
+        Api::<ServiceAccount>::namespaced(client.clone(), LS_NAMESPACE)
+            .get(&pair)
+            .await
+            .expect("the pair's ServiceAccount");
+        let role_name = format!("landscaper:deployer:{pair}");
+        Api::<ClusterRole>::all(client.clone())
+            .get(&role_name)
+            .await
+            .expect("its ClusterRole");
+        let binding = Api::<ClusterRoleBinding>::all(client.clone())
+            .get(&role_name)
+            .await
+            .expect("its ClusterRoleBinding");
+        assert_eq!(binding.subjects.unwrap()[0].name, pair);
+        let target = Api::<Target>::namespaced(client.clone(), LS_NAMESPACE)
+            .get(&pair)
+            .await
+            .expect("its Target");
+        let secret_ref = target.spec.secret_ref.expect("the Target names its Secret");
+
+        // The Target's kubeconfig is the pair's ServiceAccount in the landscaper cluster, and
+        // RBAC gives it the deploy items and nothing cluster-admin.
+        let secret = Api::<Secret>::namespaced(client.clone(), LS_NAMESPACE)
+            .get(&secret_ref.name)
+            .await
+            .expect("its access Secret");
+        let kubeconfig = &secret.data.unwrap()[secret_ref.key.as_deref().unwrap()];
+        let kubeconfig: Kubeconfig =
+            serde_yaml_ng::from_slice(&kubeconfig.0).expect("a kubeconfig");
+        let config =
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .expect("a usable kubeconfig");
+        let as_pair = kube::Client::try_from(config).expect("a client");
+        Api::<landscaper_api::core::DeployItem>::all(as_pair.clone())
+            .list(&Default::default())
+            .await
+            .expect("the deployer can list deploy items");
+        let denied = Api::<DeployerRegistration>::all(as_pair)
+            .list(&Default::default())
+            .await
+            .expect_err("the deployer cannot read registrations");
+        assert!(matches!(denied, kube::Error::Api(status) if status.code == 403));
+    }
+
+    let registration = registrations.get("mock").await.expect("read");
+    eventually("the status lists both environments", || async {
+        let status = registrations
+            .get("mock")
+            .await
+            .expect("read")
+            .status
+            .unwrap_or_default();
+        status.environments.len() == 2 && status.environments_ready.as_deref() == Some("0/2")
+    })
+    .await;
+    assert!(
+        registration
+            .finalizers()
+            .contains(&finalizers::DEPLOYER_MANAGEMENT.to_owned())
+    );
+
+    // A third environment registered later gets the deployer without touching the registration.
+    create_environment(&world, "late").await;
+    wait_for_installation(&world, "mock-late").await;
+}
+
+#[tokio::test]
+async fn installations_are_triggered_only_when_their_source_changed_and_a_restart_writes_nothing() {
+    let mut world = World::start().await;
+    create_environment(&world, "edge").await;
+    create_environment(&world, "core").await;
+    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
+    registrations
+        .create(
+            &PostParams::default(),
+            &registration("mock", &[deploy_item_types::MOCK], json!({})),
+        )
+        .await
+        .expect("registration created");
+    for pair in ["mock-edge", "mock-core"] {
+        wait_for_installation(&world, pair).await;
+        consume_reconcile_annotation(&world, pair).await;
+    }
+    eventually("the status is written", || async {
+        registrations
+            .get("mock")
+            .await
+            .expect("read")
+            .status
+            .is_some_and(|s| s.environments.len() == 2)
+    })
+    .await;
+
+    // A restart with nothing changed writes nothing.
+    world.stop_landscaper().await;
+    world.landscaper_cluster().counters().reset();
+    world.start_landscaper().await;
+    let counters = world.landscaper_cluster().counters();
+    eventually(
+        "the restarted landscaper has listed the registrations",
+        || async {
+            counters.count(Some("list"), Some("deployerregistrations"), None) >= 1
+                && counters.count(Some("list"), Some("installations"), None) >= 1
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        counters.writes(None),
+        0,
+        "writes after a restart: {:?}",
+        counters.snapshot()
+    );
+    for pair in ["mock-edge", "mock-core"] {
+        let installation = installations(&world).get(pair).await.expect("read");
+        assert_eq!(
+            operation(&installation),
+            None,
+            "{pair} was not triggered again"
+        );
+    }
+
+    // Changing the registration's values upgrades every environment once.
+    registrations
+        .patch(
+            "mock",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "spec": { "installationTemplate": { "importDataMappings": { "values": { "replicas": 3 } } } } })),
+        )
+        .await
+        .expect("registration changed");
+    for pair in ["mock-edge", "mock-core"] {
+        eventually(&format!("{pair} is upgraded and started"), || async {
+            let installation = installations(&world).get(pair).await.expect("read");
+            operation(&installation) == Some("reconcile")
+                && installation.spec.import_data_mappings.as_ref().unwrap()["values"]
+                    == json!({ "replicas": 3 })
+        })
+        .await;
+        consume_reconcile_annotation(&world, pair).await;
+    }
+    // A change that does not touch the template (a label) starts nothing.
+    registrations
+        .patch(
+            "mock",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "metadata": { "labels": { "team": "platform" } } })),
+        )
+        .await
+        .expect("labelled");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    for pair in ["mock-edge", "mock-core"] {
+        let installation = installations(&world).get(pair).await.expect("read");
+        assert_eq!(
+            operation(&installation),
+            None,
+            "{pair} was not triggered by a label"
+        );
+    }
+}
+
+#[tokio::test]
+async fn names_too_long_for_a_pair_are_a_status_message() {
+    let world = World::start().await;
+    let long = "e".repeat(60);
+    create_environment(&world, &long).await;
+    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
+    registrations
+        .create(
+            &PostParams::default(),
+            &registration("mock", &[deploy_item_types::MOCK], json!({})),
+        )
+        .await
+        .expect("registration created");
+    eventually("the registration reports the name", || async {
+        let status = registrations
+            .get("mock")
+            .await
+            .expect("read")
+            .status
+            .unwrap_or_default();
+        status.environments.iter().any(|entry| {
+            entry.environment == long
+                && entry
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("more than the 63"))
+        })
+    })
+    .await;
+    assert!(
+        installations(&world)
+            .list(&Default::default())
+            .await
+            .expect("list")
+            .items
+            .is_empty()
+    );
+}
+
+/// An Execution for the pair's installation, as the installation controller would render it,
+/// with items of the given type.
+async fn execution_needing(world: &World, pair: &str, item_type: &str) {
+    let execution: Execution = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Execution",
+        "metadata": { "name": pair, "namespace": LS_NAMESPACE },
+        "spec": { "deployItems": [{ "name": "deployer", "type": item_type, "config": {} }] },
+    }))
+    .expect("an execution");
+    Api::<Execution>::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE)
+        .create(&PostParams::default(), &execution)
+        .await
+        .expect("execution created");
+}
+
+#[tokio::test]
+async fn a_dependency_cycle_is_reported_on_every_registration_in_it() {
+    let world = World::start().await;
+    create_environment(&world, "edge").await;
+    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
+    for (name, serves) in [
+        ("manifest", deploy_item_types::MANIFEST),
+        ("mock", deploy_item_types::MOCK),
+    ] {
+        registrations
+            .create(
+                &PostParams::default(),
+                &registration(name, &[serves], json!({})),
+            )
+            .await
+            .expect("registration created");
+    }
+    wait_for_installation(&world, "manifest-edge").await;
+    wait_for_installation(&world, "mock-edge").await;
+    execution_needing(&world, "manifest-edge", deploy_item_types::MOCK).await;
+    execution_needing(&world, "mock-edge", deploy_item_types::MANIFEST).await;
+    for name in ["manifest", "mock"] {
+        eventually(&format!("{name} reports the cycle"), || async {
+            let status = registrations
+                .get(name)
+                .await
+                .expect("read")
+                .status
+                .unwrap_or_default();
+            status.conditions.iter().any(|c| {
+                c.type_ == "DependencyCycle" && c.message.contains("manifest → mock → manifest")
+            })
+        })
+        .await;
+    }
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::all(world.landscaper_cluster().client());
+    eventually("a DependencyCycle event is published", || async {
+        events
+            .list(&Default::default())
+            .await
+            .expect("events")
+            .items
+            .iter()
+            .any(|event| {
+                event.reason.as_deref() == Some("DependencyCycle")
+                    && event.type_.as_deref() == Some("Warning")
+            })
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn deleting_an_environment_removes_its_pairs_in_reverse_order_then_releases_it() {
+    let world = World::start().await;
+    create_environment(&world, "edge").await;
+    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
+    registrations
+        .create(
+            &PostParams::default(),
+            &registration("manifest", &[deploy_item_types::MANIFEST], json!({})),
+        )
+        .await
+        .expect("registration created");
+    registrations
+        .create(
+            &PostParams::default(),
+            &registration("app", &["example.com/app"], json!({})),
+        )
+        .await
+        .expect("registration created");
+    wait_for_installation(&world, "manifest-edge").await;
+    wait_for_installation(&world, "app-edge").await;
+    // app's deployer is installed with manifest items, so it goes first; a finalizer of the
+    // test holds it to see that manifest waits.
+    execution_needing(&world, "app-edge", deploy_item_types::MANIFEST).await;
+    installations(&world)
+        .patch(
+            "app-edge",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "metadata": { "finalizers": [finalizers::DEPLOYER_MANAGEMENT, "test.example.com/hold"] } })),
+        )
+        .await
+        .expect("held");
+    let environments: Api<Environment> = Api::all(world.landscaper_cluster().client());
+    environments
+        .delete("edge", &DeleteParams::default())
+        .await
+        .expect("deleted");
+    eventually("app-edge is being deleted", || async {
+        installations(&world)
+            .get("app-edge")
+            .await
+            .expect("read")
+            .metadata
+            .deletion_timestamp
+            .is_some()
+    })
+    .await;
+    eventually("manifest reports what it waits for", || async {
+        let status = registrations
+            .get("manifest")
+            .await
+            .expect("read")
+            .status
+            .unwrap_or_default();
+        status.environments.iter().any(|e| {
+            e.message
+                .as_deref()
+                .is_some_and(|m| m.contains("waiting for app-edge to be removed first"))
+        })
+    })
+    .await;
+    let manifest = installations(&world)
+        .get("manifest-edge")
+        .await
+        .expect("still there");
+    assert!(
+        manifest.metadata.deletion_timestamp.is_none(),
+        "manifest waits for app"
+    );
+
+    installations(&world)
+        .patch(
+            "app-edge",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({ "metadata": { "finalizers": [finalizers::DEPLOYER_MANAGEMENT] } }),
+            ),
+        )
+        .await
+        .expect("released");
+    wait_gone(&installations(&world), "app-edge").await;
+    wait_gone(&installations(&world), "manifest-edge").await;
+    let client = world.landscaper_cluster().client();
+    wait_gone(
+        &Api::<ServiceAccount>::namespaced(client.clone(), LS_NAMESPACE),
+        "manifest-edge",
+    )
+    .await;
+    wait_gone(
+        &Api::<ClusterRole>::all(client.clone()),
+        "landscaper:deployer:manifest-edge",
+    )
+    .await;
+    wait_gone(
+        &Api::<Target>::namespaced(client.clone(), LS_NAMESPACE),
+        "edge",
+    )
+    .await;
+    wait_gone(&environments, "edge").await;
+    let remaining: BTreeMap<String, String> = Api::<Secret>::namespaced(client, LS_NAMESPACE)
+        .list(&Default::default())
+        .await
+        .expect("secrets")
+        .items
+        .iter()
+        .map(|secret| (secret.name_any(), String::new()))
+        .collect();
+    assert!(
+        !remaining.keys().any(|name| name.contains("-edge-")),
+        "{remaining:?}"
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_registration_removes_its_pairs_everywhere() {
+    let world = World::start().await;
+    create_environment(&world, "edge").await;
+    create_environment(&world, "core").await;
+    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
+    registrations
+        .create(
+            &PostParams::default(),
+            &registration("mock", &[deploy_item_types::MOCK], json!({})),
+        )
+        .await
+        .expect("registration created");
+    wait_for_installation(&world, "mock-edge").await;
+    wait_for_installation(&world, "mock-core").await;
+    registrations
+        .delete("mock", &DeleteParams::default())
+        .await
+        .expect("deleted");
+    wait_gone(&installations(&world), "mock-edge").await;
+    wait_gone(&installations(&world), "mock-core").await;
+    wait_gone(&registrations, "mock").await;
+    let client = world.landscaper_cluster().client();
+    wait_gone(
+        &Api::<Target>::namespaced(client.clone(), LS_NAMESPACE),
+        "mock-edge",
+    )
+    .await;
+    wait_gone(
+        &Api::<ClusterRoleBinding>::all(client),
+        "landscaper:deployer:mock-core",
+    )
+    .await;
+}
