@@ -33,6 +33,7 @@ use kube::api::{Api, PostParams};
 use kube::runtime::{WatchStreamExt, watcher};
 use landscaper_api::core::{DeployItem, DeployItemPhase, Target};
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item, nginx_chart_dir};
+use landscaper_e2e::process::{release_binary, sample_load, usage};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
 
@@ -48,15 +49,7 @@ fn env_number(name: &str, default: usize) -> usize {
 
 /// The agent binary: `LANDSCAPER_AGENT_BIN`, or the one beside this benchmark's target folder.
 fn agent_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("LANDSCAPER_AGENT_BIN") {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().expect("own path");
-    // target/release/deps/helm_200-<hash> → target/release/landscaper-agent
-    exe.parent()
-        .and_then(|deps| deps.parent())
-        .map(|profile| profile.join("landscaper-agent"))
-        .expect("a target folder")
+    release_binary("LANDSCAPER_AGENT_BIN", "landscaper-agent")
 }
 
 /// The values of the conformance case `nginx/values-default`.
@@ -79,72 +72,6 @@ fn item(index: usize, raw: &str, values: &Value) -> DeployItem {
         values: values.clone(),
     };
     helm_deploy_item(&format!("nginx-{index:03}"), ENVIRONMENT, release)
-}
-
-/// Peak resident set (KiB) and CPU seconds of a process, from `/proc`.
-struct Usage {
-    peak_rss_kib: u64,
-    rss_kib: u64,
-    cpu_seconds: f64,
-}
-
-fn clock_ticks() -> f64 {
-    Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(100.0)
-}
-
-fn usage(pid: &str) -> Usage {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which may contain spaces) start at the state, field 3.
-    let rest: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, r)| r.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        rest.get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    Usage {
-        peak_rss_kib: field("VmHWM:"),
-        rss_kib: field("VmRSS:"),
-        // utime and stime are fields 14 and 15: indexes 11 and 12 after the state.
-        cpu_seconds: (ticks(11) + ticks(12)) / clock_ticks(),
-    }
-}
-
-/// The 1-minute load average, from `/proc/loadavg`.
-fn load_average() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|l| l.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(0.0)
-}
-
-/// Samples [`load_average`] every second until `done` fires; returns the samples.
-async fn sample_load(mut done: tokio::sync::oneshot::Receiver<()>) -> Vec<f64> {
-    let mut samples = vec![load_average()];
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    loop {
-        tokio::select! {
-            _ = &mut done => return samples,
-            _ = tick.tick() => samples.push(load_average()),
-        }
-    }
 }
 
 fn spawn_agent(world: &World, host: &PathBuf, landscaper: &PathBuf, workers: usize) -> Child {

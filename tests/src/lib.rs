@@ -4,6 +4,7 @@
 //! RBAC grant; real charts packaged as Helm packages them.
 
 pub mod charts;
+pub mod process;
 pub mod rbac;
 pub mod states;
 

@@ -1,0 +1,232 @@
+//! Benchmark: deployer management at scale. 1,000 Environments × 5 DeployerRegistrations:
+//! from the start of `landscaper run` until all 5,000 pairs have their Installation (each pair's
+//! ServiceAccount, RBAC, access Secret and Target are written before it); then the same
+//! landscaper restarted with nothing changed, which must write nothing.
+//!
+//! The landscaper cluster is a testbed in this process; the landscaper is the real
+//! `landscaper run` binary in a child process, authenticated as its own user, so its requests
+//! are counted apart (testbed request counters) and its memory is its own (`VmHWM`).
+//!
+//! ```sh
+//! cargo build --release -p landscaper
+//! cargo bench -p landscaper-e2e --bench deployer_management
+//! ```
+//! `DM_BENCH_ENVIRONMENTS` (default 1000) and `DM_BENCH_REGISTRATIONS` (default 5) change the
+//! load; `LANDSCAPER_BIN` points at another landscaper binary.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{Api, ListParams, PostParams};
+use landscaper_api::core::{DeployerRegistration, Environment, Installation};
+use landscaper_e2e::LS_NAMESPACE;
+use landscaper_e2e::process::{release_binary, sample_load, usage};
+use serde_json::json;
+use testbed::{Cluster, Testbed};
+
+const USER: &str = "landscaper-bench";
+const LIMIT: Duration = Duration::from_secs(900);
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn environment(name: &str, cluster: &Cluster) -> Environment {
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Environment",
+        "metadata": { "name": name },
+        "spec": {
+            "namespace": "deployers",
+            "hostTarget": {
+                "type": "landscaper.gardener.cloud/kubernetes-cluster",
+                "config": { "kubeconfig": "fenced" },
+            },
+            "landscaperClusterConfig": { "host": cluster.url(), "apiPath": "", "insecure": true },
+            "targetSelectors": [{ "annotations": [{
+                "key": "landscaper.gardener.cloud/environment", "operator": "=", "values": [name],
+            }] }],
+        },
+    }))
+    .expect("an environment")
+}
+
+fn registration(name: &str) -> DeployerRegistration {
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployerRegistration",
+        "metadata": { "name": name },
+        "spec": {
+            "types": [format!("example.com/{name}")],
+            "installationTemplate": {
+                "blueprint": { "ref": { "resourceName": "blueprint" } },
+                "componentDescriptor": { "ref": {
+                    "componentName": format!("example.com/{name}"),
+                    "version": "v1.0.0",
+                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
+                } },
+                "importDataMappings": { "values": { "replicas": 1 } },
+            },
+        },
+    }))
+    .expect("a registration")
+}
+
+fn spawn_landscaper(kubeconfig: &std::path::Path, log: &std::path::Path) -> Child {
+    let binary = release_binary("LANDSCAPER_BIN", "landscaper");
+    if !binary.exists() {
+        eprintln!(
+            "no landscaper binary at {}: run `cargo build --release -p landscaper` first (or set LANDSCAPER_BIN)",
+            binary.display()
+        );
+        std::process::exit(2);
+    }
+    Command::new(binary)
+        .args(["run", "--kubeconfig"])
+        .arg(kubeconfig)
+        .env(
+            "RUST_LOG",
+            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("landscaper log"))
+        .spawn()
+        .expect("the landscaper starts")
+}
+
+async fn count_installations(installations: &Api<Installation>) -> usize {
+    installations
+        .list_metadata(&ListParams::default())
+        .await
+        .map(|list| list.items.len())
+        .unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() {
+    let environments = env_number("DM_BENCH_ENVIRONMENTS", 1000);
+    let registrations = env_number("DM_BENCH_REGISTRATIONS", 5);
+    let pairs = environments * registrations;
+    let bed = Testbed::builder().start().await.expect("testbed starts");
+    let cluster = bed.cluster();
+    let client = cluster.client();
+    landscaper::crds::ensure(&client).await.expect("CRDs");
+    let namespace: Namespace =
+        serde_json::from_value(json!({ "metadata": { "name": LS_NAMESPACE } })).expect("ns");
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("namespace");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let token = cluster.add_user(USER, &["system:masters"]);
+    let kubeconfig = dir.path().join("landscaper.yaml");
+    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml_for(&token)).expect("kubeconfig");
+    let log = dir.path().join("landscaper.log");
+
+    let environment_api: Api<Environment> = Api::all(client.clone());
+    futures::stream::iter(0..environments)
+        .map(|index| {
+            let api = environment_api.clone();
+            let environment = environment(&format!("env-{index:04}"), cluster);
+            async move { api.create(&PostParams::default(), &environment).await }
+        })
+        .buffer_unordered(32)
+        .for_each(|created| async move {
+            created.expect("environment created");
+        })
+        .await;
+    let registration_api: Api<DeployerRegistration> = Api::all(client.clone());
+    for index in 0..registrations {
+        registration_api
+            .create(
+                &PostParams::default(),
+                &registration(&format!("deployer-{index}")),
+            )
+            .await
+            .expect("registration created");
+    }
+    let installations: Api<Installation> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    let counters = cluster.counters();
+    counters.reset();
+
+    let (load_stop, load_done) = tokio::sync::oneshot::channel();
+    let load = tokio::spawn(sample_load(load_done));
+    let started = Instant::now();
+    let mut landscaper = spawn_landscaper(&kubeconfig, &log);
+    let pid = landscaper.id().to_string();
+    while count_installations(&installations).await < pairs {
+        if started.elapsed() > LIMIT {
+            eprintln!(
+                "not all {pairs} pairs after {LIMIT:?}; log: {}",
+                log.display()
+            );
+            let _ = landscaper.kill();
+            std::mem::forget(dir);
+            std::process::exit(1);
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let elapsed = started.elapsed();
+    let created = usage(&pid);
+    let requests = counters.count(None, None, Some(USER));
+    let writes = counters.writes(Some(USER));
+    let _ = load_stop.send(());
+    let load = load.await.expect("load samples");
+
+    // The same landscaper again, with nothing changed: it reads and must not write.
+    let _ = landscaper.kill();
+    let _ = landscaper.wait();
+    counters.reset();
+    let mut again = spawn_landscaper(&kubeconfig, &log);
+    let restarted = Instant::now();
+    while counters.count(Some("list"), Some("installations"), Some(USER)) == 0
+        || counters.count(Some("list"), Some("deployerregistrations"), Some(USER)) == 0
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The caches are filled; give every registration's pass time to run.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let restart_writes = counters.writes(Some(USER));
+    let restart_requests = counters.count(None, None, Some(USER));
+    let restart_usage = usage(&again.id().to_string());
+    let _ = again.kill();
+    let _ = again.wait();
+
+    println!(
+        "deployer_management: {environments} environments × {registrations} registrations = {pairs} pairs"
+    );
+    println!(
+        "  all pairs' Installations after {:>8.2} s (wall, from the start of `landscaper run`)",
+        elapsed.as_secs_f64()
+    );
+    println!(
+        "  landscaper requests            {requests} ({:.2} per pair), of which writes {writes} ({:.2} per pair)",
+        requests as f64 / pairs as f64,
+        writes as f64 / pairs as f64
+    );
+    println!(
+        "  landscaper peak RSS            {:>8.1} MiB (VmHWM), CPU {:.2} s",
+        created.peak_rss_kib as f64 / 1024.0,
+        created.cpu_seconds
+    );
+    println!(
+        "  restart, nothing changed       {restart_writes} writes, {restart_requests} requests in {:.1} s; peak RSS {:.1} MiB",
+        restarted.elapsed().as_secs_f64(),
+        restart_usage.peak_rss_kib as f64 / 1024.0
+    );
+    println!(
+        "  load average (1 min)           {:.2} mean ({:.2} at most; {} cores)",
+        load.iter().sum::<f64>() / load.len() as f64,
+        load.iter().copied().fold(0.0, f64::max),
+        std::thread::available_parallelism().map_or(0, usize::from)
+    );
+    if restart_writes != 0 {
+        println!("  writes after the restart: {:?}", counters.snapshot());
+        std::process::exit(1);
+    }
+}

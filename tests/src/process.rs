@@ -1,0 +1,89 @@
+//! Measuring a child process of a benchmark from `/proc`, and the machine's load beside it:
+//! benchmarks run on shared machines, so a slow run must be told from a busy machine.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+/// Peak resident set (KiB) and CPU seconds of a process, from `/proc`.
+pub struct Usage {
+    /// Peak resident set (`VmHWM`), KiB.
+    pub peak_rss_kib: u64,
+    /// Resident set now (`VmRSS`), KiB.
+    pub rss_kib: u64,
+    /// User and system CPU time, seconds.
+    pub cpu_seconds: f64,
+}
+
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// The usage of process `pid` (`self` for this process).
+pub fn usage(pid: &str) -> Usage {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may contain spaces) start at the state, field 3.
+    let rest: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        rest.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    Usage {
+        peak_rss_kib: field("VmHWM:"),
+        rss_kib: field("VmRSS:"),
+        // utime and stime are fields 14 and 15: indexes 11 and 12 after the state.
+        cpu_seconds: (ticks(11) + ticks(12)) / clock_ticks(),
+    }
+}
+
+/// The 1-minute load average, from `/proc/loadavg`.
+pub fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0.0)
+}
+
+/// Samples [`load_average`] every second until `done` fires; returns the samples.
+pub async fn sample_load(mut done: tokio::sync::oneshot::Receiver<()>) -> Vec<f64> {
+    let mut samples = vec![load_average()];
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = &mut done => return samples,
+            _ = tick.tick() => samples.push(load_average()),
+        }
+    }
+}
+
+/// A release binary of the workspace: the path in `variable`, or `name` beside the running
+/// benchmark's target folder (`target/release/deps/<bench>` → `target/release/<name>`).
+pub fn release_binary(variable: &str, name: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(variable) {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("own path");
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .map(|profile| profile.join(name))
+        .expect("a target folder")
+}
