@@ -8,4 +8,5 @@
 pub mod controllers;
 pub mod crds;
 pub mod dev;
+pub mod own_environment;
 pub mod settings;

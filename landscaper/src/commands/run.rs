@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use futures::FutureExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use landscaper::own_environment;
 use landscaper::settings::Settings;
 use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::decode::config_from_yaml;
@@ -56,9 +58,20 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .context("no kubeconfig given and none found (in-cluster or KUBECONFIG)")?,
     };
     tracing::info!(server = %config.cluster_url, namespace = %settings.namespace, "starting the landscaper");
-    let client = kube::Client::try_from(with_bounded_reads(config))
+    let own_agent =
+        own_environment::agent_settings(&configuration).context("deployerManagement.agent")?;
+    let client = kube::Client::try_from(with_bounded_reads(config.clone()))
         .context("building the client of the landscaper cluster")?;
-    landscaper::controllers::run(client, settings, landscaper_agent::shutdown::signal()).await;
+    let shutdown = landscaper_agent::shutdown::signal().shared();
+    let controllers = landscaper::controllers::run(client, settings, shutdown.clone());
+    match own_agent {
+        Some(agent) => {
+            let (_, agent) =
+                futures::join!(controllers, own_environment::run(agent, config, shutdown));
+            agent.context("connecting the agent of the landscaper's own cluster")?;
+        }
+        None => controllers.await,
+    }
     tracing::info!("landscaper stopped");
     Ok(ExitCode::SUCCESS)
 }
