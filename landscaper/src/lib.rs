@@ -8,5 +8,6 @@
 pub mod controllers;
 pub mod crds;
 pub mod dev;
+pub mod leader;
 pub mod own_environment;
 pub mod settings;

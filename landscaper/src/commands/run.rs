@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use futures::FutureExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use landscaper::own_environment;
 use landscaper::settings::Settings;
+use landscaper::{leader, own_environment};
 use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::client_config::with_bounded_reads;
@@ -28,6 +28,18 @@ pub struct Args {
     /// Heartbeat periods an agent may miss before its Environment turns Unknown.
     #[arg(long, env = "LANDSCAPER_HEARTBEAT_TOLERANCE", default_value_t = landscaper::settings::DEFAULT_HEARTBEAT_TOLERANCE)]
     heartbeat_tolerance: u32,
+    /// Take part in leader election, so that of several replicas only one reconciles: a Lease
+    /// in the deployer management namespace; the others wait and take over when it is not
+    /// renewed. A replica that loses the Lease exits (with status 1) to start over cleanly.
+    #[arg(long, env = "LANDSCAPER_LEADER_ELECT")]
+    leader_elect: bool,
+    /// Name of the leader election Lease.
+    #[arg(
+        long,
+        env = "LANDSCAPER_LEADER_ELECTION_ID",
+        default_value = "landscaper-leader"
+    )]
+    leader_election_id: String,
 }
 
 /// Runs the controllers.
@@ -63,14 +75,44 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let client = kube::Client::try_from(with_bounded_reads(config.clone()))
         .context("building the client of the landscaper cluster")?;
     let shutdown = landscaper_agent::shutdown::signal().shared();
-    let controllers = landscaper::controllers::run(client, settings, shutdown.clone());
-    match own_agent {
-        Some(agent) => {
-            let (_, agent) =
-                futures::join!(controllers, own_environment::run(agent, config, shutdown));
-            agent.context("connecting the agent of the landscaper's own cluster")?;
+    let election = args.leader_elect.then(|| {
+        leader::Election::new(
+            client.clone(),
+            &settings.namespace,
+            &args.leader_election_id,
+            &leader::replica_identity(),
+        )
+    });
+    let work = async {
+        let controllers = landscaper::controllers::run(client, settings, shutdown.clone());
+        match own_agent {
+            Some(agent) => {
+                let (_, agent) = futures::join!(
+                    controllers,
+                    own_environment::run(agent, config, shutdown.clone())
+                );
+                agent.context("connecting the agent of the landscaper's own cluster")
+            }
+            None => {
+                controllers.await;
+                Ok(())
+            }
         }
-        None => controllers.await,
+    };
+    match election {
+        None => work.await?,
+        Some(election) => {
+            let mut result = Ok(());
+            let outcome = tokio::select! {
+                outcome = election.run(async { result = work.await }) => outcome,
+                // Stopped while waiting to lead.
+                () = shutdown.clone() => leader::Outcome::Finished,
+            };
+            if outcome == leader::Outcome::Lost {
+                anyhow::bail!("lost the leader election Lease {}", args.leader_election_id);
+            }
+            result?;
+        }
     }
     tracing::info!("landscaper stopped");
     Ok(ExitCode::SUCCESS)
