@@ -1,9 +1,10 @@
 //! The landscaper's controllers and configuration.
 //!
 //! The landscaper reconciles Environments (registered by agents in fenced clusters) into
-//! Targets and watches their agents' heartbeats. DeployerRegistrations and the installation and
-//! execution flow have no controller yet. This library holds the controllers; the `landscaper`
-//! binary wires them to a cluster.
+//! Targets and watches their agents' heartbeats, and turns every DeployerRegistration ×
+//! Environment pair into the objects and the Installation that install the deployer there.
+//! This library holds the controllers, leader election and the embedded agent of the
+//! landscaper's own cluster; the `landscaper` binary wires them to a cluster.
 
 pub mod controllers;
 pub mod crds;
