@@ -175,6 +175,13 @@ async fn main() {
     let created = usage(&pid);
     let requests = counters.count(None, None, Some(USER));
     let writes = counters.writes(Some(USER));
+    let mut by_kind: Vec<(String, u64)> = counters
+        .snapshot()
+        .into_iter()
+        .filter(|(key, _)| key.user == USER)
+        .map(|(key, count)| (format!("{} {}", key.verb, key.resource), count))
+        .collect();
+    by_kind.sort_by(|a, b| b.1.cmp(&a.1));
     let _ = load_stop.send(());
     let load = load.await.expect("load samples");
 
@@ -209,6 +216,12 @@ async fn main() {
         requests as f64 / pairs as f64,
         writes as f64 / pairs as f64
     );
+    let top: Vec<String> = by_kind
+        .iter()
+        .take(12)
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .collect();
+    println!("  requests by kind               {}", top.join(", "));
     println!(
         "  landscaper peak RSS            {:>8.1} MiB (VmHWM), CPU {:.2} s",
         created.peak_rss_kib as f64 / 1024.0,

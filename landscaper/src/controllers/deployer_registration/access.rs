@@ -47,18 +47,18 @@ impl Access {
     }
 }
 
-/// Keeps the pair's access Secret current; `existing` is the Secret as last seen.
+/// Keeps the pair's access Secret current; `existing` is the Secret's metadata as last seen.
 pub async fn ensure(
     client: &kube::Client,
     pair: &Pair<'_>,
-    existing: Option<&Secret>,
+    existing: Option<&ObjectMeta>,
     lifetime: Duration,
     manager: &str,
 ) -> Result<Access, AccessError> {
     let cluster = &pair.environment.spec.landscaper_cluster_config;
     let cluster_hash = hash_of(&serde_json::to_value(cluster).unwrap_or_default());
     let now = Timestamp::now();
-    if let Some(renew_at) = existing.and_then(|secret| current_until(secret, &cluster_hash))
+    if let Some(renew_at) = existing.and_then(|metadata| current_until(metadata, &cluster_hash))
         && renew_at > now
     {
         return Ok(Access::Current(renew_at));
@@ -98,13 +98,13 @@ pub async fn ensure(
     Ok(Access::Renewed(renew_at))
 }
 
-/// Until when `secret` holds a usable kubeconfig for the cluster of `cluster_hash`.
-fn current_until(secret: &Secret, cluster_hash: &str) -> Option<Timestamp> {
-    let annotations = secret.metadata.annotations.as_ref()?;
+/// Until when the Secret of `metadata` holds a usable kubeconfig for the cluster of
+/// `cluster_hash` (this controller writes the annotations together with the kubeconfig).
+fn current_until(metadata: &ObjectMeta, cluster_hash: &str) -> Option<Timestamp> {
+    let annotations = metadata.annotations.as_ref()?;
     if annotations.get(CLUSTER_HASH).map(String::as_str) != Some(cluster_hash) {
         return None;
     }
-    secret.data.as_ref()?.get(KUBECONFIG_KEY)?;
     annotations.get(RENEW_AT)?.parse().ok()
 }
 

@@ -2,6 +2,7 @@
 //! environments must not cost 1,000 reads, and a restart with nothing changed must cost no
 //! write, so every decision is taken on cached objects.
 
+use std::fmt::Debug;
 use std::pin::Pin;
 
 use futures::{Stream, StreamExt};
@@ -9,13 +10,15 @@ use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::Resource;
 use kube::api::Api;
+use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use landscaper_api::constants::labels;
 use landscaper_api::core::{DeployerRegistration, Environment, Execution, Installation, Target};
 use serde::de::DeserializeOwned;
 
-/// The cached objects.
+/// The cached objects. The pairs' own objects are cached as metadata only: whether they are
+/// current is read from their labels and annotations.
 pub struct Caches {
     /// Every DeployerRegistration.
     pub registrations: Store<DeployerRegistration>,
@@ -26,15 +29,15 @@ pub struct Caches {
     /// Executions in the deployer management namespace (the pairs' installations' items).
     pub executions: Store<Execution>,
     /// The pairs' ServiceAccounts.
-    pub service_accounts: Store<ServiceAccount>,
+    pub service_accounts: Store<PartialObjectMeta<ServiceAccount>>,
     /// The pairs' ClusterRoles.
-    pub cluster_roles: Store<ClusterRole>,
+    pub cluster_roles: Store<PartialObjectMeta<ClusterRole>>,
     /// The pairs' ClusterRoleBindings.
-    pub cluster_role_bindings: Store<ClusterRoleBinding>,
+    pub cluster_role_bindings: Store<PartialObjectMeta<ClusterRoleBinding>>,
     /// The pairs' access Secrets.
-    pub secrets: Store<Secret>,
+    pub secrets: Store<PartialObjectMeta<Secret>>,
     /// The pairs' Targets.
-    pub targets: Store<Target>,
+    pub targets: Store<PartialObjectMeta<Target>>,
 }
 
 /// A stream that yields whenever a cached object changed; it must be polled for the caches to
@@ -60,19 +63,19 @@ impl Caches {
             everything(),
             &mut changes,
         );
-        let service_accounts = cache(
+        let service_accounts = metadata_cache(
             Api::namespaced(client.clone(), namespace),
             pairs(),
             &mut changes,
         );
-        let cluster_roles = cache(Api::all(client.clone()), pairs(), &mut changes);
-        let cluster_role_bindings = cache(Api::all(client.clone()), pairs(), &mut changes);
-        let secrets = cache(
+        let cluster_roles = metadata_cache(Api::all(client.clone()), pairs(), &mut changes);
+        let cluster_role_bindings = metadata_cache(Api::all(client.clone()), pairs(), &mut changes);
+        let secrets = metadata_cache(
             Api::namespaced(client.clone(), namespace),
             pairs(),
             &mut changes,
         );
-        let targets = cache(
+        let targets = metadata_cache(
             Api::namespaced(client.clone(), namespace),
             pairs(),
             &mut changes,
@@ -111,16 +114,36 @@ impl Caches {
 /// A cache of `api`'s objects selected by `config`; its change stream is added to `changes`.
 fn cache<K>(api: Api<K>, config: watcher::Config, changes: &mut Vec<Changes>) -> Store<K>
 where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    cache_of(watcher(api, config), changes)
+}
+
+/// A cache of the metadata of `api`'s objects selected by `config` (an `Api` of
+/// `PartialObjectMeta` watches with metadata-only requests).
+fn metadata_cache<K>(
+    api: Api<PartialObjectMeta<K>>,
+    config: watcher::Config,
+    changes: &mut Vec<Changes>,
+) -> Store<PartialObjectMeta<K>>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    cache_of(watcher(api, config), changes)
+}
+
+/// Stores the objects of a watch; its change stream is added to `changes`.
+fn cache_of<K, W>(watch: W, changes: &mut Vec<Changes>) -> Store<K>
+where
+    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+    W: Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
 {
     let (reader, writer) = reflector::store();
-    let stream = reflector::reflector(writer, watcher(api, config))
+    // managedFields are most of a server-side applied object and nothing here reads them.
+    let watch = watch.modify(|object: &mut K| {
+        object.meta_mut().managed_fields = None;
+    });
+    let stream = reflector::reflector(writer, watch)
         .default_backoff()
         .filter_map(|event| async move {
             match event {

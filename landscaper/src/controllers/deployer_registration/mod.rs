@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
@@ -394,14 +395,19 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
         caches
             .service_accounts
             .get(&here(namespace, pair.name()))
-            .as_deref(),
+            .as_ref()
+            .map(|cached| &cached.metadata),
     )
     .await?;
     write_if_changed(
         Api::all(client.clone()),
         pair,
         pair.cluster_role(),
-        caches.cluster_roles.get(&ObjectRef::new(&role)).as_deref(),
+        caches
+            .cluster_roles
+            .get(&ObjectRef::new(&role))
+            .as_ref()
+            .map(|cached| &cached.metadata),
     )
     .await?;
     write_if_changed(
@@ -411,7 +417,8 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
         caches
             .cluster_role_bindings
             .get(&ObjectRef::new(&role))
-            .as_deref(),
+            .as_ref()
+            .map(|cached| &cached.metadata),
     )
     .await?;
     let secret = caches
@@ -420,7 +427,7 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
     let access = access::ensure(
         client,
         pair,
-        secret.as_deref(),
+        secret.as_ref().map(|cached| &cached.metadata),
         context.settings.pair_token_lifetime,
         MANAGER,
     )
@@ -437,7 +444,11 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
         Api::namespaced(client.clone(), namespace),
         pair,
         pair.target(),
-        caches.targets.get(&here(namespace, pair.name())).as_deref(),
+        caches
+            .targets
+            .get(&here(namespace, pair.name()))
+            .as_ref()
+            .map(|cached| &cached.metadata),
     )
     .await?;
     let existing = caches.installations.get(&here(namespace, pair.name()));
@@ -474,19 +485,18 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
     Ok(access.renew_at())
 }
 
-/// Writes `desired` unless `existing` was written from the same hash.
+/// Writes `desired` unless the object, as the `existing` metadata, was written from the same
+/// hash.
 async fn write_if_changed<K>(
     api: Api<K>,
     pair: &Pair<'_>,
     desired: K,
-    existing: Option<&K>,
+    existing: Option<&ObjectMeta>,
 ) -> Result<(), Error>
 where
     K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
 {
-    if existing
-        .is_some_and(|existing| recorded_hash(existing.meta()) == recorded_hash(desired.meta()))
-    {
+    if existing.is_some_and(|existing| recorded_hash(existing) == recorded_hash(desired.meta())) {
         return Ok(());
     }
     write(api, pair, desired).await

@@ -5,6 +5,7 @@
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
@@ -138,7 +139,7 @@ pub async fn remove(
 
 /// Deletes the object if the cache holds it; whether it did.
 async fn delete_cached<K>(
-    cache: &Store<K>,
+    cache: &Store<PartialObjectMeta<K>>,
     api: Api<K>,
     name: &str,
     namespace: Option<&str>,
