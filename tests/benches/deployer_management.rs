@@ -181,7 +181,7 @@ async fn main() {
         .filter(|(key, _)| key.user == USER)
         .map(|(key, count)| (format!("{} {}", key.verb, key.resource), count))
         .collect();
-    by_kind.sort_by(|a, b| b.1.cmp(&a.1));
+    by_kind.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
     let _ = load_stop.send(());
     let load = load.await.expect("load samples");
 
