@@ -37,13 +37,15 @@ top_level_kind!(DataObject, kind = "DataObject", plural = "dataobjects");
 
 /// Upstream's `GenerateDataObjectName`: the name of the DataObject holding `key` in `context`.
 ///
-/// A key with no context that is already a valid object name is used as it is; otherwise the
-/// name is the lower-case base32 SHA-1 of `<context>/<key>`, so contexts such as `Inst.root`
-/// or `Exec.root` cannot collide and any key fits a name. A leading `#` marks a key as
-/// global and is dropped.
+/// A key starting with `#` is not contextified: the rest is the name as it is. A key with no
+/// context that is already a DNS subdomain is used as it is; otherwise the name is the
+/// lower-case base32 SHA-1 of `<context>/<key>`, so contexts such as `Inst.root` or `Exec.root`
+/// cannot collide and any key fits a name.
 pub fn data_object_name(context: &str, key: &str) -> String {
-    let key = key.strip_prefix('#').unwrap_or(key);
-    if context.is_empty() && is_plain_name(key) {
+    if let Some(literal) = key.strip_prefix('#') {
+        return literal.to_owned();
+    }
+    if context.is_empty() && is_dns_subdomain(key) {
         return key.to_owned();
     }
     base32_lower(&Sha1::digest(format!("{context}/{key}").as_bytes()))
@@ -54,7 +56,9 @@ pub fn execution_data_object_name(execution: &str) -> String {
     data_object_name(&format!("Exec.{execution}"), "")
 }
 
-fn is_plain_name(key: &str) -> bool {
+/// Upstream's `subdomainRegex`: lower-case letters, digits, `.` and `-`, starting and ending
+/// with a letter or digit.
+fn is_dns_subdomain(key: &str) -> bool {
     let bytes = key.as_bytes();
     !bytes.is_empty()
         && bytes
@@ -89,7 +93,8 @@ mod tests {
     #[test]
     fn plain_keys_without_context_keep_their_name() {
         assert_eq!(data_object_name("", "my-data.v1"), "my-data.v1");
-        assert_eq!(data_object_name("", "#my-data"), "my-data");
+        assert_eq!(data_object_name("", "a..b"), "a..b", "upstream's loose pattern");
+        assert_ne!(data_object_name("", "-a"), "-a");
     }
 
     #[test]
@@ -101,10 +106,9 @@ mod tests {
                 .all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b))
         );
         assert_ne!(name, data_object_name("Inst.other", "a.z"));
-        assert_eq!(
-            data_object_name("", "Upper"),
-            data_object_name("", "#Upper")
-        );
+        assert_eq!(data_object_name("Inst.root", "#shared"), "shared");
+        assert_eq!(data_object_name("", "#Upper"), "Upper");
+        assert_ne!(data_object_name("", "Upper"), "Upper");
         assert_eq!(
             execution_data_object_name("root"),
             data_object_name("Exec.root", "")
