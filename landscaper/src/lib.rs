@@ -7,5 +7,6 @@
 
 pub mod controllers;
 pub mod crds;
+pub mod dataflow;
 pub mod dev;
 pub mod settings;
