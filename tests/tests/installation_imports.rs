@@ -1,0 +1,407 @@
+//! An installation's scope and imports (`landscaper::dataflow`), on the state of upstream's
+//! `installations/imports` tests (`states/cases.md`, built inline with the same names, contexts
+//! and data) and the blueprints of the shared registry `installations/testdata/registry`.
+
+use std::path::PathBuf;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use kube::api::{Api, DeleteParams, PostParams};
+use landscaper::dataflow::{self, DataflowError, Imports};
+use landscaper_api::core::{Blueprint, DataObject, Installation, Target, data_object_name};
+use landscaper_blueprint::Filesystem;
+use serde_json::{Value as Json, json};
+use testbed::Testbed;
+
+/// The blueprints of upstream's shared registry.
+fn registry_blob(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/conformance/landscaper/states/installations/testdata/registry/blobs")
+        .join(name)
+}
+
+fn blueprint(blob: &str) -> (Blueprint, Filesystem) {
+    let fs = Filesystem::from_dir(&registry_blob(blob)).expect("blueprint filesystem");
+    let loaded = landscaper_blueprint::load::load(&fs).expect("blueprint loads");
+    (loaded.blueprint, fs)
+}
+
+struct Fixture {
+    _bed: Testbed,
+    client: kube::Client,
+    ns: String,
+}
+
+impl Fixture {
+    async fn start(ns: &str) -> Self {
+        let bed = Testbed::start().await.expect("testbed starts");
+        let client = bed.cluster().client();
+        landscaper::crds::ensure(&client).await.expect("CRDs");
+        landscaper_e2e::eventually("the DataObject CRD is served", || async {
+            Api::<DataObject>::all(client.clone())
+                .list(&Default::default())
+                .await
+                .is_ok()
+        })
+        .await;
+        let namespace: Namespace =
+            serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
+        Api::<Namespace>::all(client.clone())
+            .create(&PostParams::default(), &namespace)
+            .await
+            .expect("namespace");
+        Self {
+            _bed: bed,
+            client,
+            ns: ns.to_owned(),
+        }
+    }
+
+    async fn create<K>(&self, object: Json) -> K
+    where
+        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>
+            + Clone
+            + serde::Serialize
+            + serde::de::DeserializeOwned
+            + std::fmt::Debug,
+    {
+        let object: K = serde_json::from_value(object).expect("object decodes");
+        Api::<K>::namespaced(self.client.clone(), &self.ns)
+            .create(&PostParams::default(), &object)
+            .await
+            .expect("object is created")
+    }
+
+    /// A DataObject holding `data` under `key` in `context`.
+    async fn data_object(&self, context: &str, key: &str, data: Json) {
+        self.create::<DataObject>(json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DataObject",
+            "metadata": {"name": data_object_name(context, key)},
+            "data": data
+        }))
+        .await;
+    }
+
+    /// A Target of the mock type with `config` under `key` in `context`.
+    async fn target(&self, context: &str, key: &str, config: &str) {
+        self.create::<Target>(json!({
+            "metadata": {"name": data_object_name(context, key)},
+            "spec": {"type": "landscaper.gardener.cloud/mock", "config": config}
+        }))
+        .await;
+    }
+
+    /// An installation; `parent` sets the `encompassed-by` label as subinstallations have.
+    async fn installation(&self, name: &str, parent: Option<&str>, spec: Json) -> Installation {
+        let labels = parent.map_or(
+            json!({}),
+            |p| json!({"landscaper.gardener.cloud/encompassed-by": p}),
+        );
+        let mut spec = spec;
+        spec["blueprint"] = json!({"ref": {"resourceName": "unused"}});
+        self.create::<Installation>(json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Installation",
+            "metadata": {"name": name, "labels": labels},
+            "spec": spec
+        }))
+        .await
+    }
+
+    async fn imports(
+        &self,
+        installation: &Installation,
+        blob: &str,
+    ) -> Result<Imports, DataflowError> {
+        let (blueprint, fs) = blueprint(blob);
+        let scope = dataflow::scope(&self.client, installation)
+            .await
+            .expect("scope");
+        dataflow::read_imports(&self.client, installation, &blueprint, &fs, &scope).await
+    }
+}
+
+fn values(imports: &Imports) -> Json {
+    Json::Object(imports.values.clone())
+}
+
+/// root with a, b and c below it (imports test2): b imports a sibling's export; c imports a
+/// sibling's export and one of the parent's imports, all in context `Inst.root`.
+async fn tree(f: &Fixture) -> (Installation, Installation, Installation) {
+    f.data_object("", "ext.a", json!("val-root-import")).await;
+    f.data_object("Inst.root", "root.a", json!("val-root-import"))
+        .await;
+    f.data_object("Inst.root", "a.z", json!("val-a")).await;
+    let root = f
+        .installation(
+            "root",
+            None,
+            json!({"imports": {"data": [{"name": "root.a", "dataRef": "ext.a"}]}}),
+        )
+        .await;
+    f.installation(
+        "a",
+        Some("root"),
+        json!({"imports": {"data": [{"name": "a.b", "dataRef": "root.a"}]}}),
+    )
+    .await;
+    let b = f
+        .installation(
+            "b",
+            Some("root"),
+            json!({"imports": {"data": [{"name": "b.a", "dataRef": "a.z"}]}}),
+        )
+        .await;
+    let c = f
+        .installation(
+            "c",
+            Some("root"),
+            json!({"imports": {"data": [{"name": "c.a", "dataRef": "a.z"}, {"name": "c.b", "dataRef": "root.a"}]}}),
+        )
+        .await;
+    (root, b, c)
+}
+
+#[tokio::test]
+async fn the_scope_names_parent_siblings_and_context() {
+    let f = Fixture::start("test2").await;
+    let (root, b, _) = tree(&f).await;
+    let scope = dataflow::scope(&f.client, &b).await.unwrap();
+    assert_eq!(scope.context, "Inst.root");
+    assert_eq!(scope.parent.unwrap().metadata.name.as_deref(), Some("root"));
+    let mut siblings: Vec<_> = scope
+        .siblings
+        .iter()
+        .filter_map(|s| s.metadata.name.clone())
+        .collect();
+    siblings.sort();
+    assert_eq!(siblings, ["a", "c"]);
+    let scope = dataflow::scope(&f.client, &root).await.unwrap();
+    assert!(scope.is_root());
+    assert_eq!(scope.context, "");
+    assert!(scope.siblings.is_empty());
+}
+
+#[tokio::test]
+async fn imports_from_a_sibling_and_the_parent() {
+    let f = Fixture::start("test2").await;
+    let (root, b, c) = tree(&f).await;
+    assert_eq!(
+        values(&f.imports(&b, "b").await.unwrap()),
+        json!({"b.a": "val-a"})
+    );
+    let imports = f.imports(&c, "c").await.unwrap();
+    assert_eq!(
+        values(&imports),
+        json!({"c.a": "val-a", "c.b": "val-root-import"})
+    );
+    assert_eq!(imports.hash.len(), 40);
+    // The root reads its import from the root context, where `ext.a` names its DataObject.
+    let imports = f.imports(&root, "root").await.unwrap();
+    assert_eq!(values(&imports), json!({"root.a": "val-root-import"}));
+}
+
+#[tokio::test]
+async fn a_missing_data_object_names_the_import_the_object_and_the_context() {
+    let f = Fixture::start("test11").await;
+    f.installation("root", None, json!({})).await;
+    let a = f
+        .installation(
+            "a",
+            Some("root"),
+            json!({"imports": {"data": [{"name": "foo", "dataRef": "foo"}]}}),
+        )
+        .await;
+    let err = f.imports(&a, "b").await.unwrap_err();
+    assert!(err.is_import_not_found());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "import \"foo\" of Installation test11/a: DataObject test11/{} (key foo, context Inst.root) not found",
+            data_object_name("Inst.root", "foo")
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_import_that_fails_its_schema_is_rejected() {
+    let f = Fixture::start("test1").await;
+    f.installation("root", None, json!({})).await;
+    f.data_object("Inst.root", "root.a", json!(7)).await;
+    let a = f
+        .installation(
+            "a",
+            Some("root"),
+            json!({"imports": {"data": [{"name": "a.b", "dataRef": "root.a"}]}}),
+        )
+        .await;
+    let err = f.imports(&a, "a").await.unwrap_err().to_string();
+    assert!(
+        err.starts_with("Installation test1/a: imports do not satisfy the blueprint: import imports[0] (a.b) at /: 7 is not of type \"string\""),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn imports_from_a_manual_data_object_a_secret_and_a_config_map() {
+    let f = Fixture::start("test5").await;
+    f.data_object("", "my-import", json!("val-root-import"))
+        .await;
+    f.create::<Secret>(
+        json!({"metadata": {"name": "my-secret"}, "stringData": {"config": "val-root-import"}}),
+    )
+    .await;
+    f.create::<ConfigMap>(
+        json!({"metadata": {"name": "my-cm"}, "data": {"config": "val-root-import"}}),
+    )
+    .await;
+    for (name, import) in [
+        ("from-do", json!({"name": "root.a", "dataRef": "my-import"})),
+        (
+            "from-secret",
+            json!({"name": "root.a", "secretRef": {"name": "my-secret", "key": "config"}}),
+        ),
+        (
+            "from-cm",
+            json!({"name": "root.a", "configMapRef": {"name": "my-cm", "key": "config"}}),
+        ),
+    ] {
+        let inst = f
+            .installation(name, None, json!({"imports": {"data": [import]}}))
+            .await;
+        let imports = f.imports(&inst, "root").await.unwrap();
+        assert_eq!(
+            values(&imports),
+            json!({"root.a": "val-root-import"}),
+            "{name}"
+        );
+    }
+    let inst = f
+        .installation("missing-key", None, json!({"imports": {"data": [{"name": "root.a", "secretRef": {"name": "my-secret", "key": "other"}}]}}))
+        .await;
+    let err = f.imports(&inst, "root").await.unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "import \"root.a\" of Installation test5/missing-key: Secret test5/my-secret has no key \"other\""
+    );
+}
+
+#[tokio::test]
+async fn target_imports_from_the_root_context_and_the_parent() {
+    let f = Fixture::start("test4").await;
+    f.target("", "ext.a", "val-e").await;
+    f.target("Inst.root", "root.a", "val-e").await;
+    let root = f
+        .installation(
+            "root",
+            None,
+            json!({"imports": {"targets": [{"name": "root.a", "target": "ext.a"}]}}),
+        )
+        .await;
+    let child = f
+        .installation(
+            "f",
+            Some("root"),
+            json!({"imports": {"targets": [{"name": "f.a", "target": "root.a"}]}}),
+        )
+        .await;
+    let (mut bp, fs) = blueprint("root");
+    bp.imports = serde_json::from_value(json!([{"name": "root.a", "type": "target", "targetType": "landscaper.gardener.cloud/mock"}])).unwrap();
+    let scope = dataflow::scope(&f.client, &root).await.unwrap();
+    let imports = dataflow::read_imports(&f.client, &root, &bp, &fs, &scope)
+        .await
+        .unwrap();
+    assert_eq!(
+        imports.values["root.a"]["spec"],
+        json!({"type": "landscaper.gardener.cloud/mock", "config": "val-e"})
+    );
+    let imports = f.imports(&child, "f").await.unwrap();
+    assert_eq!(imports.values["f.a"]["spec"]["config"], "val-e");
+
+    Api::<Target>::namespaced(f.client.clone(), "test4")
+        .delete("ext.a", &DeleteParams::default())
+        .await
+        .unwrap();
+    let err = dataflow::read_imports(&f.client, &root, &bp, &fs, &scope)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "import \"root.a\" of Installation test4/root: Target test4/ext.a (key ext.a, root context) not found"
+    );
+}
+
+#[tokio::test]
+async fn a_target_list_from_target_names() {
+    let f = Fixture::start("test9").await;
+    f.target("", "ext.a1", "val-ext-a1").await;
+    f.target("", "ext.a2", "val-ext-a2").await;
+    f.target("", "root.y", "val-sib-a").await;
+    let root = f
+        .installation("root", None, json!({"imports": {"targets": [{"name": "root.a", "targets": ["ext.a1", "ext.a2", "root.y"]}]}}))
+        .await;
+    let (mut bp, fs) = blueprint("root");
+    bp.imports = serde_json::from_value(json!([{"name": "root.a", "type": "targetList", "targetType": "landscaper.gardener.cloud/mock"}])).unwrap();
+    let scope = dataflow::scope(&f.client, &root).await.unwrap();
+    let imports = dataflow::read_imports(&f.client, &root, &bp, &fs, &scope)
+        .await
+        .unwrap();
+    let configs: Vec<&Json> = imports.values["root.a"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["spec"]["config"])
+        .collect();
+    assert_eq!(
+        configs,
+        [
+            &json!("val-ext-a1"),
+            &json!("val-ext-a2"),
+            &json!("val-sib-a")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_missing_schema_is_an_error_and_optional_imports_get_their_default() {
+    let f = Fixture::start("test12").await;
+    f.data_object("", "ext.a", json!("x")).await;
+    let root = f
+        .installation(
+            "root",
+            None,
+            json!({"imports": {"data": [{"name": "a.b", "dataRef": "ext.a"}]}}),
+        )
+        .await;
+    let err = f.imports(&root, "j").await.unwrap_err().to_string();
+    assert!(err.contains("the blueprint defines no schema"), "{err}");
+    let plain = f.installation("defaulted", None, json!({})).await;
+    let imports = f.imports(&plain, "root-5").await.unwrap();
+    assert_eq!(values(&imports), json!({"defaulted": {"foo": "bar"}}));
+}
+
+#[tokio::test]
+async fn import_data_mappings_evaluate_spiff_over_the_imports() {
+    let f = Fixture::start("mappings").await;
+    f.data_object("", "ext.a", json!({"host": "h", "port": 80}))
+        .await;
+    let inst = f
+        .installation(
+            "root",
+            None,
+            json!({
+                "imports": {"data": [{"name": "cfg", "dataRef": "ext.a"}]},
+                "importDataMappings": {"root.a": "(( cfg.host \":\" cfg.port ))", "plain": "1"}
+            }),
+        )
+        .await;
+    let (mut bp, fs) = blueprint("root");
+    bp.imports = serde_json::from_value(json!([
+        {"name": "root.a", "type": "data", "schema": {"type": "string"}},
+        {"name": "plain", "type": "data", "schema": {"type": "string"}}
+    ]))
+    .unwrap();
+    let scope = dataflow::scope(&f.client, &inst).await.unwrap();
+    let imports = dataflow::read_imports(&f.client, &inst, &bp, &fs, &scope)
+        .await
+        .unwrap();
+    assert_eq!(values(&imports), json!({"root.a": "h:80", "plain": "1"}));
+}
