@@ -2,126 +2,14 @@
 //! `installations/imports` tests (`states/cases.md`, built inline with the same names, contexts
 //! and data) and the blueprints of the shared registry `installations/testdata/registry`.
 
-use std::path::PathBuf;
+mod dataflow_fixture;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
-use kube::api::{Api, DeleteParams, PostParams};
-use landscaper::dataflow::{self, DataflowError, Imports};
-use landscaper_api::core::{Blueprint, DataObject, Installation, Target, data_object_name};
-use landscaper_blueprint::Filesystem;
+use dataflow_fixture::{Fixture, blueprint, values};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, DeleteParams};
+use landscaper::dataflow;
+use landscaper_api::core::{Installation, Target, data_object_name};
 use serde_json::{Value as Json, json};
-use testbed::Testbed;
-
-/// The blueprints of upstream's shared registry.
-fn registry_blob(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/conformance/landscaper/states/installations/testdata/registry/blobs")
-        .join(name)
-}
-
-fn blueprint(blob: &str) -> (Blueprint, Filesystem) {
-    let fs = Filesystem::from_dir(&registry_blob(blob)).expect("blueprint filesystem");
-    let loaded = landscaper_blueprint::load::load(&fs).expect("blueprint loads");
-    (loaded.blueprint, fs)
-}
-
-struct Fixture {
-    _bed: Testbed,
-    client: kube::Client,
-    ns: String,
-}
-
-impl Fixture {
-    async fn start(ns: &str) -> Self {
-        let bed = Testbed::start().await.expect("testbed starts");
-        let client = bed.cluster().client();
-        landscaper::crds::ensure(&client).await.expect("CRDs");
-        landscaper_e2e::eventually("the DataObject CRD is served", || async {
-            Api::<DataObject>::all(client.clone())
-                .list(&Default::default())
-                .await
-                .is_ok()
-        })
-        .await;
-        let namespace: Namespace =
-            serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap();
-        Api::<Namespace>::all(client.clone())
-            .create(&PostParams::default(), &namespace)
-            .await
-            .expect("namespace");
-        Self {
-            _bed: bed,
-            client,
-            ns: ns.to_owned(),
-        }
-    }
-
-    async fn create<K>(&self, object: Json) -> K
-    where
-        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>
-            + Clone
-            + serde::Serialize
-            + serde::de::DeserializeOwned
-            + std::fmt::Debug,
-    {
-        let object: K = serde_json::from_value(object).expect("object decodes");
-        Api::<K>::namespaced(self.client.clone(), &self.ns)
-            .create(&PostParams::default(), &object)
-            .await
-            .expect("object is created")
-    }
-
-    /// A DataObject holding `data` under `key` in `context`.
-    async fn data_object(&self, context: &str, key: &str, data: Json) {
-        self.create::<DataObject>(json!({
-            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DataObject",
-            "metadata": {"name": data_object_name(context, key)},
-            "data": data
-        }))
-        .await;
-    }
-
-    /// A Target of the mock type with `config` under `key` in `context`.
-    async fn target(&self, context: &str, key: &str, config: &str) {
-        self.create::<Target>(json!({
-            "metadata": {"name": data_object_name(context, key)},
-            "spec": {"type": "landscaper.gardener.cloud/mock", "config": config}
-        }))
-        .await;
-    }
-
-    /// An installation; `parent` sets the `encompassed-by` label as subinstallations have.
-    async fn installation(&self, name: &str, parent: Option<&str>, spec: Json) -> Installation {
-        let labels = parent.map_or(
-            json!({}),
-            |p| json!({"landscaper.gardener.cloud/encompassed-by": p}),
-        );
-        let mut spec = spec;
-        spec["blueprint"] = json!({"ref": {"resourceName": "unused"}});
-        self.create::<Installation>(json!({
-            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Installation",
-            "metadata": {"name": name, "labels": labels},
-            "spec": spec
-        }))
-        .await
-    }
-
-    async fn imports(
-        &self,
-        installation: &Installation,
-        blob: &str,
-    ) -> Result<Imports, DataflowError> {
-        let (blueprint, fs) = blueprint(blob);
-        let scope = dataflow::scope(&self.client, installation)
-            .await
-            .expect("scope");
-        dataflow::read_imports(&self.client, installation, &blueprint, &fs, &scope).await
-    }
-}
-
-fn values(imports: &Imports) -> Json {
-    Json::Object(imports.values.clone())
-}
 
 /// root with a, b and c below it (imports test2): b imports a sibling's export; c imports a
 /// sibling's export and one of the parent's imports, all in context `Inst.root`.
