@@ -293,3 +293,75 @@ async fn import_data_mappings_evaluate_spiff_over_the_imports() {
         .unwrap();
     assert_eq!(values(&imports), json!({"root.a": "h:80", "plain": "1"}));
 }
+
+#[tokio::test]
+async fn conditional_imports_follow_their_optional_parent_import() {
+    let f = Fixture::start("test8").await;
+    f.create::<ConfigMap>(
+        json!({"metadata": {"name": "inst-import"}, "data": {"foo": "val-foo", "bar": "val-bar"}}),
+    )
+    .await;
+    let none = f.installation("none", None, json!({})).await;
+    assert_eq!(
+        values(&f.imports(&none, "root-cond").await.unwrap()),
+        json!({})
+    );
+    let both = f
+        .installation(
+            "both",
+            None,
+            json!({"imports": {"data": [
+                {"name": "rootcond.foo", "configMapRef": {"name": "inst-import", "key": "foo"}},
+                {"name": "rootcond.bar", "configMapRef": {"name": "inst-import", "key": "bar"}}
+            ]}}),
+        )
+        .await;
+    assert_eq!(
+        values(&f.imports(&both, "root-cond").await.unwrap()),
+        json!({"rootcond.foo": "val-foo", "rootcond.bar": "val-bar"})
+    );
+    let only_foo = f
+        .installation(
+            "only-foo",
+            None,
+            json!({"imports": {"data": [{"name": "rootcond.foo", "configMapRef": {"name": "inst-import", "key": "foo"}}]}}),
+        )
+        .await;
+    let err = f.imports(&only_foo, "root-cond").await.unwrap_err();
+    assert!(err.is_import_not_found());
+    assert_eq!(
+        err.to_string(),
+        "Installation test8/only-foo: blueprint defines import \"rootcond.bar\" of type data, which is not satisfied"
+    );
+}
+
+#[tokio::test]
+async fn import_executions_extend_and_validate_the_imports() {
+    let f = Fixture::start("test11").await;
+    let inst = f.installation("root", None, json!({})).await;
+    let (bp, fs) = blueprint("h");
+    let options = |imports: Json| landscaper_blueprint::ExecutionOptions {
+        blueprint: bp.clone(),
+        filesystem: std::sync::Arc::new(fs.clone()),
+        imports: imports.as_object().cloned().unwrap(),
+        ..Default::default()
+    };
+    let scope = f.scope(&inst).await;
+    let input = |file: &str| {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/conformance/landscaper/templates/input")
+            .join(file);
+        let text = std::fs::read_to_string(path).unwrap();
+        landscaper_blueprint::values::parse_yaml(&text).unwrap()
+    };
+    let ok = input("imports-test11-ok.yaml");
+    let bad = input("imports-test11-error.yaml");
+    assert!(dataflow::import_executions(&scope, &options(ok["importsBefore"].clone())).is_ok());
+    let err = dataflow::import_executions(&scope, &options(bad["importsBefore"].clone()))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "Installation test11/root: import validation failed: invalid test data:other"
+    );
+}

@@ -12,7 +12,7 @@ use landscaper_api::constants::labels;
 use landscaper_api::core::{
     Blueprint, DataImport, DataObject, ImportDefinition, Installation, Target, TargetImport,
 };
-use landscaper_blueprint::Filesystem;
+use landscaper_blueprint::{ExecutionOptions, Filesystem, MemoryState, Templater};
 use serde_json::{Map, Value as Json};
 use sha1::{Digest, Sha1};
 
@@ -75,6 +75,31 @@ pub async fn read_imports(
         hash,
         sources,
     })
+}
+
+/// Runs the blueprint's `importExecutions` on `options.imports` (the values of
+/// [`read_imports`]): their bindings extend the imports; errors they report fail with
+/// upstream's "import validation failed" message, naming the installation.
+pub fn import_executions(
+    scope: &Scope,
+    options: &ExecutionOptions,
+) -> Result<Map<String, Json>, DataflowError> {
+    let owner = format!("Installation {}/{}", scope.namespace, scope.name);
+    if options.blueprint.import_executions.is_empty() {
+        return Ok(options.imports.clone());
+    }
+    // Import executions keep no state (upstream: no state key), so an empty store serves.
+    let state = MemoryState::default();
+    let result = Templater::new(&state)
+        .import_executions(options)
+        .map_err(|source| DataflowError::Template {
+            context: owner.clone(),
+            source,
+        })?;
+    match result.error_message() {
+        Some(message) => Err(DataflowError::InvalidImport(format!("{owner}: {message}"))),
+        None => Ok(result.imports),
+    }
 }
 
 /// The imports of `definitions` from the mapped values (first) and the sources, with

@@ -12,7 +12,7 @@ pub mod names;
 pub mod scope;
 
 pub use exports::{Exports, construct_exports, write_exports};
-pub use imports::{Imports, read_imports};
+pub use imports::{Imports, import_executions, read_imports};
 pub use scope::{Scope, scope};
 
 /// Why an installation's imports or exports could not be read, checked or written.
