@@ -1,4 +1,4 @@
-//! An installation's data flow: where it sits (its [`scope`]), the imports it reads from
+//! An installation's data flow: where it sits (its [`scope()`]), the imports it reads from
 //! DataObjects, Secrets, ConfigMaps and Targets, and the exports it writes back.
 //!
 //! The installation controller calls this library; it reads and writes objects through a
