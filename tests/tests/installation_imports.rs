@@ -162,6 +162,26 @@ async fn imports_from_a_manual_data_object_a_secret_and_a_config_map() {
             "{name}"
         );
     }
+    // Without a key, the whole map is imported, each value read as YAML.
+    f.create::<ConfigMap>(json!({"metadata": {"name": "whole"}, "data": {"a": "1", "b": "x: z"}}))
+        .await;
+    let inst = f
+        .installation(
+            "whole",
+            None,
+            json!({"imports": {"data": [{"name": "root.a", "configMapRef": {"name": "whole"}}]}}),
+        )
+        .await;
+    let (mut bp, fs) = blueprint("root");
+    bp.imports[0].schema = Some(json!({"type": "object"}));
+    let scope = f.scope(&inst).await;
+    let imports = dataflow::read_imports(&f.client, &inst, &bp, &fs, &scope)
+        .await
+        .unwrap();
+    assert_eq!(
+        values(&imports),
+        json!({"root.a": {"a": 1, "b": {"x": "z"}}})
+    );
     let inst = f
         .installation("missing-key", None, json!({"imports": {"data": [{"name": "root.a", "secretRef": {"name": "my-secret", "key": "other"}}]}}))
         .await;

@@ -217,7 +217,14 @@ impl Reader<'_> {
             let Some(map) = self.get(&api, &reference.name, "ConfigMap", name).await? else {
                 return Err(self.missing(name, "ConfigMap", &reference.name));
             };
-            let data = map.data.unwrap_or_default();
+            // Upstream reads binaryData and data as one map (Kubernetes keeps their keys apart).
+            let mut data: BTreeMap<String, String> = map
+                .binary_data
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k, String::from_utf8_lossy(&v.0).into_owned()))
+                .collect();
+            data.extend(map.data.unwrap_or_default());
             return self.keyed(
                 name,
                 "ConfigMap",
@@ -233,7 +240,8 @@ impl Reader<'_> {
     }
 
     /// The value under `key` of a Secret's or ConfigMap's data, parsed as YAML; without a
-    /// key, the whole data map.
+    /// key, the whole data map with each value parsed as YAML (upstream's
+    /// `ByteMapToRawMessageMap`).
     fn keyed(
         &self,
         import: &str,
@@ -243,12 +251,20 @@ impl Reader<'_> {
         data: BTreeMap<String, String>,
     ) -> Result<Json, DataflowError> {
         let ns = &self.scope.namespace;
+        let parse = |key: &str, text: &str| {
+            landscaper_blueprint::values::parse_yaml(text).map_err(|e| {
+                DataflowError::InvalidImport(format!(
+                    "import {import:?} of {}: {kind} {ns}/{object} key {key:?}: {e}",
+                    self.owner()
+                ))
+            })
+        };
         let Some(key) = key.filter(|k| !k.is_empty()) else {
-            return Ok(Json::Object(
-                data.into_iter()
-                    .map(|(k, v)| (k, Json::String(v)))
-                    .collect(),
-            ));
+            return data
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), parse(k, v)?)))
+                .collect::<Result<Map<String, Json>, DataflowError>>()
+                .map(Json::Object);
         };
         let Some(text) = data.get(key) else {
             return Err(DataflowError::ImportNotFound(format!(
@@ -256,12 +272,7 @@ impl Reader<'_> {
                 self.owner()
             )));
         };
-        landscaper_blueprint::values::parse_yaml(text).map_err(|e| {
-            DataflowError::InvalidImport(format!(
-                "import {import:?} of {}: {kind} {ns}/{object} key {key:?}: {e}",
-                self.owner()
-            ))
-        })
+        parse(key, text)
     }
 
     async fn target_import(&self, import: &TargetImport) -> Result<Json, DataflowError> {
