@@ -385,3 +385,96 @@ async fn import_executions_extend_and_validate_the_imports() {
         "Installation test11/root: import validation failed: invalid test data:other"
     );
 }
+
+#[tokio::test]
+async fn a_parent_writes_its_imports_for_its_subinstallations() {
+    let f = Fixture::start("written").await;
+    f.data_object("", "ext.a", json!("val-root-import")).await;
+    f.target("", "ext.t", "val-t").await;
+    f.installation(
+        "root",
+        None,
+        json!({"imports": {
+            "data": [{"name": "root.a", "dataRef": "ext.a"}],
+            "targets": [{"name": "root.t", "target": "ext.t"}, {"name": "root.l", "targets": ["ext.t"]}]
+        }}),
+    )
+    .await;
+    f.status::<Installation>("root", json!({"jobID": "job-1"}))
+        .await;
+    let root = f.get_installation("root").await;
+    let (mut bp, fs) = blueprint("root");
+    bp.imports = serde_json::from_value(json!([
+        {"name": "root.a", "type": "data", "schema": {"type": "string"}},
+        {"name": "root.t", "type": "target", "targetType": "landscaper.gardener.cloud/mock"},
+        {"name": "root.l", "type": "targetList", "targetType": "landscaper.gardener.cloud/mock"},
+        {"name": "root.opt", "type": "data", "schema": {}, "required": false}
+    ]))
+    .unwrap();
+    let scope = f.scope(&root).await;
+    let imports = dataflow::read_imports(&f.client, &root, &bp, &fs, &scope)
+        .await
+        .unwrap();
+    dataflow::write_imports(&f.client, &root, &bp, &imports.values, &scope)
+        .await
+        .unwrap();
+    // Writing the same imports again changes nothing.
+    let objects: Api<landscaper_api::core::DataObject> =
+        Api::namespaced(f.client.clone(), "written");
+    let name = data_object_name("Inst.root", "root.a");
+    let before = objects.get(&name).await.unwrap();
+    dataflow::write_imports(&f.client, &root, &bp, &imports.values, &scope)
+        .await
+        .unwrap();
+    let after = objects.get(&name).await.unwrap();
+    assert_eq!(
+        before.metadata.resource_version,
+        after.metadata.resource_version
+    );
+    let labels = after.metadata.labels.unwrap();
+    assert_eq!(
+        labels["data.landscaper.gardener.cloud/context"],
+        "Inst.root"
+    );
+    assert_eq!(
+        labels["data.landscaper.gardener.cloud/sourceType"],
+        "import"
+    );
+    assert_eq!(labels["data.landscaper.gardener.cloud/source"], "Inst.root");
+    assert_eq!(labels["data.landscaper.gardener.cloud/jobid"], "job-1");
+
+    // A subinstallation imports them by the parent's import names, the list by reference.
+    f
+        .installation(
+            "child",
+            Some("root"),
+            json!({"imports": {
+                "data": [{"name": "c.a", "dataRef": "root.a"}],
+                "targets": [{"name": "c.t", "target": "root.t"}, {"name": "c.l", "targetListRef": "root.l"}]
+            }}),
+        )
+        .await;
+    f.status::<Installation>("child", json!({"jobID": "job-1"}))
+        .await;
+    let child = f.get_installation("child").await;
+    let mut child_bp = bp.clone();
+    child_bp.imports = serde_json::from_value(json!([
+        {"name": "c.a", "type": "data", "schema": {"type": "string"}},
+        {"name": "c.t", "type": "target", "targetType": "landscaper.gardener.cloud/mock"},
+        {"name": "c.l", "type": "targetList", "targetType": "landscaper.gardener.cloud/mock"}
+    ]))
+    .unwrap();
+    let child_scope = f.scope(&child).await;
+    let imports = dataflow::read_imports(&f.client, &child, &child_bp, &fs, &child_scope)
+        .await
+        .unwrap();
+    assert_eq!(imports.values["c.a"], "val-root-import");
+    assert_eq!(imports.values["c.t"]["spec"]["config"], "val-t");
+    let list = imports.values["c.l"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["spec"]["config"], "val-t");
+    assert_eq!(
+        list[0]["metadata"]["labels"]["data.landscaper.gardener.cloud/index"],
+        "0"
+    );
+}

@@ -5,25 +5,18 @@
 //! `exportDataMappings`; then DataObjects and Targets named by `spec.exports`, in the context the
 //! installation's imports are read in (so its siblings and parent see them).
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::Resource;
-use kube::api::{Api, ListParams, ObjectMeta, PostParams};
+use kube::api::{Api, ListParams, ObjectMeta};
 use landscaper_api::constants::labels;
 use landscaper_api::core::{
     Blueprint, DataObject, Execution, ExportDefinition, ImportDefinition, Installation, Target,
-    TargetSpec,
 };
 use landscaper_blueprint::{ExecutionOptions, StateHandler, Templater};
 use serde_json::{Map, Value as Json, json};
 
 use super::imports::target_json;
-use super::names::{
-    DATA_JOB_ID, DATA_SOURCE, DATA_SOURCE_TYPE, EXPORT_SOURCE_TYPE, installation_context,
-    object_name,
-};
-use super::{DataflowError, Scope, key_of, mappings};
+use super::names::EXPORT_SOURCE_TYPE;
+use super::write::{Member, Writer};
+use super::{DataflowError, Scope, mappings};
 
 /// What an installation exports: values by export name, and the objects `spec.exports` makes
 /// of them.
@@ -120,16 +113,20 @@ pub async fn write_exports(
     scope: &Scope,
 ) -> Result<Exports, DataflowError> {
     let exports = construct_exports(client, installation, options, state, scope).await?;
+    // Exports land in the context the installation reads its imports in: its siblings and
+    // its parent read them there.
     let writer = Writer {
         client,
         installation,
-        scope,
+        context: scope.context.clone(),
+        source_type: EXPORT_SOURCE_TYPE,
+        purpose: "export",
     };
     for (key, data) in &exports.data_objects {
         writer.data_object(key, data).await?;
     }
     for (key, template) in &exports.targets {
-        writer.target(key, template).await?;
+        writer.target(key, &Member::Single, template).await?;
     }
     tracing::info!(
         installation = %format!("{}/{}", scope.namespace, scope.name),
@@ -339,236 +336,4 @@ fn check_data(
                 problems.join("; ")
             ))
         })
-}
-
-/// Writes the objects of an installation's exports.
-struct Writer<'a> {
-    client: &'a kube::Client,
-    installation: &'a Installation,
-    scope: &'a Scope,
-}
-
-impl Writer<'_> {
-    /// The labels upstream puts on exported objects, and the owner reference.
-    fn meta(&self, name: &str, key: &str) -> ObjectMeta {
-        let mut labels = BTreeMap::new();
-        if !self.scope.context.is_empty() {
-            labels.insert(labels::DATA_CONTEXT.to_owned(), self.scope.context.clone());
-        }
-        labels.insert(labels::DATA_KEY.to_owned(), key.to_owned());
-        labels.insert(
-            DATA_SOURCE.to_owned(),
-            installation_context(&self.scope.name),
-        );
-        labels.insert(DATA_SOURCE_TYPE.to_owned(), EXPORT_SOURCE_TYPE.to_owned());
-        if let Some(job) = self
-            .installation
-            .status
-            .as_ref()
-            .and_then(|s| s.job_id.clone())
-            .filter(|j| !j.is_empty())
-        {
-            labels.insert(DATA_JOB_ID.to_owned(), job);
-        }
-        ObjectMeta {
-            name: Some(name.to_owned()),
-            namespace: Some(self.scope.namespace.clone()),
-            labels: Some(labels),
-            owner_references: self.owner_reference().map(|o| vec![o]),
-            ..ObjectMeta::default()
-        }
-    }
-
-    fn owner_reference(&self) -> Option<OwnerReference> {
-        let meta = &self.installation.metadata;
-        Some(OwnerReference {
-            api_version: Installation::api_version(&()).into_owned(),
-            kind: Installation::kind(&()).into_owned(),
-            name: meta.name.clone()?,
-            uid: meta.uid.clone()?,
-            ..OwnerReference::default()
-        })
-    }
-
-    async fn data_object(&self, key: &str, data: &Json) -> Result<(), DataflowError> {
-        let name = object_name(&self.scope.context, key);
-        let desired = DataObject {
-            metadata: self.meta(&name, key),
-            data: data.clone(),
-            ..DataObject::default()
-        };
-        let api: Api<DataObject> = Api::namespaced(self.client.clone(), &self.scope.namespace);
-        let existing = self.read(&api, &name, "DataObject", key).await?;
-        match existing {
-            None => self.create(&api, &desired, "DataObject", key).await,
-            Some(current) => {
-                self.check_owner(&current.metadata, "DataObject", key)?;
-                if current.data == desired.data
-                    && same_labels(&current.metadata, &desired.metadata)
-                    && current.metadata.owner_references == desired.metadata.owner_references
-                {
-                    return Ok(());
-                }
-                let mut updated = current;
-                merge_meta(&mut updated.metadata, &desired.metadata);
-                updated.data = desired.data;
-                self.replace(&api, &name, &updated, "DataObject", key).await
-            }
-        }
-    }
-
-    async fn target(&self, key: &str, template: &Json) -> Result<(), DataflowError> {
-        let name = object_name(&self.scope.context, key);
-        let owner = format!("Installation {}/{}", self.scope.namespace, self.scope.name);
-        let spec = target_spec(template).map_err(|e| {
-            DataflowError::InvalidExport(format!(
-                "{owner}: target export {key:?}: unable to build a Target from the template: {e}"
-            ))
-        })?;
-        let mut metadata = self.meta(&name, key);
-        let extra = |field: &str| -> BTreeMap<String, String> {
-            template
-                .get(field)
-                .and_then(|v| serde_json::from_value(v.clone()).ok())
-                .unwrap_or_default()
-        };
-        let mut all_labels = extra("labels");
-        all_labels.extend(metadata.labels.take().unwrap_or_default());
-        metadata.labels = Some(all_labels);
-        let annotations = extra("annotations");
-        metadata.annotations = (!annotations.is_empty()).then_some(annotations);
-        let desired = Target { metadata, spec };
-        let api: Api<Target> = Api::namespaced(self.client.clone(), &self.scope.namespace);
-        match self.read(&api, &name, "Target", key).await? {
-            None => self.create(&api, &desired, "Target", key).await,
-            Some(current) => {
-                self.check_owner(&current.metadata, "Target", key)?;
-                if current.spec == desired.spec
-                    && same_labels(&current.metadata, &desired.metadata)
-                    && current.metadata.owner_references == desired.metadata.owner_references
-                {
-                    return Ok(());
-                }
-                let mut updated = current;
-                merge_meta(&mut updated.metadata, &desired.metadata);
-                updated.spec = desired.spec;
-                self.replace(&api, &name, &updated, "Target", key).await
-            }
-        }
-    }
-
-    /// An exported object owned by another installation is not taken over (upstream's
-    /// exclusive owner reference).
-    fn check_owner(&self, meta: &ObjectMeta, kind: &str, key: &str) -> Result<(), DataflowError> {
-        let other = meta.owner_references.iter().flatten().find(|o| {
-            o.kind == "Installation" && Some(&o.uid) != self.installation.metadata.uid.as_ref()
-        });
-        match other {
-            Some(o) => Err(DataflowError::InvalidExport(format!(
-                "Installation {}/{}: {kind} {} for export {key:?} conflicts with an existing one owned by Installation {}",
-                self.scope.namespace,
-                self.scope.name,
-                key_of(meta),
-                o.name
-            ))),
-            None => Ok(()),
-        }
-    }
-
-    async fn read<K>(
-        &self,
-        api: &Api<K>,
-        name: &str,
-        kind: &str,
-        key: &str,
-    ) -> Result<Option<K>, DataflowError>
-    where
-        K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-    {
-        api.get_opt(name)
-            .await
-            .map_err(|source| DataflowError::Api {
-                context: self.context(kind, name, key, "reading"),
-                source,
-            })
-    }
-
-    async fn create<K>(
-        &self,
-        api: &Api<K>,
-        object: &K,
-        kind: &str,
-        key: &str,
-    ) -> Result<(), DataflowError>
-    where
-        K: Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-    {
-        let name = object.meta().name.clone().unwrap_or_default();
-        api.create(&PostParams::default(), object)
-            .await
-            .map(|_| ())
-            .map_err(|source| DataflowError::Api {
-                context: self.context(kind, &name, key, "creating"),
-                source,
-            })
-    }
-
-    async fn replace<K>(
-        &self,
-        api: &Api<K>,
-        name: &str,
-        object: &K,
-        kind: &str,
-        key: &str,
-    ) -> Result<(), DataflowError>
-    where
-        K: Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-    {
-        api.replace(name, &PostParams::default(), object)
-            .await
-            .map(|_| ())
-            .map_err(|source| DataflowError::Api {
-                context: self.context(kind, name, key, "updating"),
-                source,
-            })
-    }
-
-    fn context(&self, kind: &str, name: &str, key: &str, verb: &str) -> String {
-        format!(
-            "Installation {}/{}: {verb} {kind} {}/{name} for export {key:?}",
-            self.scope.namespace, self.scope.name, self.scope.namespace
-        )
-    }
-}
-
-/// The Target spec of a target template (`type`, `config`, `secretRef`).
-fn target_spec(template: &Json) -> Result<TargetSpec, String> {
-    let mut spec = Map::new();
-    for field in ["type", "config", "secretRef"] {
-        if let Some(v) = template.get(field).filter(|v| !v.is_null()) {
-            spec.insert(field.into(), v.clone());
-        }
-    }
-    serde_json::from_value(Json::Object(spec)).map_err(|e| e.to_string())
-}
-
-fn same_labels(current: &ObjectMeta, desired: &ObjectMeta) -> bool {
-    let current = current.labels.clone().unwrap_or_default();
-    desired
-        .labels
-        .iter()
-        .flatten()
-        .all(|(k, v)| current.get(k) == Some(v))
-}
-
-/// Sets the desired labels, annotations and owner references on an existing object's metadata,
-/// keeping labels others added.
-fn merge_meta(current: &mut ObjectMeta, desired: &ObjectMeta) {
-    let mut labels = current.labels.take().unwrap_or_default();
-    labels.extend(desired.labels.clone().unwrap_or_default());
-    current.labels = Some(labels);
-    if desired.annotations.is_some() {
-        current.annotations = desired.annotations.clone();
-    }
-    current.owner_references = desired.owner_references.clone();
 }

@@ -17,6 +17,7 @@ use serde_json::{Map, Value as Json};
 use sha1::{Digest, Sha1};
 
 use super::names::{DATA_JOB_ID, DATA_SOURCE_TYPE, IMPORT_SOURCE_TYPE, object_name};
+use super::write::{Member, Writer};
 use super::{DataflowError, Scope, mappings};
 
 /// The imports as blueprint executions see them, and their hash.
@@ -100,6 +101,71 @@ pub fn import_executions(
         Some(message) => Err(DataflowError::InvalidImport(format!("{owner}: {message}"))),
         None => Ok(result.imports),
     }
+}
+
+/// Writes the imports of `installation` (the values of [`read_imports`], after import
+/// executions) into its own context `Inst.<name>` as DataObjects and Targets, where its
+/// subinstallations import them by the blueprint's import names (upstream
+/// `CreateOrUpdateImports`).
+pub async fn write_imports(
+    client: &kube::Client,
+    installation: &Installation,
+    blueprint: &Blueprint,
+    values: &Map<String, Json>,
+    scope: &Scope,
+) -> Result<(), DataflowError> {
+    let writer = Writer {
+        client,
+        installation,
+        context: scope.own_context(),
+        source_type: IMPORT_SOURCE_TYPE,
+        purpose: "import",
+    };
+    let owner = format!("Installation {}/{}", scope.namespace, scope.name);
+    let mut pending: Vec<&ImportDefinition> = blueprint.imports.iter().rev().collect();
+    let mut written = 0usize;
+    while let Some(definition) = pending.pop() {
+        let name = &definition.name;
+        let Some(value) = values.get(name) else {
+            // Absent optional imports (and the conditional imports below them) are not written.
+            if definition.required == Some(false) {
+                continue;
+            }
+            return Err(DataflowError::ImportNotFound(format!(
+                "{owner}: import {name:?} is not among the imports to write"
+            )));
+        };
+        pending.extend(definition.imports.iter().rev());
+        let not_a = |what: &str| {
+            DataflowError::InvalidImport(format!("{owner}: {what} import {name:?} is not a {what}"))
+        };
+        match definition.type_.as_deref().unwrap_or("data") {
+            "data" => writer.data_object(name, value).await?,
+            "target" => writer.target(name, &Member::Single, value).await?,
+            "targetList" => {
+                let list = value.as_array().ok_or_else(|| not_a("list"))?;
+                for (i, target) in list.iter().enumerate() {
+                    writer.target(name, &Member::Index(i), target).await?;
+                }
+            }
+            "targetMap" => {
+                let map = value.as_object().ok_or_else(|| not_a("map"))?;
+                for (key, target) in map {
+                    writer
+                        .target(name, &Member::MapKey(key.clone()), target)
+                        .await?;
+                }
+            }
+            other => {
+                return Err(DataflowError::InvalidImport(format!(
+                    "{owner}: import {name:?}: unknown import type {other:?}"
+                )));
+            }
+        }
+        written += 1;
+    }
+    tracing::debug!(installation = %owner, imports = written, "imports written for subinstallations");
+    Ok(())
 }
 
 /// The imports of `definitions` from the mapped values (first) and the sources, with

@@ -10,9 +10,10 @@ pub mod imports;
 pub mod mappings;
 pub mod names;
 pub mod scope;
+mod write;
 
 pub use exports::{Exports, construct_exports, write_exports};
-pub use imports::{Imports, import_executions, read_imports};
+pub use imports::{Imports, import_executions, read_imports, write_imports};
 pub use scope::{Scope, scope};
 
 /// Why an installation's imports or exports could not be read, checked or written.
