@@ -66,6 +66,20 @@ async fn the_scope_names_parent_siblings_and_context() {
     assert!(scope.is_root());
     assert_eq!(scope.context, "");
     assert!(scope.siblings.is_empty());
+    // Another root installation is a sibling of the roots (test2 of installations/testdata).
+    f.installation("other", None, json!({})).await;
+    let scope = dataflow::scope(&f.client, &root).await.unwrap();
+    let siblings: Vec<_> = scope
+        .siblings
+        .iter()
+        .filter_map(|s| s.metadata.name.clone())
+        .collect();
+    assert_eq!(siblings, ["other"]);
+    let scope = dataflow::scope_of(&f.client, &b, false).await.unwrap();
+    assert_eq!(
+        (scope.context.as_str(), scope.siblings.len()),
+        ("Inst.root", 0)
+    );
 }
 
 #[tokio::test]

@@ -14,7 +14,7 @@ mod write;
 
 pub use exports::{Exports, construct_exports, write_exports};
 pub use imports::{Imports, import_executions, read_imports, write_imports};
-pub use scope::{Scope, scope};
+pub use scope::{Scope, scope, scope_of};
 
 /// Why an installation's imports or exports could not be read, checked or written.
 #[derive(Debug, thiserror::Error)]

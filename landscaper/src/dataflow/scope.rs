@@ -5,7 +5,7 @@ use kube::api::{Api, ListParams};
 use landscaper_api::core::Installation;
 
 use super::DataflowError;
-use super::names::{installation_context, parent_name};
+use super::names::{ENCOMPASSED_BY, installation_context, parent_name};
 
 /// Where an installation sits: parent, siblings, and the data context its imports are read in.
 #[derive(Clone, Debug)]
@@ -40,6 +40,17 @@ pub async fn scope(
     client: &kube::Client,
     installation: &Installation,
 ) -> Result<Scope, DataflowError> {
+    scope_of(client, installation, true).await
+}
+
+/// The scope of `installation`, listing its siblings only when `with_siblings` (a caller that
+/// only reads and writes data needs no siblings, and sparing the list keeps many root
+/// installations in one namespace cheap).
+pub async fn scope_of(
+    client: &kube::Client,
+    installation: &Installation,
+    with_siblings: bool,
+) -> Result<Scope, DataflowError> {
     let namespace = installation.metadata.namespace.clone().unwrap_or_default();
     let name = installation.metadata.name.clone().unwrap_or_default();
     let api: Api<Installation> = Api::namespaced(client.clone(), &namespace);
@@ -53,8 +64,27 @@ pub async fn scope(
         })?),
         None => None,
     };
+    let context = parent_name
+        .as_deref()
+        .map(installation_context)
+        .unwrap_or_default();
+    if !with_siblings {
+        return Ok(Scope {
+            namespace,
+            name,
+            parent,
+            siblings: Vec::new(),
+            context,
+        });
+    }
+    // Subinstallations carry their parent's name in the label; roots have none (upstream
+    // `GetRootInstallations` and `ListSubinstallations`).
+    let selector = match &parent_name {
+        Some(parent) => format!("{ENCOMPASSED_BY}={parent}"),
+        None => format!("!{ENCOMPASSED_BY}"),
+    };
     let all = api
-        .list(&ListParams::default())
+        .list(&ListParams::default().labels(&selector))
         .await
         .map_err(|source| DataflowError::Api {
             context: format!(
@@ -68,10 +98,6 @@ pub async fn scope(
         .filter(|other| other.metadata.name.as_deref() != Some(name.as_str()))
         .filter(|other| self::parent_name(other) == parent_name)
         .collect();
-    let context = parent_name
-        .as_deref()
-        .map(installation_context)
-        .unwrap_or_default();
     Ok(Scope {
         namespace,
         name,
