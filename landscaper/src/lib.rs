@@ -8,6 +8,7 @@
 
 pub mod controllers;
 pub mod crds;
+pub mod dataflow;
 pub mod dev;
 pub mod leader;
 pub mod own_environment;

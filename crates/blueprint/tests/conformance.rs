@@ -53,31 +53,31 @@ const NOT_AT_THIS_LEVEL: &[(&str, &str)] = &[
     ),
     (
         "exports/test1",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "exports/test1-no-exports-key",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "exports/test2",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "exports/test3",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "exports/test4",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "exports/test4-wrong-type",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "exports/test6",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "subinstallations/test3",
@@ -145,7 +145,7 @@ const NOT_AT_THIS_LEVEL: &[(&str, &str)] = &[
     ),
     (
         "exports/test5",
-        "needs the export constructor's cluster state",
+        "needs the export constructor's cluster state; runs in tests/tests/installation_exports.rs",
     ),
     (
         "imports/test11-root",

@@ -1,0 +1,339 @@
+//! Constructing an installation's exports and writing them, as upstream's
+//! `exports/constructor.go` and `CreateOrUpdateExports` do: the blueprint's `exportExecutions`
+//! see the Execution's exports (`.values.deployitems`) and what the subinstallations exported
+//! into the installation's own context (`.values.dataobjects`, `.values.targets`); then
+//! `exportDataMappings`; then DataObjects and Targets named by `spec.exports`, in the context the
+//! installation's imports are read in (so its siblings and parent see them).
+
+use kube::api::{Api, ListParams, ObjectMeta};
+use landscaper_api::constants::labels;
+use landscaper_api::core::{
+    Blueprint, DataObject, Execution, ExportDefinition, ImportDefinition, Installation, Target,
+};
+use landscaper_blueprint::{ExecutionOptions, StateHandler, Templater};
+use serde_json::{Map, Value as Json, json};
+
+use super::imports::target_json;
+use super::names::EXPORT_SOURCE_TYPE;
+use super::write::{Member, Writer};
+use super::{DataflowError, Scope, mappings};
+
+/// What an installation exports: values by export name, and the objects `spec.exports` makes
+/// of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Exports {
+    /// Every export the blueprint declares (after `exportDataMappings`), by name.
+    pub values: Map<String, Json>,
+    /// `spec.exports.data`: the DataObject key (`dataRef`) and its data.
+    pub data_objects: Vec<(String, Json)>,
+    /// `spec.exports.targets`: the Target key and the target template (`type`, `config`, …).
+    pub targets: Vec<(String, Json)>,
+}
+
+/// Constructs the exports of `installation`: `options` carries its blueprint, filesystem,
+/// component and imports; `state` the executions' state.
+pub async fn construct_exports(
+    client: &kube::Client,
+    installation: &Installation,
+    options: &ExecutionOptions,
+    state: &dyn StateHandler,
+    scope: &Scope,
+) -> Result<Exports, DataflowError> {
+    let owner = format!("Installation {}/{}", scope.namespace, scope.name);
+    let mut internal = Map::new();
+    internal.insert(
+        "deployitems".into(),
+        execution_exports(client, installation, scope).await?,
+    );
+    let own = scope.own_context();
+    internal.insert(
+        "dataobjects".into(),
+        Json::Object(data_objects_in(client, scope, &own).await?),
+    );
+    internal.insert(
+        "targets".into(),
+        Json::Object(targets_in(client, scope, &own).await?),
+    );
+    let mut values = Templater::new(state)
+        .export_executions(options, &internal)
+        .map_err(|source| DataflowError::Template {
+            context: owner.clone(),
+            source,
+        })?;
+    validate(&owner, &options.blueprint, options, &mut values)?;
+    if let Some(m) = installation
+        .spec
+        .export_data_mappings
+        .as_ref()
+        .filter(|m| !m.is_empty())
+    {
+        let mut binding = values.clone();
+        binding.insert("exports".into(), Json::Object(values.clone()));
+        values.extend(mappings::evaluate(
+            &owner,
+            "spec.exportDataMappings",
+            m,
+            &binding,
+        )?);
+    }
+    let spec_exports = installation.spec.exports.clone().unwrap_or_default();
+    let mut exports = Exports::default();
+    for export in spec_exports.data.iter().flatten() {
+        let value = values.get(&export.name).ok_or_else(|| {
+            DataflowError::InvalidExport(format!(
+                "{owner}: spec.exports.data {:?}: the blueprint's executions and exportDataMappings export no such value",
+                export.name
+            ))
+        })?;
+        exports
+            .data_objects
+            .push((export.data_ref.clone(), value.clone()));
+    }
+    for export in spec_exports.targets.iter().flatten() {
+        let value = values.get(&export.name).ok_or_else(|| {
+            DataflowError::InvalidExport(format!(
+                "{owner}: spec.exports.targets {:?}: the blueprint's executions and exportDataMappings export no such value",
+                export.name
+            ))
+        })?;
+        let key = export.target.clone().unwrap_or_default();
+        exports.targets.push((key, value.clone()));
+    }
+    exports.values = values;
+    Ok(exports)
+}
+
+/// Constructs the exports of `installation` and writes them as DataObjects and Targets in its
+/// context, owned by it, labelled as upstream does; objects already equal are not written.
+pub async fn write_exports(
+    client: &kube::Client,
+    installation: &Installation,
+    options: &ExecutionOptions,
+    state: &dyn StateHandler,
+    scope: &Scope,
+) -> Result<Exports, DataflowError> {
+    let exports = construct_exports(client, installation, options, state, scope).await?;
+    // Exports land in the context the installation reads its imports in: its siblings and
+    // its parent read them there.
+    let writer = Writer {
+        client,
+        installation,
+        context: scope.context.clone(),
+        source_type: EXPORT_SOURCE_TYPE,
+        purpose: "export",
+    };
+    for (key, data) in &exports.data_objects {
+        writer.data_object(key, data).await?;
+    }
+    for (key, template) in &exports.targets {
+        writer.target(key, &Member::Single, template).await?;
+    }
+    tracing::info!(
+        installation = %format!("{}/{}", scope.namespace, scope.name),
+        data_objects = exports.data_objects.len(),
+        targets = exports.targets.len(),
+        "exports written"
+    );
+    Ok(exports)
+}
+
+/// The data of the Execution's export DataObject (`status.exportRef`), `{}` when the
+/// installation has no Execution or it exported nothing.
+async fn execution_exports(
+    client: &kube::Client,
+    installation: &Installation,
+    scope: &Scope,
+) -> Result<Json, DataflowError> {
+    let Some(reference) = installation
+        .status
+        .as_ref()
+        .and_then(|s| s.execution_ref.as_ref())
+    else {
+        return Ok(json!({}));
+    };
+    let ns = reference.namespace.as_deref().unwrap_or(&scope.namespace);
+    let owner = format!("Installation {}/{}", scope.namespace, scope.name);
+    let executions: Api<Execution> = Api::namespaced(client.clone(), ns);
+    let execution = executions
+        .get_opt(&reference.name)
+        .await
+        .map_err(|source| DataflowError::Api {
+            context: format!("{owner}: reading Execution {ns}/{}", reference.name),
+            source,
+        })?
+        .ok_or_else(|| {
+            DataflowError::InvalidExport(format!(
+                "{owner}: status.executionRef: Execution {ns}/{} not found",
+                reference.name
+            ))
+        })?;
+    let Some(export) = execution
+        .status
+        .as_ref()
+        .and_then(|s| s.export_ref.as_ref())
+    else {
+        return Ok(json!({}));
+    };
+    let export_ns = export.namespace.as_deref().unwrap_or(ns);
+    let objects: Api<DataObject> = Api::namespaced(client.clone(), export_ns);
+    let object = objects
+        .get_opt(&export.name)
+        .await
+        .map_err(|source| DataflowError::Api {
+            context: format!("{owner}: reading DataObject {export_ns}/{}", export.name),
+            source,
+        })?
+        .ok_or_else(|| {
+            DataflowError::InvalidExport(format!(
+                "{owner}: Execution {ns}/{} status.exportRef: DataObject {export_ns}/{} not found",
+                reference.name, export.name
+            ))
+        })?;
+    Ok(object.data)
+}
+
+/// The DataObjects in `context`, by their key label.
+async fn data_objects_in(
+    client: &kube::Client,
+    scope: &Scope,
+    context: &str,
+) -> Result<Map<String, Json>, DataflowError> {
+    let api: Api<DataObject> = Api::namespaced(client.clone(), &scope.namespace);
+    let params = ListParams::default().labels(&format!("{}={context}", labels::DATA_CONTEXT));
+    let list = api
+        .list(&params)
+        .await
+        .map_err(|source| DataflowError::Api {
+            context: format!(
+                "Installation {}/{}: listing DataObjects of context {context}",
+                scope.namespace, scope.name
+            ),
+            source,
+        })?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|o| (label(&o.metadata, labels::DATA_KEY), o.data))
+        .collect())
+}
+
+/// The Targets in `context`, by their key label.
+async fn targets_in(
+    client: &kube::Client,
+    scope: &Scope,
+    context: &str,
+) -> Result<Map<String, Json>, DataflowError> {
+    let api: Api<Target> = Api::namespaced(client.clone(), &scope.namespace);
+    let params = ListParams::default().labels(&format!("{}={context}", labels::DATA_CONTEXT));
+    let list = api
+        .list(&params)
+        .await
+        .map_err(|source| DataflowError::Api {
+            context: format!(
+                "Installation {}/{}: listing Targets of context {context}",
+                scope.namespace, scope.name
+            ),
+            source,
+        })?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|t| (label(&t.metadata, labels::DATA_KEY), target_json(t)))
+        .collect())
+}
+
+fn label(meta: &ObjectMeta, name: &str) -> String {
+    meta.labels
+        .as_ref()
+        .and_then(|l| l.get(name))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Drops exports the blueprint does not declare and checks the others: data against its
+/// schema (through the blueprint crate's import validation), targets by their type.
+fn validate(
+    owner: &str,
+    blueprint: &Blueprint,
+    options: &ExecutionOptions,
+    values: &mut Map<String, Json>,
+) -> Result<(), DataflowError> {
+    let undeclared: Vec<String> = values
+        .keys()
+        .filter(|name| !blueprint.exports.iter().any(|d| &d.name == *name))
+        .cloned()
+        .collect();
+    for name in undeclared {
+        tracing::info!(installation = %owner, export = %name, "exported key that the blueprint does not declare is ignored");
+        values.remove(&name);
+    }
+    for definition in &blueprint.exports {
+        let Some(value) = values.get(&definition.name) else {
+            continue;
+        };
+        let name = &definition.name;
+        match definition.type_.as_deref().unwrap_or("data") {
+            "data" => check_data(owner, blueprint, options, definition, value)?,
+            "target" => {
+                let actual = value.get("type").and_then(Json::as_str).ok_or_else(|| {
+                    DataflowError::InvalidExport(format!(
+                        "{owner}: export {name:?}: exported target does not match the expected target template schema (no type)"
+                    ))
+                })?;
+                let expected = definition.target_type.as_deref().unwrap_or_default();
+                if actual != expected {
+                    return Err(DataflowError::InvalidExport(format!(
+                        "{owner}: export {name:?}: exported target type is {actual} but expected {expected}"
+                    )));
+                }
+            }
+            other => {
+                return Err(DataflowError::InvalidExport(format!(
+                    "{owner}: export {name:?}: unknown export type {other:?}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a data export against its schema with the blueprint crate's validation (schemas of
+/// exports resolve `local://` and `blueprint://` references as those of imports do).
+fn check_data(
+    owner: &str,
+    blueprint: &Blueprint,
+    options: &ExecutionOptions,
+    definition: &ExportDefinition,
+    value: &Json,
+) -> Result<(), DataflowError> {
+    let name = &definition.name;
+    let Some(schema) = &definition.schema else {
+        return Err(DataflowError::InvalidExport(format!(
+            "{owner}: schema for data export {name:?} must not be empty"
+        )));
+    };
+    let probe = Blueprint {
+        imports: vec![ImportDefinition {
+            name: name.clone(),
+            type_: Some("data".into()),
+            schema: Some(schema.clone()),
+            ..ImportDefinition::default()
+        }],
+        local_types: blueprint.local_types.clone(),
+        ..Blueprint::default()
+    };
+    let mut single = Map::new();
+    single.insert(name.clone(), value.clone());
+    landscaper_blueprint::imports::validate(&probe, &options.filesystem, &single)
+        .map(|_| ())
+        .map_err(|problems| {
+            let problems: Vec<String> = problems
+                .iter()
+                .map(|p| p.strip_prefix("import imports[0] ").unwrap_or(p).to_owned())
+                .collect();
+            DataflowError::InvalidExport(format!(
+                "{owner}: export {name:?}: exported data does not satisfy the configured schema: {}",
+                problems.join("; ")
+            ))
+        })
+}
