@@ -11,12 +11,13 @@ use kube::api::{Api, ListParams};
 use landscaper_api::constants::labels;
 use landscaper_api::core::{
     Blueprint, DataImport, DataObject, ImportDefinition, Installation, Target, TargetImport,
+    data_object_name,
 };
 use landscaper_blueprint::{ExecutionOptions, Filesystem, MemoryState, Templater};
 use serde_json::{Map, Value as Json};
 use sha1::{Digest, Sha1};
 
-use super::names::{DATA_JOB_ID, DATA_SOURCE_TYPE, IMPORT_SOURCE_TYPE, object_name};
+use super::names::{DATA_JOB_ID, DATA_SOURCE_TYPE, IMPORT_SOURCE_TYPE};
 use super::write::{Member, Writer};
 use super::{DataflowError, Scope, mappings};
 
@@ -248,7 +249,7 @@ impl Reader<'_> {
         let ns = &self.scope.namespace;
         let name = &import.name;
         if let Some(key) = &import.data_ref {
-            let object = object_name(&self.scope.context, key);
+            let object = data_object_name(&self.scope.context, key);
             let api: Api<DataObject> = Api::namespaced(self.client.clone(), ns);
             return match self.get(&api, &object, "DataObject", name).await? {
                 Some(found) => Ok(found.data),
@@ -389,7 +390,7 @@ impl Reader<'_> {
 
     async fn target(&self, import: &str, key: &str) -> Result<Json, DataflowError> {
         let ns = &self.scope.namespace;
-        let object = object_name(&self.scope.context, key);
+        let object = data_object_name(&self.scope.context, key);
         let api: Api<Target> = Api::namespaced(self.client.clone(), ns);
         match self.get(&api, &object, "Target", import).await? {
             Some(target) => Ok(target_json(target)),

@@ -1,6 +1,6 @@
 //! Names and labels of the objects that carry data between installations.
 
-use landscaper_api::core::{Installation, data_object_name};
+use landscaper_api::core::Installation;
 
 /// Label on a subinstallation naming its parent installation.
 pub const ENCOMPASSED_BY: &str = "landscaper.gardener.cloud/encompassed-by";
@@ -16,17 +16,6 @@ pub const INSTALLATION_PREFIX: &str = "Inst.";
 pub const EXPORT_SOURCE_TYPE: &str = "export";
 /// The `sourceType` of objects written for imports.
 pub const IMPORT_SOURCE_TYPE: &str = "import";
-
-/// The name of the object holding `key` in `context`, as upstream's `GenerateDataObjectName`.
-///
-/// A key starting with `#` names its object literally in every context (upstream); the api
-/// crate's helper applies that rule only to the root context, so it is applied here first.
-pub fn object_name(context: &str, key: &str) -> String {
-    match key.strip_prefix('#') {
-        Some(literal) => literal.to_owned(),
-        None => data_object_name(context, key),
-    }
-}
 
 /// `Inst.<name>`: the context an installation gives its subinstallations and the `source`
 /// label of what it writes.
@@ -48,16 +37,4 @@ pub fn parent_name(installation: &Installation) -> Option<String> {
             o.kind == "Installation" && o.api_version.starts_with("landscaper.gardener.cloud/")
         })
         .map(|o| o.name.clone())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn literal_keys_name_their_object_in_every_context() {
-        assert_eq!(object_name("Inst.root", "#my-data"), "my-data");
-        assert_eq!(object_name("", "my-data"), "my-data");
-        assert_ne!(object_name("Inst.root", "my-data"), "my-data");
-    }
 }

@@ -9,10 +9,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Resource;
 use kube::api::{Api, ObjectMeta, PostParams};
 use landscaper_api::constants::labels;
-use landscaper_api::core::{DataObject, Installation, Target, TargetSpec};
+use landscaper_api::core::{DataObject, Installation, Target, TargetSpec, data_object_name};
 use serde_json::{Map, Value as Json};
 
-use super::names::{DATA_JOB_ID, DATA_SOURCE, DATA_SOURCE_TYPE, installation_context, object_name};
+use super::names::{DATA_JOB_ID, DATA_SOURCE, DATA_SOURCE_TYPE, installation_context};
 use super::{DataflowError, key_of};
 
 /// The prefix of the labels this module owns; a Target's own labels under it are replaced.
@@ -99,7 +99,7 @@ impl Writer<'_> {
             labels.insert(DATA_JOB_ID.to_owned(), job);
         }
         ObjectMeta {
-            name: Some(object_name(&self.context, &member.name_key(key))),
+            name: Some(data_object_name(&self.context, &member.name_key(key))),
             namespace: Some(self.namespace()),
             labels: Some(labels),
             owner_references: self.owner_reference().map(|o| vec![o]),
