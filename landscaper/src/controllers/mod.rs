@@ -1,6 +1,7 @@
 //! The landscaper's controllers, one module per kind they reconcile.
 
 pub mod environment;
+pub mod installation;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -13,6 +14,19 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
+    let installations = Arc::new(installation::Context::new(client.clone(), &settings));
     let context = Arc::new(environment::Context::new(client, settings));
-    environment::run(context, shutdown).await;
+    let (stop, stopped) = tokio::sync::watch::channel(());
+    let installation_shutdown = async move {
+        let mut stopped = stopped;
+        let _ = stopped.changed().await;
+    };
+    let shutdown = async move {
+        shutdown.await;
+        drop(stop);
+    };
+    tokio::join!(
+        environment::run(context, shutdown),
+        installation::run(installations, installation_shutdown)
+    );
 }
