@@ -3,9 +3,9 @@
 //! subinstallations), `Deleting` (waits until they are gone, then removes the finalizer) and
 //! `DeleteFailed` (a subobject failed to delete; the reconcile annotation starts again).
 
-use kube::ResourceExt;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers};
 use landscaper_api::core::{
     ConditionStatus, ExecutionPhase, Installation, InstallationPhase, Operation,
@@ -142,8 +142,6 @@ async fn init_delete(installation: &Installation, context: &Context) -> Result<A
     .await?;
     Ok(Action::await_change())
 }
-
-use kube::Resource;
 
 async fn deleting(installation: &Installation, context: &Context) -> Result<Action, Error> {
     let name = installation.name_any();
