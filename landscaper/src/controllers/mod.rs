@@ -2,6 +2,7 @@
 
 pub mod deployer_registration;
 pub mod environment;
+pub mod installation;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -20,12 +21,16 @@ pub async fn run(
     let registrations = settings
         .deployer_management
         .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
+    let installations = Arc::new(installation::Context::new(client.clone(), &settings));
     let context = Arc::new(environment::Context::new(client, settings));
-    let environments = environment::run(context, shutdown);
+    let environments = environment::run(context, shutdown.clone());
+    let installations = installation::run(installations, shutdown);
     match registrations {
         Some(registrations) => {
-            futures::join!(environments, registrations);
+            futures::join!(environments, installations, registrations);
         }
-        None => environments.await,
+        None => {
+            futures::join!(environments, installations);
+        }
     }
 }

@@ -1,0 +1,318 @@
+//! The objects an installation's blueprint makes: its Execution (named as the installation,
+//! with the deploy items of `deployExecutions`) and its subinstallations (the blueprint's
+//! `subinstallations` and `subinstallationExecutions`, named `<template>-<random>` through
+//! `generateName` as upstream does and found again by their template-name annotation), created or
+//! updated with owner references; obsolete ones are deleted.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Resource, ResourceExt};
+use landscaper_api::core::{
+    Context as LsContext, DeployItemTemplate, Execution, Installation, InstallationTemplate,
+    ObjectReference,
+};
+use landscaper_blueprint::source::{self, ResolvedBlueprint};
+use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, MemoryState, Templater};
+use serde_json::{Map, Value as Json, json};
+
+use super::operations::children;
+use super::{Context, ENCOMPASSED_BY, Error, SUBINSTALLATION_NAME};
+
+/// What an installation's blueprint makes, or why it could not be made.
+pub struct Desired {
+    /// The Execution's deploy items (none: no Execution).
+    pub deploy_items: Vec<DeployItemTemplate>,
+    /// The subinstallation templates.
+    pub subinstallations: Vec<InstallationTemplate>,
+}
+
+/// Resolves the blueprint; `Err(message)` names what is wrong with the installation's input.
+pub async fn blueprint(
+    installation: &Installation,
+    context: &Context,
+) -> Result<Result<ResolvedBlueprint, String>, Error> {
+    let namespace = installation.namespace().unwrap_or_default();
+    let contexts: Api<LsContext> = Api::namespaced(context.client.clone(), &namespace);
+    let context_name = source::context_name(&installation.spec);
+    let ls_context = contexts.get_opt(context_name).await.map_err(|source| {
+        Error::api(installation, format!("read Context {context_name}"), source)
+    })?;
+    Ok(
+        source::resolve(&installation.spec, ls_context.as_ref(), &context.registry)
+            .await
+            .map_err(|e| format!("blueprint: {e}")),
+    )
+}
+
+/// Runs the blueprint's deploy and subinstallation executions on the imports.
+pub fn render(
+    installation: &Installation,
+    resolved: &ResolvedBlueprint,
+    imports: &Map<String, Json>,
+) -> Result<Desired, String> {
+    let options = options(installation, resolved, imports);
+    let state = MemoryState::default();
+    let templater = Templater::new(&state);
+    let items = templater
+        .deploy_executions(&options)
+        .map_err(|e| e.to_string())?;
+    let deploy_items = items
+        .into_iter()
+        .map(|item| deploy_item(item, imports))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut subinstallations = Vec::new();
+    for template in &resolved.blueprint.subinstallations {
+        match (&template.file, &template.template) {
+            (Some(file), _) => {
+                let text = resolved
+                    .filesystem
+                    .read_text(file)
+                    .map_err(|e| e.to_string())?;
+                let decoded: InstallationTemplate = landscaper_api::decode::from_yaml(text, file)
+                    .map_err(|e| format!("subinstallation file {file}: {e}"))?
+                    .value;
+                subinstallations.push(decoded);
+            }
+            (None, Some(inline)) => subinstallations.push(inline.clone()),
+            (None, None) => return Err("a subinstallation has neither file nor template".into()),
+        }
+    }
+    subinstallations.extend(
+        templater
+            .subinstallation_executions(&options)
+            .map_err(|e| e.to_string())?,
+    );
+    let mut names = std::collections::BTreeSet::new();
+    for template in &subinstallations {
+        if !names.insert(template.name.clone()) {
+            return Err(format!(
+                "two subinstallations are named {:?}",
+                template.name
+            ));
+        }
+    }
+    Ok(Desired {
+        deploy_items,
+        subinstallations,
+    })
+}
+
+/// The options every execution of the installation's blueprint runs with.
+pub fn options(
+    installation: &Installation,
+    resolved: &ResolvedBlueprint,
+    imports: &Map<String, Json>,
+) -> ExecutionOptions {
+    ExecutionOptions {
+        blueprint: resolved.blueprint.clone(),
+        filesystem: Arc::new(resolved.filesystem.clone()),
+        installation: serde_json::to_value(installation).ok(),
+        component: resolved.component.clone(),
+        components: None,
+        imports: imports.clone(),
+    }
+}
+
+fn deploy_item(
+    item: DeployItemSpecification,
+    imports: &Map<String, Json>,
+) -> Result<DeployItemTemplate, String> {
+    let target = match &item.target {
+        None => None,
+        Some(target) => match (&target.import, &target.name) {
+            (Some(import), _) => {
+                let value = imports.get(import).ok_or_else(|| {
+                    format!(
+                        "deploy item {}: target import {import} is not imported",
+                        item.name
+                    )
+                })?;
+                let name = value["metadata"]["name"].as_str().ok_or_else(|| {
+                    format!("deploy item {}: import {import} is not a Target", item.name)
+                })?;
+                Some(ObjectReference {
+                    name: name.to_owned(),
+                    namespace: None,
+                })
+            }
+            (None, Some(name)) => Some(ObjectReference {
+                name: name.clone(),
+                namespace: None,
+            }),
+            (None, None) => None,
+        },
+    };
+    let mut value = serde_json::to_value(&item).map_err(|e| e.to_string())?;
+    value["target"] = json!(target);
+    serde_json::from_value(value).map_err(|e| format!("deploy item {}: {e}", item.name))
+}
+
+fn owner(installation: &Installation) -> OwnerReference {
+    installation
+        .controller_owner_ref(&())
+        .expect("an Installation read from the API has a name and uid")
+}
+
+/// Creates, updates or (with no deploy items) deletes the installation's Execution.
+pub async fn apply_execution(
+    installation: &Installation,
+    context: &Context,
+    items: &[DeployItemTemplate],
+) -> Result<Option<ObjectReference>, Error> {
+    let name = installation.name_any();
+    let api = context.executions(&installation.namespace().unwrap_or_default());
+    let existing = api
+        .get_opt(&name)
+        .await
+        .map_err(|source| Error::api(installation, format!("read Execution {name}"), source))?;
+    if items.is_empty() {
+        if existing.is_some() {
+            api.delete(&name, &DeleteParams::default())
+                .await
+                .map_err(|source| {
+                    Error::api(
+                        installation,
+                        format!("delete Execution {name}, which has no deploy items now"),
+                        source,
+                    )
+                })?;
+        }
+        return Ok(None);
+    }
+    let spec = json!({"context": installation.spec.context, "deployItems": items});
+    match existing {
+        Some(_) => {
+            api.patch(
+                &name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": spec})),
+            )
+            .await
+            .map_err(|source| {
+                Error::api(installation, format!("update Execution {name}"), source)
+            })?;
+        }
+        None => {
+            let execution: Execution = serde_json::from_value(json!({
+                "metadata": {
+                    "name": name,
+                    "namespace": installation.namespace(),
+                    "labels": {ENCOMPASSED_BY: name},
+                    "ownerReferences": [owner(installation)],
+                },
+                "spec": spec,
+            }))
+            .expect("an Execution from its fields");
+            api.create(&PostParams::default(), &execution)
+                .await
+                .map_err(|source| {
+                    Error::api(installation, format!("create Execution {name}"), source)
+                })?;
+        }
+    }
+    Ok(Some(ObjectReference {
+        name,
+        namespace: installation.namespace(),
+    }))
+}
+
+/// Creates or updates the subinstallations and deletes those no template names any more.
+pub async fn apply_subinstallations(
+    installation: &Installation,
+    context: &Context,
+    templates: &[InstallationTemplate],
+) -> Result<(), Error> {
+    let api = context.installations(&installation.namespace().unwrap_or_default());
+    let existing: BTreeMap<String, Installation> = children(installation, context)
+        .await?
+        .into_iter()
+        .filter_map(|child| {
+            child
+                .annotations()
+                .get(SUBINSTALLATION_NAME)
+                .cloned()
+                .map(|n| (n, child))
+        })
+        .collect();
+    for template in templates {
+        let spec = subinstallation_spec(installation, template);
+        match existing.get(&template.name) {
+            Some(child) => {
+                api.patch(
+                    &child.name_any(),
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": spec})),
+                )
+                .await
+                .map_err(|source| {
+                    Error::api(
+                        installation,
+                        format!("update subinstallation {}", child.name_any()),
+                        source,
+                    )
+                })?;
+            }
+            None => {
+                let child: Installation = serde_json::from_value(json!({
+                    "metadata": {
+                        "generateName": format!("{}-", template.name),
+                        "namespace": installation.namespace(),
+                        "labels": {ENCOMPASSED_BY: installation.name_any()},
+                        "annotations": {SUBINSTALLATION_NAME: template.name},
+                        "ownerReferences": [owner(installation)],
+                    },
+                    "spec": spec,
+                }))
+                .expect("an Installation from a decoded template's fields");
+                api.create(&PostParams::default(), &child)
+                    .await
+                    .map_err(|source| {
+                        Error::api(
+                            installation,
+                            format!("create subinstallation {}", template.name),
+                            source,
+                        )
+                    })?;
+            }
+        }
+    }
+    for (template_name, child) in &existing {
+        if !templates.iter().any(|t| &t.name == template_name) {
+            api.delete(&child.name_any(), &DeleteParams::default())
+                .await
+                .map_err(|source| {
+                    Error::api(
+                        installation,
+                        format!("delete obsolete subinstallation {}", child.name_any()),
+                        source,
+                    )
+                })?;
+        }
+    }
+    Ok(())
+}
+
+/// The spec of the subinstallation of `template`: its blueprint inline (`filesystem`) or a
+/// resource of the parent's component (`cd://resources/<name>`), the parent's context.
+fn subinstallation_spec(parent: &Installation, template: &InstallationTemplate) -> Json {
+    let mut spec = json!({
+        "context": parent.spec.context,
+        "imports": template.imports,
+        "importDataMappings": template.import_data_mappings,
+        "exports": template.exports,
+        "exportDataMappings": template.export_data_mappings,
+    });
+    if let Some(filesystem) = &template.blueprint.filesystem {
+        spec["blueprint"] = json!({"inline": {"filesystem": filesystem}});
+    } else if let Some(reference) = &template.blueprint.reference {
+        let resource = reference
+            .strip_prefix("cd://resources/")
+            .unwrap_or(reference);
+        spec["blueprint"] = json!({"ref": {"resourceName": resource}});
+        spec["componentDescriptor"] = json!(parent.spec.component_descriptor);
+    }
+    spec
+}

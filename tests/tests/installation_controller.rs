@@ -1,0 +1,476 @@
+//! The Installation controller on the testbed, with the landscaper's controllers running:
+//! the cases of `states/cases.md` section `controllers/installations` built inline (job start
+//! on the reconcile annotation, interrupt, deletion with delete-without-uninstall, a sibling
+//! that still imports, automatic retries) plus a dependency cycle between siblings. No
+//! Execution controller runs here: the tests finish Executions by writing their status.
+
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use landscaper_api::constants::annotations;
+use landscaper_api::core::{Execution, Installation, InstallationPhase};
+use landscaper_e2e::{World, eventually};
+use serde_json::{Value, json};
+
+const NAMESPACE: &str = "inst-test";
+
+/// A blueprint with one mock deploy item.
+fn mock_blueprint() -> Value {
+    json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config:\n        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n        kind: ProviderConfiguration\n        phase: Succeeded\n"})
+}
+
+async fn world() -> (World, Api<Installation>, Api<Execution>) {
+    let world = World::start().await;
+    world
+        .create_namespace(world.landscaper_cluster(), NAMESPACE)
+        .await;
+    let client = world.landscaper_cluster().client();
+    (
+        world,
+        Api::namespaced(client.clone(), NAMESPACE),
+        Api::namespaced(client, NAMESPACE),
+    )
+}
+
+async fn create(api: &Api<Installation>, value: Value) -> Installation {
+    let installation: Installation = serde_json::from_value(value).expect("an Installation");
+    api.create(&PostParams::default(), &installation)
+        .await
+        .expect("the Installation is created")
+}
+
+async fn phase_of(api: &Api<Installation>, name: &str) -> Option<InstallationPhase> {
+    api.get(name)
+        .await
+        .ok()
+        .and_then(|i| i.status)
+        .and_then(|s| s.phase)
+}
+
+fn job_ids(installation: &Installation) -> (Option<String>, Option<String>) {
+    let status = installation.status.clone().unwrap_or_default();
+    (status.job_id, status.job_id_finished)
+}
+
+/// Finishes the running job of Execution `name` with `phase`.
+async fn finish_execution(executions: &Api<Execution>, name: &str, phase: &str) {
+    let job = executions
+        .get(name)
+        .await
+        .expect("Execution")
+        .status
+        .and_then(|s| s.job_id);
+    executions
+        .patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"jobIDFinished": job, "phase": phase}})),
+        )
+        .await
+        .expect("the Execution's status is written");
+}
+
+#[tokio::test]
+async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_execution() {
+    let (_world, installations, executions) = world().await;
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}},
+        }),
+    )
+    .await;
+    eventually("the Execution root has the job ID", || async {
+        executions
+            .get_opt("root")
+            .await
+            .ok()
+            .flatten()
+            .and_then(|e| e.status)
+            .and_then(|s| s.job_id)
+            .is_some()
+    })
+    .await;
+    let root = installations.get("root").await.unwrap();
+    assert!(
+        !root
+            .metadata
+            .annotations
+            .clone()
+            .unwrap_or_default()
+            .contains_key(annotations::OPERATION),
+        "the annotation is removed"
+    );
+    let execution = executions.get("root").await.unwrap();
+    assert_eq!(execution.spec.deploy_items.len(), 1);
+    assert_eq!(
+        execution.spec.deploy_items[0].type_,
+        "landscaper.gardener.cloud/mock"
+    );
+    assert_eq!(execution.metadata.owner_references.unwrap()[0].name, "root");
+    assert_eq!(
+        execution.status.unwrap().job_id,
+        root.status.clone().unwrap().job_id
+    );
+    assert_eq!(
+        phase_of(&installations, "root").await,
+        Some(InstallationPhase::Progressing)
+    );
+    finish_execution(&executions, "root", "Succeeded").await;
+    eventually("root succeeds", || async {
+        phase_of(&installations, "root").await == Some(InstallationPhase::Succeeded)
+    })
+    .await;
+    let (job, finished) = job_ids(&installations.get("root").await.unwrap());
+    assert_eq!(job, finished);
+}
+
+#[tokio::test]
+async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subinstallation_has_no_effect()
+ {
+    let (_world, installations, executions) = world().await;
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}},
+        }),
+    )
+    .await;
+    eventually("the Execution root has the job ID", || async {
+        executions
+            .get_opt("root")
+            .await
+            .ok()
+            .flatten()
+            .and_then(|e| e.status)
+            .and_then(|s| s.job_id)
+            .is_some()
+    })
+    .await;
+    finish_execution(&executions, "root", "Failed").await;
+    eventually("root fails", || async {
+        phase_of(&installations, "root").await == Some(InstallationPhase::Failed)
+    })
+    .await;
+    let root = installations.get("root").await.unwrap();
+    let message = root.status.unwrap().last_error.unwrap().message;
+    assert!(
+        message.contains("Installation root") && message.contains("Execution root ended Failed"),
+        "{message}"
+    );
+
+    create(&installations, json!({
+        "metadata": {"name": "child", "labels": {"landscaper.gardener.cloud/encompassed-by": "nobody"}, "annotations": {annotations::OPERATION: "reconcile"}},
+        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}},
+    }))
+    .await;
+    eventually(
+        "the annotation is removed from the subinstallation",
+        || async {
+            installations.get("child").await.ok().is_some_and(|c| {
+                !c.metadata
+                    .annotations
+                    .unwrap_or_default()
+                    .contains_key(annotations::OPERATION)
+            })
+        },
+    )
+    .await;
+    let child = installations.get("child").await.unwrap();
+    assert_eq!(
+        job_ids(&child),
+        (None, None),
+        "no job starts on a subinstallation's annotation"
+    );
+}
+
+#[tokio::test]
+async fn subinstallations_run_in_dependency_order_and_the_parent_waits_for_them() {
+    let (_world, installations, executions) = world().await;
+    let sub = |name: &str, imports: Value, exports: Value| json!({"name": name, "blueprint": {"filesystem": {"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nexportExecutions:\n- name: e\n  type: GoTemplate\n  template: |\n    exports:\n      out: produced\n"}}, "imports": imports, "exports": exports});
+    let blueprint = json!({"blueprint.yaml": serde_json::to_string(&json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Blueprint",
+        "subinstallations": [
+            sub("a", json!(null), json!({"data": [{"name": "out", "dataRef": "a.out"}]})),
+            sub("b", json!({"data": [{"name": "in", "dataRef": "a.out"}]}), json!(null)),
+        ],
+    })).unwrap()});
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
+        }),
+    )
+    .await;
+    eventually("root succeeds after a and b", || async {
+        phase_of(&installations, "root").await == Some(InstallationPhase::Succeeded)
+    })
+    .await;
+    let list = installations.list(&Default::default()).await.unwrap().items;
+    let a = list
+        .iter()
+        .find(|i| {
+            i.metadata
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("a-"))
+        })
+        .expect("subinstallation a");
+    let b = list
+        .iter()
+        .find(|i| {
+            i.metadata
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("b-"))
+        })
+        .expect("subinstallation b");
+    let a_done = a
+        .status
+        .as_ref()
+        .unwrap()
+        .phase_transition_time
+        .clone()
+        .unwrap()
+        .0;
+    assert_eq!(
+        b.status.as_ref().unwrap().phase,
+        Some(InstallationPhase::Succeeded)
+    );
+    assert!(
+        b.status
+            .as_ref()
+            .unwrap()
+            .phase_transition_time
+            .clone()
+            .unwrap()
+            .0
+            >= a_done,
+        "b finishes after a"
+    );
+    assert!(
+        executions.get_opt("root").await.unwrap().is_none(),
+        "a blueprint without deploy items has no Execution"
+    );
+}
+
+#[tokio::test]
+async fn interrupt_is_passed_down_and_ends_the_running_job_failed() {
+    let (_world, installations, executions) = world().await;
+    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config: {}\nsubinstallations:\n- name: subinst\n  blueprint:\n    filesystem:\n      blueprint.yaml: \"kind: Blueprint\\n\"\n"});
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
+        }),
+    )
+    .await;
+    eventually("root progresses", || async {
+        phase_of(&installations, "root").await == Some(InstallationPhase::Progressing)
+    })
+    .await;
+    installations
+        .patch(
+            "root",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {annotations::OPERATION: "interrupt"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    eventually("root ends Failed", || async {
+        phase_of(&installations, "root").await == Some(InstallationPhase::Failed)
+    })
+    .await;
+    let root = installations.get("root").await.unwrap();
+    assert!(
+        !root
+            .metadata
+            .annotations
+            .clone()
+            .unwrap_or_default()
+            .contains_key(annotations::OPERATION)
+    );
+    let (job, finished) = job_ids(&root);
+    assert_eq!(job, finished);
+    let execution = executions.get("root").await.unwrap();
+    assert_eq!(
+        execution
+            .metadata
+            .annotations
+            .unwrap()
+            .get(annotations::OPERATION)
+            .map(String::as_str),
+        Some("interrupt")
+    );
+}
+
+#[tokio::test]
+async fn deletion_waits_for_importing_siblings_and_passes_delete_without_uninstall_down() {
+    let (_world, installations, executions) = world().await;
+    let producer = json!({
+        "metadata": {"name": "a", "annotations": {annotations::OPERATION: "reconcile", annotations::DELETE_WITHOUT_UNINSTALL: "true"}},
+        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}, "exports": {"data": [{"name": "x", "dataRef": "a.z"}]}},
+    });
+    create(&installations, producer).await;
+    create(&installations, json!({
+        "metadata": {"name": "b"},
+        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}}, "imports": {"data": [{"name": "z", "dataRef": "a.z"}]}},
+    }))
+    .await;
+    eventually("a has its Execution", || async {
+        executions.get_opt("a").await.ok().flatten().is_some()
+    })
+    .await;
+    // Keep the Execution until the test has seen the annotation on it.
+    executions
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": ["test/hold"]}})),
+        )
+        .await
+        .unwrap();
+    installations
+        .delete("a", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("a waits for b", || async {
+        installations
+            .get("a")
+            .await
+            .ok()
+            .and_then(|a| a.status)
+            .is_some_and(|s| {
+                s.conditions.iter().any(|c| {
+                    c.message
+                        .contains("a sibling still imports some of the exports")
+                })
+            })
+    })
+    .await;
+    assert!(
+        executions
+            .get("a")
+            .await
+            .unwrap()
+            .metadata
+            .deletion_timestamp
+            .is_none()
+    );
+    installations
+        .delete("b", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually(
+        "the Execution is being deleted with the annotation",
+        || async {
+            executions.get("a").await.ok().is_some_and(|e| {
+                e.metadata.deletion_timestamp.is_some()
+                    && e.metadata
+                        .annotations
+                        .unwrap_or_default()
+                        .get(annotations::DELETE_WITHOUT_UNINSTALL)
+                        .map(String::as_str)
+                        == Some("true")
+            })
+        },
+    )
+    .await;
+    eventually("a is Deleting", || async {
+        phase_of(&installations, "a").await == Some(InstallationPhase::Deleting)
+    })
+    .await;
+    executions
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .unwrap();
+    eventually("a is gone", || async {
+        installations.get_opt("a").await.unwrap().is_none()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_dependency_cycle_between_siblings_fails_naming_them() {
+    let (_world, installations, _) = world().await;
+    for (name, import, export) in [("x", "y.out", "x.out"), ("y", "x.out", "y.out")] {
+        create(&installations, json!({
+            "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {
+                "blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}},
+                "imports": {"data": [{"name": "in", "dataRef": import}]},
+                "exports": {"data": [{"name": "out", "dataRef": export}]},
+            },
+        }))
+        .await;
+    }
+    eventually("x fails", || async {
+        phase_of(&installations, "x").await == Some(InstallationPhase::Failed)
+    })
+    .await;
+    let message = installations
+        .get("x")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap()
+        .message;
+    assert!(
+        message.contains("dependency cycle") && message.contains("x -> y -> x"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_job_is_retried_automatically_at_once_and_then_after_the_interval() {
+    let (_world, installations, _) = world().await;
+    create(&installations, json!({
+        "metadata": {"name": "retry", "annotations": {annotations::OPERATION: "reconcile"}},
+        "spec": {
+            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}},
+            "imports": {"data": [{"name": "missing", "dataRef": "not-existing"}]},
+            "automaticReconcile": {"failedReconcile": {"interval": "1h", "numberOfReconciles": 3}},
+        },
+    }))
+    .await;
+    eventually("the first retry ran and failed", || async {
+        installations
+            .get("retry")
+            .await
+            .ok()
+            .and_then(|i| i.status)
+            .is_some_and(|s| {
+                s.automatic_reconcile_status
+                    .as_ref()
+                    .and_then(|a| a.number_of_reconciles)
+                    == Some(1)
+                    && s.phase == Some(InstallationPhase::Failed)
+                    && s.job_id == s.job_id_finished
+            })
+    })
+    .await;
+    let retry = installations.get("retry").await.unwrap();
+    let status = retry.status.unwrap();
+    assert!(
+        status
+            .last_error
+            .unwrap()
+            .message
+            .contains("import missing missing: DataObject not-existing")
+    );
+    assert_eq!(
+        status.automatic_reconcile_status.unwrap().generation,
+        retry.metadata.generation
+    );
+}
