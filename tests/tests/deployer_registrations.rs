@@ -10,7 +10,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use landscaper_api::constants::{annotations, deploy_item_types, finalizers, labels};
+use landscaper_api::constants::{deploy_item_types, finalizers, labels};
 use landscaper_api::core::{DeployerRegistration, Environment, Execution, Installation, Target};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
@@ -86,25 +86,25 @@ where
     .await;
 }
 
-/// What the installation controller does when it starts a job: it consumes the annotation.
-async fn consume_reconcile_annotation(world: &World, name: &str) {
+/// The job the pair's Installation last started: the installation controller consumes the
+/// reconcile annotation the registration controller sets and starts a job.
+async fn job_id(world: &World, name: &str) -> Option<String> {
     installations(world)
-        .patch(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({ "metadata": { "annotations": { annotations::OPERATION: null } } }),
-            ),
-        )
+        .get(name)
         .await
-        .expect("annotation removed");
+        .expect("read")
+        .status
+        .and_then(|status| status.job_id)
 }
 
-fn operation(installation: &Installation) -> Option<&str> {
-    installation
-        .annotations()
-        .get(annotations::OPERATION)
-        .map(String::as_str)
+/// Waits until the pair's Installation started a job other than `previous`; returns it.
+async fn next_job(world: &World, name: &str, previous: Option<&str>) -> String {
+    eventually(&format!("{name} starts a new job"), || async {
+        let current = job_id(world, name).await;
+        current.is_some() && current.as_deref() != previous
+    })
+    .await;
+    job_id(world, name).await.expect("a job")
 }
 
 #[tokio::test]
@@ -134,11 +134,7 @@ async fn a_registration_is_installed_into_every_environment_with_access_of_its_o
                 .finalizers()
                 .contains(&finalizers::DEPLOYER_MANAGEMENT.to_owned())
         );
-        assert_eq!(
-            operation(&installation),
-            Some("reconcile"),
-            "a new pair is started"
-        );
+        next_job(&world, &pair, None).await;
         let mappings = installation.spec.import_data_mappings.clone().unwrap();
         assert_eq!(mappings["identity"], pair.as_str());
         assert_eq!(
@@ -241,21 +237,35 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
         )
         .await
         .expect("registration created");
+    let mut jobs = Vec::new();
     for pair in ["mock-edge", "mock-core"] {
         wait_for_installation(&world, pair).await;
-        consume_reconcile_annotation(&world, pair).await;
+        jobs.push(next_job(&world, pair, None).await);
     }
-    eventually("the status is written", || async {
-        registrations
+    // The jobs end (Failed: the test's component is not in any registry) and the registration
+    // reports their phases.
+    eventually("the jobs ended and the status shows them", || async {
+        let mut settled = true;
+        for pair in ["mock-edge", "mock-core"] {
+            let status = installations(&world).get(pair).await.expect("read").status;
+            settled &= status.is_some_and(|s| s.job_id.is_some() && s.job_id == s.job_id_finished);
+        }
+        let status = registrations
             .get("mock")
             .await
             .expect("read")
             .status
-            .is_some_and(|s| s.environments.len() == 2)
+            .unwrap_or_default();
+        settled
+            && status.environments.len() == 2
+            && status
+                .environments
+                .iter()
+                .all(|entry| entry.phase.as_deref() == Some("Failed"))
     })
     .await;
 
-    // A restart with nothing changed writes nothing.
+    // A restart with nothing changed writes no pair object and starts no job.
     world.stop_landscaper().await;
     world.landscaper_cluster().counters().reset();
     world.start_landscaper().await;
@@ -269,17 +279,33 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
     )
     .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(
-        counters.writes(None),
-        0,
-        "writes after a restart: {:?}",
-        counters.snapshot()
+    let pair_kinds = [
+        "serviceaccounts",
+        "serviceaccounts/token",
+        "clusterroles",
+        "clusterrolebindings",
+        "secrets",
+        "targets",
+        "installations",
+        "deployerregistrations",
+        "deployerregistrations/status",
+    ];
+    let pair_writes: Vec<_> = counters
+        .snapshot()
+        .into_iter()
+        .filter(|(key, _)| {
+            pair_kinds.contains(&key.resource.as_str())
+                && ["create", "update", "patch", "delete"].contains(&key.verb.as_str())
+        })
+        .collect();
+    assert!(
+        pair_writes.is_empty(),
+        "writes after a restart: {pair_writes:?}"
     );
-    for pair in ["mock-edge", "mock-core"] {
-        let installation = installations(&world).get(pair).await.expect("read");
+    for (pair, job) in ["mock-edge", "mock-core"].into_iter().zip(&jobs) {
         assert_eq!(
-            operation(&installation),
-            None,
+            job_id(&world, pair).await.as_ref(),
+            Some(job),
             "{pair} was not triggered again"
         );
     }
@@ -293,15 +319,14 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
         )
         .await
         .expect("registration changed");
-    for pair in ["mock-edge", "mock-core"] {
-        eventually(&format!("{pair} is upgraded and started"), || async {
-            let installation = installations(&world).get(pair).await.expect("read");
-            operation(&installation) == Some("reconcile")
-                && installation.spec.import_data_mappings.as_ref().unwrap()["values"]
-                    == json!({ "replicas": 3 })
-        })
-        .await;
-        consume_reconcile_annotation(&world, pair).await;
+    let mut upgraded = Vec::new();
+    for (pair, job) in ["mock-edge", "mock-core"].into_iter().zip(&jobs) {
+        upgraded.push(next_job(&world, pair, Some(job)).await);
+        let installation = installations(&world).get(pair).await.expect("read");
+        assert_eq!(
+            installation.spec.import_data_mappings.as_ref().unwrap()["values"],
+            json!({ "replicas": 3 })
+        );
     }
     // A change that does not touch the template (a label) starts nothing.
     registrations
@@ -313,11 +338,10 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
         .await
         .expect("labelled");
     tokio::time::sleep(Duration::from_secs(1)).await;
-    for pair in ["mock-edge", "mock-core"] {
-        let installation = installations(&world).get(pair).await.expect("read");
+    for (pair, job) in ["mock-edge", "mock-core"].into_iter().zip(&upgraded) {
         assert_eq!(
-            operation(&installation),
-            None,
+            job_id(&world, pair).await.as_ref(),
+            Some(job),
             "{pair} was not triggered by a label"
         );
     }
