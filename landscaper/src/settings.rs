@@ -2,6 +2,8 @@
 
 use landscaper_api::config::LandscaperConfiguration;
 
+use crate::controllers::context::DefaultContext;
+
 /// Namespace of deployer management objects when the configuration names none.
 pub const DEFAULT_NAMESPACE: &str = "ls-system";
 /// How many heartbeat periods an agent may miss before its environment turns Unknown.
@@ -14,13 +16,22 @@ pub struct Settings {
     pub namespace: String,
     /// Heartbeat periods an agent may miss before its environment turns Unknown.
     pub heartbeat_tolerance: u32,
+    /// Executions reconciled at once (`controllers.executions.workers`).
+    pub execution_workers: u16,
+    /// The Context `default` of every namespace (`controllers.contexts.config`).
+    pub default_context: DefaultContext,
 }
+
+/// Executions reconciled at once when the configuration names no number.
+pub const DEFAULT_EXECUTION_WORKERS: u16 = 5;
 
 impl Default for Settings {
     fn default() -> Self {
         Self {
             namespace: DEFAULT_NAMESPACE.to_owned(),
             heartbeat_tolerance: DEFAULT_HEARTBEAT_TOLERANCE,
+            execution_workers: DEFAULT_EXECUTION_WORKERS,
+            default_context: DefaultContext::from_config(None),
         }
     }
 }
@@ -34,8 +45,25 @@ impl Settings {
             .and_then(|dm| dm.namespace.clone())
             .filter(|ns| !ns.is_empty())
             .unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
+        let execution_workers = config
+            .controllers
+            .as_ref()
+            .and_then(|c| c.executions.as_ref())
+            .and_then(|e| e.workers)
+            .and_then(|w| u16::try_from(w).ok())
+            .filter(|w| *w > 0)
+            .unwrap_or(DEFAULT_EXECUTION_WORKERS);
+        let default_context = DefaultContext::from_config(
+            config
+                .controllers
+                .as_ref()
+                .and_then(|c| c.contexts.as_ref())
+                .and_then(|c| c.config.as_ref()),
+        );
         Self {
             namespace,
+            execution_workers,
+            default_context,
             ..Self::default()
         }
     }

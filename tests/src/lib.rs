@@ -106,6 +106,7 @@ impl World {
         let settings = landscaper::settings::Settings {
             namespace: LS_NAMESPACE.to_owned(),
             heartbeat_tolerance: 5,
+            ..landscaper::settings::Settings::default()
         };
         let client = self.landscaper_cluster().client();
         let task = tokio::spawn(landscaper::controllers::run(client, settings, async move {
