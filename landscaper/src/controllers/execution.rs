@@ -479,7 +479,9 @@ impl<'a> Job<'a> {
                 ..ObjectMeta::default()
             },
             data: Value::Object(data),
-            ..DataObject::default()
+            // Spelled out: `Default` leaves both empty, which an apply patch refuses.
+            api_version: landscaper_api::constants::API_VERSION.to_owned(),
+            kind: "DataObject".to_owned(),
         };
         self.data_objects
             .patch(
