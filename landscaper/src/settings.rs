@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use landscaper_api::config::LandscaperConfiguration;
 
+use crate::controllers::context::DefaultContext;
+
 /// Namespace of deployer management objects when the configuration names none.
 pub const DEFAULT_NAMESPACE: &str = "ls-system";
 /// How many heartbeat periods an agent may miss before its environment turns Unknown.
@@ -24,7 +26,14 @@ pub struct Settings {
     pub deployer_management: bool,
     /// Lifetime of the token in each pair's Target to the landscaper cluster.
     pub pair_token_lifetime: Duration,
+    /// Executions reconciled at once (`controllers.executions.workers`).
+    pub execution_workers: u16,
+    /// The Context `default` of every namespace (`controllers.contexts.config`).
+    pub default_context: DefaultContext,
 }
+
+/// Executions reconciled at once when the configuration names no number.
+pub const DEFAULT_EXECUTION_WORKERS: u16 = 5;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -33,6 +42,8 @@ impl Default for Settings {
             heartbeat_tolerance: DEFAULT_HEARTBEAT_TOLERANCE,
             deployer_management: true,
             pair_token_lifetime: DEFAULT_PAIR_TOKEN_LIFETIME,
+            execution_workers: DEFAULT_EXECUTION_WORKERS,
+            default_context: DefaultContext::from_config(None),
         }
     }
 }
@@ -51,9 +62,26 @@ impl Settings {
             .as_ref()
             .and_then(|dm| dm.disable)
             .unwrap_or(false);
+        let execution_workers = config
+            .controllers
+            .as_ref()
+            .and_then(|c| c.executions.as_ref())
+            .and_then(|e| e.workers)
+            .and_then(|w| u16::try_from(w).ok())
+            .filter(|w| *w > 0)
+            .unwrap_or(DEFAULT_EXECUTION_WORKERS);
+        let default_context = DefaultContext::from_config(
+            config
+                .controllers
+                .as_ref()
+                .and_then(|c| c.contexts.as_ref())
+                .and_then(|c| c.config.as_ref()),
+        );
         Self {
             namespace,
             deployer_management: !disabled,
+            execution_workers,
+            default_context,
             ..Self::default()
         }
     }

@@ -1,11 +1,15 @@
 //! The landscaper's controllers, one module per kind they reconcile.
 
+pub mod context;
 pub mod deployer_registration;
 pub mod environment;
+pub mod execution;
 pub mod installation;
 
 use std::future::Future;
 use std::sync::Arc;
+
+use futures::FutureExt;
 
 use crate::settings::Settings;
 
@@ -15,22 +19,31 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    use futures::FutureExt;
     // Every controller stops on the same signal.
-    let shutdown = shutdown.shared();
+    let shutdown = shutdown.boxed().shared();
     let registrations = settings
         .deployer_management
         .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
     let installations = Arc::new(installation::Context::new(client.clone(), &settings));
+    let executions = Arc::new(execution::Context::new(client.clone(), &settings));
+    let workers = settings.execution_workers;
+    let contexts = Arc::new(context::ContextController::new(
+        client.clone(),
+        settings.default_context.clone(),
+    ));
     let context = Arc::new(environment::Context::new(client, settings));
-    let environments = environment::run(context, shutdown.clone());
-    let installations = installation::run(installations, shutdown);
+    let flow = async {
+        futures::join!(
+            environment::run(context, shutdown.clone()),
+            installation::run(installations, shutdown.clone()),
+            execution::run(executions, workers, shutdown.clone()),
+            context::run(contexts, shutdown.clone()),
+        );
+    };
     match registrations {
         Some(registrations) => {
-            futures::join!(environments, installations, registrations);
+            futures::join!(flow, registrations);
         }
-        None => {
-            futures::join!(environments, installations);
-        }
+        None => flow.await,
     }
 }

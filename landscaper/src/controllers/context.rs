@@ -1,0 +1,164 @@
+//! Keeps a Context `default` in every namespace that is not excluded, as upstream's context
+//! controller does, from `controllers.contexts.config.default` of the configuration: its
+//! `repositoryContext` is written into each default Context; `excludedNamespaces` (default
+//! `kube-system`) get none; `disable: true` turns the controller off. A Context that already
+//! says what the configuration says is left alone, so a restart writes only what changed.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Resource, ResourceExt};
+use landscaper_api::core::Context;
+use serde_json::{Value, json};
+use tracing::{info, warn};
+
+/// Name of the Context created in every namespace.
+pub const DEFAULT_CONTEXT: &str = "default";
+/// Field manager of this controller.
+const MANAGER: &str = "landscaper-context-controller";
+/// How long to wait before retrying after an error.
+const ERROR_RETRY: Duration = Duration::from_secs(15);
+
+/// What the default Context of each namespace holds, from the configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DefaultContext {
+    /// Whether default Contexts are managed at all.
+    pub disabled: bool,
+    /// Namespaces that get no default Context.
+    pub excluded_namespaces: Vec<String>,
+    /// The repository context written into each default Context.
+    pub repository_context: Option<Value>,
+}
+
+// JSON values hold no NaN (serde_json numbers are finite), so equality is an equivalence.
+impl Eq for DefaultContext {}
+
+impl DefaultContext {
+    /// Reads `controllers.contexts.config.default` (upstream's layout); absent: enabled,
+    /// `kube-system` excluded, no repository context.
+    pub fn from_config(config: Option<&Value>) -> Self {
+        let default = config.and_then(|c| c.get("default"));
+        let field = |name: &str| default.and_then(|d| d.get(name));
+        Self {
+            disabled: field("disable").and_then(Value::as_bool).unwrap_or(false),
+            excluded_namespaces: field("excludedNamespaces")
+                .and_then(Value::as_array)
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_else(|| vec!["kube-system".to_owned()]),
+            repository_context: field("repositoryContext").cloned(),
+        }
+    }
+}
+
+/// Shared handles of the controller.
+pub struct ContextController {
+    client: kube::Client,
+    config: DefaultContext,
+}
+
+impl ContextController {
+    /// A controller for the given landscaper cluster and default Context.
+    pub fn new(client: kube::Client, config: DefaultContext) -> Self {
+        Self { client, config }
+    }
+}
+
+/// A failed API request, naming the Context.
+#[derive(Debug, thiserror::Error)]
+#[error("Context {namespace}/{DEFAULT_CONTEXT}: {action}: {source}")]
+pub struct Error {
+    namespace: String,
+    action: &'static str,
+    #[source]
+    source: kube::Error,
+}
+
+/// Runs the controller until `shutdown` completes.
+pub async fn run(
+    controller: Arc<ContextController>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    if controller.config.disabled {
+        info!("the Context controller is disabled");
+        return;
+    }
+    let namespaces: Api<Namespace> = Api::all(controller.client.clone());
+    let contexts: Api<Context> = Api::all(controller.client.clone());
+    info!(excluded = ?controller.config.excluded_namespaces, "starting the Context controller");
+    Controller::new(namespaces, watcher::Config::default())
+        // A deleted or edited default Context is put back.
+        .watches(contexts, watcher::Config::default(), |context| {
+            (context.name_any() == DEFAULT_CONTEXT)
+                .then(|| context.namespace())
+                .flatten()
+                .map(|namespace| ObjectRef::<Namespace>::new(&namespace))
+        })
+        .graceful_shutdown_on(shutdown)
+        .run(reconcile, error_policy, controller)
+        .for_each(|result| async move {
+            if let Err(error) = result {
+                warn!(%error, "Context reconcile failed");
+            }
+        })
+        .await;
+}
+
+fn error_policy(_: Arc<Namespace>, error: &Error, _: Arc<ContextController>) -> Action {
+    warn!(%error, "Context reconcile failed; retrying");
+    Action::requeue(ERROR_RETRY)
+}
+
+async fn reconcile(
+    namespace: Arc<Namespace>,
+    controller: Arc<ContextController>,
+) -> Result<Action, Error> {
+    let name = namespace.name_any();
+    if namespace.meta().deletion_timestamp.is_some()
+        || controller.config.excluded_namespaces.contains(&name)
+    {
+        return Ok(Action::await_change());
+    }
+    let api: Api<Context> = Api::namespaced(controller.client.clone(), &name);
+    let existing = api.get_opt(DEFAULT_CONTEXT).await.map_err(|source| Error {
+        namespace: name.clone(),
+        action: "read",
+        source,
+    })?;
+    let wanted = &controller.config.repository_context;
+    if existing
+        .as_ref()
+        .is_some_and(|c| &c.repository_context == wanted)
+    {
+        return Ok(Action::await_change());
+    }
+    let context = json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Context",
+        "metadata": { "name": DEFAULT_CONTEXT, "namespace": name },
+        "repositoryContext": wanted,
+    });
+    api.patch(
+        DEFAULT_CONTEXT,
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(&context),
+    )
+    .await
+    .map_err(|source| Error {
+        namespace: name.clone(),
+        action: "write",
+        source,
+    })?;
+    info!(namespace = %name, created = existing.is_none(), "default Context written");
+    Ok(Action::await_change())
+}

@@ -1,0 +1,545 @@
+//! The Execution controller on the testbed: DeployItems created from `spec.deployItems` with
+//! the execution's labels and owner, `dependsOn` ordering within a job, a failed item failing
+//! the job by name, a dependency cycle as a status error, orphaned items deleted, deletion in
+//! reverse dependency order, interrupt propagation, and a job completed by the mock deployer
+//! with the items' exports collected into the DataObject of `status.exportRef`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use landscaper::controllers::execution::{MANAGED_BY_LABEL, NAME_LABEL};
+use landscaper_api::constants::{annotations, deploy_item_types};
+use landscaper_api::core::{
+    DataObject, DeployItem, Execution, ExecutionPhase, execution_data_object_name,
+};
+use landscaper_deployer::controller::DeployerConfig;
+use landscaper_e2e::{World, eventually};
+use serde_json::{Value, json};
+
+/// A namespace of its own for a test, on the landscaper cluster.
+async fn namespace(world: &World, name: &str) -> Client {
+    world
+        .create_namespace(world.landscaper_cluster(), name)
+        .await;
+    world.landscaper_cluster().client()
+}
+
+/// An execution of mock items; `items` are `(name, dependsOn, config)`.
+fn execution(name: &str, items: &[(&str, &[&str], Value)]) -> Execution {
+    let deploy_items: Vec<Value> = items
+        .iter()
+        .map(|(item, deps, config)| {
+            json!({
+                "name": item,
+                "type": deploy_item_types::MOCK,
+                "config": config,
+                "dependsOn": deps,
+                "timeout": "5m",
+            })
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Execution",
+        "metadata": { "name": name },
+        "spec": { "context": "default", "deployItems": deploy_items },
+    }))
+    .expect("valid Execution")
+}
+
+async fn start_job(executions: &Api<Execution>, name: &str, job_id: &str) {
+    let patch = json!({ "status": { "jobID": job_id } });
+    executions
+        .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("job ID is written");
+}
+
+/// The managed item of entry `item`, if it exists.
+async fn item(items: &Api<DeployItem>, execution: &str, item: &str) -> Option<DeployItem> {
+    let selector = format!("{MANAGED_BY_LABEL}={execution},{NAME_LABEL}={item}");
+    items
+        .list(&kube::api::ListParams::default().labels(&selector))
+        .await
+        .expect("items are listed")
+        .items
+        .into_iter()
+        .next()
+}
+
+fn job_of(item: &DeployItem) -> Option<String> {
+    item.status.as_ref().and_then(|s| s.job_id.clone())
+}
+
+/// Finishes the item's job as a deployer would, with exports in `<item>-export` if given.
+async fn finish_item(
+    items: &Api<DeployItem>,
+    secrets: &Api<Secret>,
+    item: &DeployItem,
+    phase: &str,
+    exports: Option<Value>,
+) {
+    let name = item.name_any();
+    let job_id = job_of(item).expect("item has a job");
+    let mut status = json!({ "phase": phase, "jobIDFinished": job_id });
+    if phase == "Failed" {
+        status["lastError"] = json!({
+            "operation": "Reconcile", "reason": "Broken", "message": "the chart is broken",
+            "lastTransitionTime": "2026-01-01T00:00:00Z", "lastUpdateTime": "2026-01-01T00:00:00Z",
+        });
+    }
+    if let Some(values) = exports {
+        let secret = Secret {
+            metadata: ObjectMeta {
+                name: Some(format!("{name}-export")),
+                ..ObjectMeta::default()
+            },
+            data: Some(BTreeMap::from([(
+                "config".to_owned(),
+                ByteString(serde_json::to_vec(&values).expect("json")),
+            )])),
+            ..Secret::default()
+        };
+        secrets
+            .create(&PostParams::default(), &secret)
+            .await
+            .expect("export Secret is created");
+        status["exportRef"] = json!({ "name": format!("{name}-export") });
+    }
+    items
+        .patch_status(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "status": status })),
+        )
+        .await
+        .expect("item status is written");
+}
+
+async fn phase_of(executions: &Api<Execution>, name: &str) -> Option<ExecutionPhase> {
+    executions
+        .get(name)
+        .await
+        .ok()
+        .and_then(|e| e.status)
+        .filter(|s| s.job_id.is_some() && s.job_id == s.job_id_finished)
+        .and_then(|s| s.phase)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_run_in_dependency_order_and_exports_are_collected() {
+    let world = World::start().await;
+    let client = namespace(&world, "order").await;
+    let executions: Api<Execution> = Api::namespaced(client.clone(), "order");
+    let items: Api<DeployItem> = Api::namespaced(client.clone(), "order");
+    let secrets: Api<Secret> = Api::namespaced(client, "order");
+    let exec = execution(
+        "exec",
+        &[
+            ("b", &["a"], json!({ "phase": "Succeeded" })),
+            ("a", &[], json!({ "phase": "Succeeded" })),
+        ],
+    );
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .expect("execution is created");
+    start_job(&executions, "exec", "job-1").await;
+
+    eventually("item a is started in job-1", || async {
+        item(&items, "exec", "a")
+            .await
+            .is_some_and(|i| job_of(&i).as_deref() == Some("job-1"))
+    })
+    .await;
+    let a = item(&items, "exec", "a").await.expect("item a");
+    assert_eq!(a.spec.type_, deploy_item_types::MOCK);
+    assert_eq!(a.spec.context.as_deref(), Some("default"));
+    assert_eq!(a.spec.config, Some(json!({ "phase": "Succeeded" })));
+    assert!(a.spec.timeout.is_some(), "timeout is forwarded");
+    let owner = &a.owner_references()[0];
+    assert_eq!(
+        (owner.kind.as_str(), owner.name.as_str()),
+        ("Execution", "exec")
+    );
+    assert!(
+        item(&items, "exec", "b")
+            .await
+            .is_none_or(|b| job_of(&b).is_none()),
+        "b waits for a"
+    );
+
+    finish_item(
+        &items,
+        &secrets,
+        &a,
+        "Succeeded",
+        Some(json!({ "url": "a.example" })),
+    )
+    .await;
+    eventually("item b is started in job-1", || async {
+        item(&items, "exec", "b")
+            .await
+            .is_some_and(|i| job_of(&i).as_deref() == Some("job-1"))
+    })
+    .await;
+    let b = item(&items, "exec", "b").await.expect("item b");
+    finish_item(
+        &items,
+        &secrets,
+        &b,
+        "Succeeded",
+        Some(json!({ "port": 443 })),
+    )
+    .await;
+
+    eventually("the execution succeeds", || async {
+        phase_of(&executions, "exec").await == Some(ExecutionPhase::Succeeded)
+    })
+    .await;
+    let status = executions.get("exec").await.unwrap().status.unwrap();
+    let export_ref = status.export_ref.expect("exportRef is set");
+    assert_eq!(export_ref.name, execution_data_object_name("exec"));
+    let data_objects: Api<DataObject> = Api::namespaced(executions.clone().into_client(), "order");
+    let data = data_objects
+        .get(&export_ref.name)
+        .await
+        .expect("DataObject");
+    assert_eq!(
+        data.data,
+        json!({ "a": { "url": "a.example" }, "b": { "port": 443 } })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_item_fails_the_execution_by_name_and_its_dependents_never_start() {
+    let world = World::start().await;
+    let client = namespace(&world, "failing").await;
+    let executions: Api<Execution> = Api::namespaced(client.clone(), "failing");
+    let items: Api<DeployItem> = Api::namespaced(client.clone(), "failing");
+    let secrets: Api<Secret> = Api::namespaced(client, "failing");
+    let exec = execution("exec", &[("a", &[], json!({})), ("b", &["a"], json!({}))]);
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-1").await;
+    eventually("item a is started", || async {
+        item(&items, "exec", "a")
+            .await
+            .is_some_and(|i| job_of(&i).is_some())
+    })
+    .await;
+    let a = item(&items, "exec", "a").await.unwrap();
+    finish_item(&items, &secrets, &a, "Failed", None).await;
+    eventually("the execution fails", || async {
+        phase_of(&executions, "exec").await == Some(ExecutionPhase::Failed)
+    })
+    .await;
+    let error = executions
+        .get("exec")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap();
+    assert!(error.message.contains(&a.name_any()), "{}", error.message);
+    assert!(
+        error.message.contains("the chart is broken"),
+        "{}",
+        error.message
+    );
+    assert!(
+        item(&items, "exec", "b")
+            .await
+            .is_none_or(|b| job_of(&b).is_none())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dependency_cycle_is_a_status_error() {
+    let world = World::start().await;
+    let client = namespace(&world, "cycle").await;
+    let executions: Api<Execution> = Api::namespaced(client.clone(), "cycle");
+    let items: Api<DeployItem> = Api::namespaced(client, "cycle");
+    let exec = execution(
+        "exec",
+        &[
+            ("a", &["b"], json!({})),
+            ("b", &["a"], json!({})),
+            ("c", &[], json!({})),
+        ],
+    );
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-1").await;
+    eventually("the execution fails", || async {
+        phase_of(&executions, "exec").await == Some(ExecutionPhase::Failed)
+    })
+    .await;
+    let error = executions
+        .get("exec")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap();
+    assert!(
+        error.message.contains("cycle among a, b"),
+        "{}",
+        error.message
+    );
+    assert!(
+        items
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orphans_go_and_deletion_follows_reverse_dependency_order() {
+    let world = World::start().await;
+    let client = namespace(&world, "deleting").await;
+    let executions: Api<Execution> = Api::namespaced(client.clone(), "deleting");
+    let items: Api<DeployItem> = Api::namespaced(client.clone(), "deleting");
+    let secrets: Api<Secret> = Api::namespaced(client, "deleting");
+    let exec = execution(
+        "exec",
+        &[
+            ("a", &[], json!({})),
+            ("b", &["a"], json!({})),
+            ("old", &[], json!({})),
+        ],
+    );
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-1").await;
+    for name in ["a", "old", "b"] {
+        eventually(&format!("item {name} is started"), || async {
+            item(&items, "exec", name)
+                .await
+                .is_some_and(|i| job_of(&i).is_some())
+        })
+        .await;
+        let started = item(&items, "exec", name).await.unwrap();
+        finish_item(&items, &secrets, &started, "Succeeded", None).await;
+    }
+    eventually("the first job succeeds", || async {
+        phase_of(&executions, "exec").await == Some(ExecutionPhase::Succeeded)
+    })
+    .await;
+
+    // Drop `old` from the spec: the next job deletes it.
+    let patch = json!({ "spec": { "deployItems": execution("exec", &[
+        ("a", &[], json!({})), ("b", &["a"], json!({})),
+    ]).spec.deploy_items } });
+    executions
+        .patch("exec", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-2").await;
+    eventually("the orphaned item is deleted", || async {
+        item(&items, "exec", "old").await.is_none()
+    })
+    .await;
+
+    // Hold b with a finalizer of the test: a must stay while b exists.
+    let b = item(&items, "exec", "b").await.unwrap();
+    let hold = json!({ "metadata": { "finalizers": ["test.landscaper/hold"] } });
+    items
+        .patch(&b.name_any(), &PatchParams::default(), &Patch::Merge(&hold))
+        .await
+        .unwrap();
+    executions
+        .delete("exec", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("b is being deleted", || async {
+        item(&items, "exec", "b")
+            .await
+            .is_some_and(|b| b.metadata.deletion_timestamp.is_some())
+    })
+    .await;
+    // Give the controller room to act wrongly: a stays while b is held.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let a = item(&items, "exec", "a").await.expect("a still exists");
+    assert!(a.metadata.deletion_timestamp.is_none(), "a waits for b");
+    assert!(executions.get_opt("exec").await.unwrap().is_some());
+
+    let release = json!({ "metadata": { "finalizers": null } });
+    items
+        .patch(
+            &b.name_any(),
+            &PatchParams::default(),
+            &Patch::Merge(&release),
+        )
+        .await
+        .unwrap();
+    eventually("the execution and its items are gone", || async {
+        executions.get_opt("exec").await.unwrap().is_none()
+            && items
+                .list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .is_empty()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupt_and_delete_without_uninstall_reach_the_items() {
+    let world = World::start().await;
+    let client = namespace(&world, "interrupt").await;
+    let executions: Api<Execution> = Api::namespaced(client.clone(), "interrupt");
+    let items: Api<DeployItem> = Api::namespaced(client, "interrupt");
+    let exec = execution("exec", &[("a", &[], json!({}))]);
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-1").await;
+    eventually("item a is started", || async {
+        item(&items, "exec", "a")
+            .await
+            .is_some_and(|i| job_of(&i).is_some())
+    })
+    .await;
+    let patch = json!({ "metadata": { "annotations": { annotations::OPERATION: "interrupt" } } });
+    executions
+        .patch("exec", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    eventually(
+        "the item is interrupted and the annotation consumed",
+        || async {
+            let item_annotated = item(&items, "exec", "a").await.is_some_and(|i| {
+                i.annotations()
+                    .get(annotations::OPERATION)
+                    .map(String::as_str)
+                    == Some("interrupt")
+            });
+            let consumed = executions
+                .get("exec")
+                .await
+                .unwrap()
+                .annotations()
+                .get(annotations::OPERATION)
+                .is_none();
+            item_annotated && consumed
+        },
+    )
+    .await;
+
+    let a = item(&items, "exec", "a").await.unwrap();
+    let hold = json!({ "metadata": { "finalizers": ["test.landscaper/hold"] } });
+    items
+        .patch(&a.name_any(), &PatchParams::default(), &Patch::Merge(&hold))
+        .await
+        .unwrap();
+    let patch = json!({ "metadata": { "annotations": {
+        annotations::DELETE_WITHOUT_UNINSTALL: "true" } } });
+    executions
+        .patch("exec", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    executions
+        .delete("exec", &DeleteParams::default())
+        .await
+        .unwrap();
+    eventually("the item is deleted without uninstall", || async {
+        item(&items, "exec", "a").await.is_some_and(|i| {
+            i.metadata.deletion_timestamp.is_some()
+                && i.annotations()
+                    .contains_key(annotations::DELETE_WITHOUT_UNINSTALL)
+        })
+    })
+    .await;
+    items
+        .patch(
+            &a.name_any(),
+            &PatchParams::default(),
+            &Patch::Merge(&json!({ "metadata": { "finalizers": null } })),
+        )
+        .await
+        .unwrap();
+    eventually("the execution is gone", || async {
+        executions.get_opt("exec").await.unwrap().is_none()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mock_deployer_completes_an_execution_with_exports() {
+    let world = World::start().await;
+    let client = namespace(&world, "mock").await;
+    let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
+    config.namespace = Some("mock".into());
+    config.retry_initial = Duration::from_millis(100);
+    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
+    tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
+
+    let executions: Api<Execution> = Api::namespaced(client, "mock");
+    let exec = execution(
+        "exec",
+        &[
+            (
+                "db",
+                &[],
+                json!({
+                    "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
+                    "kind": "ProviderConfiguration",
+                    "phase": "Succeeded",
+                    "export": { "host": "db.local" },
+                }),
+            ),
+            (
+                "app",
+                &["db"],
+                json!({
+                    "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
+                    "kind": "ProviderConfiguration",
+                    "phase": "Succeeded",
+                    "export": { "replicas": 2 },
+                }),
+            ),
+        ],
+    );
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-1").await;
+    eventually("the execution succeeds", || async {
+        phase_of(&executions, "exec").await == Some(ExecutionPhase::Succeeded)
+    })
+    .await;
+    let export_ref = executions
+        .get("exec")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .export_ref
+        .unwrap();
+    let data_objects: Api<DataObject> = Api::namespaced(executions.clone().into_client(), "mock");
+    let data = data_objects.get(&export_ref.name).await.unwrap();
+    assert_eq!(
+        data.data,
+        json!({ "db": { "host": "db.local" }, "app": { "replicas": 2 } })
+    );
+}
