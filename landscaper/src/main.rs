@@ -34,7 +34,7 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    landscaper_agent::logging::init();
+    landscaper_process::logging::init();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(&args).await,

@@ -58,7 +58,7 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
     tracing::info!(server = %config.cluster_url, namespace = %settings.namespace, "starting the landscaper");
     let client = kube::Client::try_from(with_bounded_reads(config))
         .context("building the client of the landscaper cluster")?;
-    landscaper::controllers::run(client, settings, landscaper_agent::shutdown::signal()).await;
+    landscaper::controllers::run(client, settings, landscaper_process::shutdown::signal()).await;
     tracing::info!("landscaper stopped");
     Ok(ExitCode::SUCCESS)
 }
