@@ -7,5 +7,6 @@
 
 pub mod controllers;
 pub mod crds;
+#[cfg(feature = "dev")]
 pub mod dev;
 pub mod settings;
