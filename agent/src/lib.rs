@@ -12,11 +12,9 @@ pub mod clients;
 pub mod health;
 pub mod heartbeat;
 pub mod helm_deployer;
-pub mod logging;
 pub mod names;
 pub mod registration;
 pub mod settings;
-pub mod shutdown;
 pub mod token;
 
 mod agent;

@@ -77,7 +77,7 @@ fn main() -> ExitCode {
 
 /// The runtime of the long-running subcommands, with logging set up.
 fn runtime() -> tokio::runtime::Runtime {
-    landscaper_agent::logging::init();
+    landscaper_process::logging::init();
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -30,6 +30,29 @@ use crate::settings::Settings;
 const MANAGER: &str = "landscaper-dev";
 /// Workers of the agent's embedded helm deployer (the agent's default).
 const HELM_WORKERS: u16 = 8;
+/// The name of the landscaper cluster in the two-cluster world.
+pub const LANDSCAPER_CLUSTER: &str = "landscaper";
+/// The name of the fenced cluster (the agent's host) in the two-cluster world.
+pub const FENCED_CLUSTER: &str = "fenced";
+
+/// The two-cluster world that dev mode and the end-to-end tests run on: a testbed with the
+/// landscaper cluster and a fenced cluster, for the caller to finish configuring and start.
+pub fn two_clusters() -> testbed::Builder {
+    Testbed::builder().named(&[LANDSCAPER_CLUSTER, FENCED_CLUSTER])
+}
+
+/// Makes the landscaper cluster ready for the landscaper's controllers: the Landscaper CRDs
+/// and the deployer management namespace.
+pub async fn prepare_landscaper_cluster(
+    client: &kube::Client,
+    namespace: &str,
+) -> Result<(), DevError> {
+    crate::crds::ensure(client)
+        .await
+        .map_err(api("installing the Landscaper CRDs"))?;
+    info!("installed the Landscaper CRDs into the landscaper cluster");
+    ensure_namespace(client, namespace).await
+}
 
 /// What dev mode is started with.
 #[derive(Clone, Debug)]
@@ -76,8 +99,7 @@ pub struct DevMode {
 impl DevMode {
     /// Starts the clusters, the landscaper, the agent, the progress log, and applies the examples.
     pub async fn start(options: &Options) -> Result<Self, DevError> {
-        let bed = Testbed::builder()
-            .named(&["landscaper", "fenced"])
+        let bed = two_clusters()
             .kubeconfig_dir(&options.dir)
             .simulate_workloads(true)
             .start()
@@ -88,12 +110,8 @@ impl DevMode {
             tasks: JoinSet::new(),
         };
         let landscaper = dev.landscaper_client();
-        crate::crds::ensure(&landscaper)
-            .await
-            .map_err(api("installing the Landscaper CRDs"))?;
-        info!("installed the Landscaper CRDs into the landscaper cluster");
         let settings = Settings::default();
-        ensure_namespace(&landscaper, &settings.namespace).await?;
+        prepare_landscaper_cluster(&landscaper, &settings.namespace).await?;
         dev.tasks.spawn(progress::<Environment>(
             landscaper.clone(),
             describe_environment,
@@ -128,22 +146,22 @@ impl DevMode {
 
     /// The kubeconfig of the landscaper cluster.
     pub fn landscaper_kubeconfig(&self) -> &Path {
-        self.cluster("landscaper").kubeconfig_path()
+        self.cluster(LANDSCAPER_CLUSTER).kubeconfig_path()
     }
 
     /// The kubeconfig of the fenced cluster.
     pub fn fenced_kubeconfig(&self) -> &Path {
-        self.cluster("fenced").kubeconfig_path()
+        self.cluster(FENCED_CLUSTER).kubeconfig_path()
     }
 
     /// A client of the landscaper cluster (admin).
     pub fn landscaper_client(&self) -> kube::Client {
-        self.cluster("landscaper").client()
+        self.cluster(LANDSCAPER_CLUSTER).client()
     }
 
     /// A client of the fenced cluster (admin).
     pub fn fenced_client(&self) -> kube::Client {
-        self.cluster("fenced").client()
+        self.cluster(FENCED_CLUSTER).client()
     }
 
     fn cluster(&self, name: &str) -> &testbed::Cluster {

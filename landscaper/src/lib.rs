@@ -9,6 +9,7 @@
 pub mod controllers;
 pub mod crds;
 pub mod dataflow;
+#[cfg(feature = "dev")]
 pub mod dev;
 pub mod leader;
 pub mod own_environment;

@@ -22,6 +22,7 @@ enum Command {
     Run(commands::run::Args),
     /// Run everything in one process: two in-process clusters, the landscaper, an agent for
     /// environment `default`, and the examples.
+    #[cfg(feature = "dev")]
     Dev(commands::dev::Args),
     /// Print the CustomResourceDefinitions of all landscaper kinds as YAML.
     Crds(commands::crds::Args),
@@ -34,10 +35,11 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    landscaper_agent::logging::init();
+    landscaper_process::logging::init();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => commands::run::run(&args).await,
+        #[cfg(feature = "dev")]
         Command::Dev(args) => commands::dev::run(&args).await,
         Command::Crds(args) => commands::crds::run(&args),
         Command::Validate(args) => commands::validate::run(&args),

@@ -40,8 +40,7 @@ pub struct World {
 impl World {
     /// Starts both clusters, installs the CRDs and starts the landscaper.
     pub async fn start() -> Self {
-        let bed = Testbed::builder()
-            .named(&["landscaper", "fenced"])
+        let bed = landscaper::dev::two_clusters()
             .start()
             .await
             .expect("testbed starts");
@@ -51,10 +50,13 @@ impl World {
             landscaper: None,
             files: AtomicUsize::new(0),
         };
-        world.install_crds().await;
-        world
-            .create_namespace(world.landscaper_cluster(), LS_NAMESPACE)
-            .await;
+        landscaper::dev::prepare_landscaper_cluster(
+            &world.landscaper_cluster().client(),
+            LS_NAMESPACE,
+        )
+        .await
+        .expect("the landscaper cluster is prepared");
+        world.wait_for_crds().await;
         let mut world = world;
         world.start_landscaper().await;
         world
@@ -63,19 +65,19 @@ impl World {
     /// The landscaper cluster.
     pub fn landscaper_cluster(&self) -> &Cluster {
         self.bed
-            .cluster_named("landscaper")
+            .cluster_named(landscaper::dev::LANDSCAPER_CLUSTER)
             .expect("landscaper cluster")
     }
 
     /// The fenced cluster.
     pub fn fenced_cluster(&self) -> &Cluster {
-        self.bed.cluster_named("fenced").expect("fenced cluster")
+        self.bed
+            .cluster_named(landscaper::dev::FENCED_CLUSTER)
+            .expect("fenced cluster")
     }
 
-    async fn install_crds(&self) {
-        landscaper::crds::ensure(&self.landscaper_cluster().client())
-            .await
-            .expect("CRDs are installed");
+    /// Waits until the API server serves the CRDs just installed.
+    async fn wait_for_crds(&self) {
         let environments: Api<Environment> = Api::all(self.landscaper_cluster().client());
         eventually("the Environment CRD is served", || async {
             environments.list(&Default::default()).await.is_ok()

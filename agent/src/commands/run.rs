@@ -121,7 +121,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     landscaper_agent::helm_deployer::run_with_agent(
         agent,
         args.helm_workers,
-        landscaper_agent::shutdown::signal(),
+        landscaper_process::shutdown::signal(),
     )
     .await;
     if let Some(probes) = probes {

@@ -18,12 +18,9 @@ use crate::settings::Settings;
 /// namespace) whose agent owns it.
 pub const HOST_CLUSTER_ANNOTATION: &str = "agent.landscaper.gardener.cloud/host-cluster-id";
 
-/// Annotation on the Environment naming the namespace of the agent's heartbeat Lease in the
-/// landscaper cluster (the agent's `landscaperNamespace`), where the landscaper reads it
-/// whatever its own deployer management namespace is. Additive: upstream defines no such
-/// annotation.
-pub const LEASE_NAMESPACE_ANNOTATION: &str =
-    "agent.landscaper.gardener.cloud/heartbeat-lease-namespace";
+/// Annotation on the Environment naming the namespace of the agent's heartbeat Lease; defined
+/// with the API because the landscaper reads it.
+pub use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_NAMESPACE_ANNOTATION;
 
 /// The Environment an agent with these settings registers.
 pub fn desired_spec(settings: &Settings, names: &Names, landscaper: &Endpoint) -> EnvironmentSpec {

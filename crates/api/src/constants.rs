@@ -59,6 +59,12 @@ pub mod annotations {
     pub const ENVIRONMENT: &str = "landscaper.gardener.cloud/environment";
     /// Marks a target that is used to deploy deployers only.
     pub const DEPLOYER_ONLY: &str = "landscaper.gardener.cloud/deployer-only";
+    /// On an agent's Environment: the namespace of the agent's heartbeat Lease in the
+    /// landscaper cluster (the agent's `landscaperNamespace`), where the landscaper reads it
+    /// whatever its own deployer management namespace is. Additive: upstream defines no such
+    /// annotation.
+    pub const HEARTBEAT_LEASE_NAMESPACE: &str =
+        "agent.landscaper.gardener.cloud/heartbeat-lease-namespace";
     /// Keeps the landscaper's internal deployer away from an installation.
     pub const NOT_INTERNAL: &str = "landscaper.gardener.cloud/not-internal";
     /// Pauses continuous reconcile of a deploy item while it is `"false"`.

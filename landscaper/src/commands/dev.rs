@@ -47,7 +47,7 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
     );
     eprintln!("Press Ctrl-C to stop.");
     eprintln!();
-    landscaper_agent::shutdown::signal().await;
+    landscaper_process::shutdown::signal().await;
     drop(dev);
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 
 pub mod blueprint;
 pub mod crds;
+#[cfg(feature = "dev")]
 pub mod dev;
 pub mod run;
 pub mod validate;

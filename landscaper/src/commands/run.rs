@@ -74,7 +74,7 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
         own_environment::agent_settings(&configuration).context("deployerManagement.agent")?;
     let client = kube::Client::try_from(with_bounded_reads(config.clone()))
         .context("building the client of the landscaper cluster")?;
-    let shutdown = landscaper_agent::shutdown::signal().shared();
+    let shutdown = landscaper_process::shutdown::signal().shared();
     let election = args.leader_elect.then(|| {
         leader::Election::new(
             client.clone(),

@@ -21,7 +21,7 @@ use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent,
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
-use landscaper_agent::registration::environment::LEASE_NAMESPACE_ANNOTATION;
+use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_NAMESPACE_ANNOTATION;
 use landscaper_api::constants::{conditions, finalizers, labels};
 use landscaper_api::core::{
     ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Installation, Target,
