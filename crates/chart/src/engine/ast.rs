@@ -5,7 +5,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::value::Value;
+use crate::engine::value::Value;
 
 /// A constant written in a template. Parse trees hold these rather than [`Value`]s (whose
 /// strings are `Rc`) so that files can be parsed on several threads; each template turns its
@@ -327,7 +327,7 @@ impl fmt::Display for Shown<'_, Pipe> {
 impl fmt::Display for Shown<'_, TemplateCall> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let call = self.node;
-        let name = crate::value::format::quote(&call.name);
+        let name = crate::engine::value::format::quote(&call.name);
         match &call.pipe {
             Some(pipe) => write!(f, "{{{{template {name} {}}}}}", pipe.show(self.text)),
             None => write!(f, "{{{{template {name}}}}}"),
