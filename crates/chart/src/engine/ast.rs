@@ -130,7 +130,7 @@ pub fn chain_names(text: &str) -> ChainNames<'_> {
 
 /// The names of a field chain, from either end. Chains are a few short names, evaluated at
 /// every execution of their action: a byte scan finds the dots in fewer steps than the
-/// searcher behind `str::split`, which was 2% of a large chart's render.
+/// searcher behind `str::split`, which showed in profiles of a large chart's render.
 pub struct ChainNames<'a> {
     /// What is left of the chain; `None` once every name has been taken.
     rest: Option<&'a str>,

@@ -107,9 +107,8 @@ thread_local! {
 
 /// A compiled pattern: the engine `regex::Regex` wraps, configured as that crate configures
 /// it for a `&str` pattern, except that no full DFA is built. A template compiles a pattern to
-/// match a few short strings, and building the full DFA was most of compiling one (0.10 of
-/// 0.14 ms for grafana's `\$(?:__(?:env|file|vault))?{[^}]+}`, 0.11 of 0.14 for `@sha.*`); the
-/// lazy DFA and the other engines match the same.
+/// match a few short strings, and building the full DFA was most of compiling one
+/// (docs/performance.md); the lazy DFA and the other engines match the same.
 #[derive(Clone)]
 pub(crate) struct Pattern {
     re: meta::Regex,
