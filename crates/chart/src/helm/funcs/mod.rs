@@ -1,4 +1,5 @@
-//! Template functions: the registry the engine calls into, Go's builtins and Helm's own functions.
+//! Helm's template functions: Sprig's library and Helm's own, registered by [`helm_funcs`]
+//! into the engine's function table ([`FuncMap`]) beside Go's builtins.
 //!
 //! # How to add a function
 //!

@@ -21,7 +21,7 @@ use bytes::Bytes;
 use bytestring::ByteString;
 
 use crate::engine::value::{Map, Value};
-use crate::engine::{self, Engine, ErrorKind};
+use crate::engine::{self, Engine, ErrorKind, ParsedTemplate};
 use crate::formats::tree::Map as DataMap;
 use crate::formats::yaml::split_manifests;
 use crate::helm::chart::metadata::is_compatible_range;
@@ -276,19 +276,7 @@ fn render_resources(
     values: &DataMap,
     options: &TemplateOptions,
 ) -> Result<Release, RenderError> {
-    let capabilities = capabilities(options);
-    let kube = &capabilities.kube_version.version;
-    if !chart.metadata.kube_version.is_empty()
-        && !is_compatible_range(&chart.metadata.kube_version, kube)
-    {
-        return Err(RenderError::during_render(
-            format!(
-                "chart requires kubeVersion: {} which is incompatible with Kubernetes {kube}",
-                chart.metadata.kube_version
-            ),
-            String::new(),
-        ));
-    }
+    check_kube_version(chart, options)?;
     // Each file's YAML is checked on other cores while the next templates render.
     let render_checked = |parse_late: bool| {
         crate::parallel::pipeline(
@@ -319,6 +307,38 @@ fn render_resources(
     if let Some(e) = chart.deferred_read_failure() {
         return Err(RenderError::before_render(e.0.clone()));
     }
+    let (files, checked_files, notes) = sort_out_notes(chart, checked);
+    assemble_release(chart, options, files, checked_files, notes)
+}
+
+/// Fails when the chart's `kubeVersion` does not admit the Kubernetes version rendered for.
+fn check_kube_version(chart: &Chart, options: &TemplateOptions) -> Result<(), RenderError> {
+    let capabilities = capabilities(options);
+    let kube = &capabilities.kube_version.version;
+    if !chart.metadata.kube_version.is_empty()
+        && !is_compatible_range(&chart.metadata.kube_version, kube)
+    {
+        return Err(RenderError::during_render(
+            format!(
+                "chart requires kubeVersion: {} which is incompatible with Kubernetes {kube}",
+                chart.metadata.kube_version
+            ),
+            String::new(),
+        ));
+    }
+    Ok(())
+}
+
+/// The rendered files by path, their checked documents by path, and the top chart's notes
+/// (subcharts' notes are dropped, as Helm drops them).
+type SortedOut = (
+    BTreeMap<String, String>,
+    BTreeMap<String, CheckedFile>,
+    String,
+);
+
+/// Sorts the rendered and checked files into manifests and the notes.
+fn sort_out_notes(chart: &Chart, checked: Vec<(String, String, CheckedFile)>) -> SortedOut {
     let notes_key = format!("{}/templates/NOTES.txt", chart.name());
     let mut notes = String::new();
     let mut files = BTreeMap::new();
@@ -331,7 +351,18 @@ fn render_resources(
             files.insert(path, content);
         }
     }
+    (files, checked_files, notes)
+}
 
+/// The release from the rendered files: manifests in Helm's install order after the CRDs
+/// (when asked for), hooks apart, and the notes.
+fn assemble_release(
+    chart: &Chart,
+    options: &TemplateOptions,
+    files: BTreeMap<String, String>,
+    checked_files: BTreeMap<String, CheckedFile>,
+    notes: String,
+) -> Result<Release, RenderError> {
     let mut warnings = Warnings::default();
     let (manifests, hooks) = match sort_manifests(checked_files, &mut warnings) {
         Ok(sorted) => sorted,
@@ -408,15 +439,8 @@ fn render_each(
     parse_late: bool,
     emit: &mut dyn FnMut(String, String),
 ) -> Result<(), Failure> {
-    let release = Map::new();
-    release.insert("Name", Value::from(options.release.name.as_str()));
-    release.insert("Namespace", Value::from(options.release.namespace.as_str()));
-    release.insert("IsUpgrade", Value::Bool(options.release.is_upgrade));
-    release.insert("IsInstall", Value::Bool(!options.release.is_upgrade));
-    release.insert("Revision", Value::Int(options.release.revision));
-    release.insert("Service", Value::from("Helm"));
     let top = Top {
-        release: Value::Map(release),
+        release: release_object(options),
         capabilities: Value::object(capabilities(options)),
     };
     let mut renderables = BTreeMap::new();
@@ -439,25 +463,7 @@ fn render_each(
     if let Some(lookup) = &options.lookup {
         install_lookup(engine.funcs_mut(), lookup.clone());
     }
-    let contents = names
-        .iter()
-        .map(|name| renderables[*name].data.read())
-        .collect::<Result<Vec<&Bytes>, LoadError>>()
-        .map_err(|e| Failure::Render(RenderError::before_render(e.0)))?;
-    let mut parsed = chart.parsed_ahead.take_all(&contents);
-    parsed.resize_with(names.len(), || None);
-    // A file parsed ahead has had its text checked as UTF-8 already.
-    let files: Vec<(&str, ByteString)> = names
-        .iter()
-        .zip(&contents)
-        .zip(&parsed)
-        .map(|((name, data), ahead)| {
-            let text = ahead
-                .as_ref()
-                .map_or_else(|| source_text(data), |ahead| ahead.text().clone());
-            (name.as_str(), text)
-        })
-        .collect();
+    let (files, parsed) = template_texts(chart, &names, &renderables)?;
     let is_late = if parse_late {
         late::choose(&files, &parsed)
     } else {
@@ -520,6 +526,50 @@ fn render_each(
         std::mem::forget(engine);
     }
     Ok(())
+}
+
+/// Template files by name with their texts, and the parses made while the chart loaded.
+type TemplateTexts<'n> = (Vec<(&'n str, ByteString)>, Vec<Option<ParsedTemplate>>);
+
+/// The text of each template file in `names`' order, with the parse made of it while the
+/// chart loaded, if any.
+fn template_texts<'n>(
+    chart: &Chart,
+    names: &[&'n String],
+    renderables: &BTreeMap<String, Renderable<'_>>,
+) -> Result<TemplateTexts<'n>, Failure> {
+    let contents = names
+        .iter()
+        .map(|name| renderables[*name].data.read())
+        .collect::<Result<Vec<&Bytes>, LoadError>>()
+        .map_err(|e| Failure::Render(RenderError::before_render(e.0)))?;
+    let mut parsed = chart.parsed_ahead.take_all(&contents);
+    parsed.resize_with(names.len(), || None);
+    // A file parsed ahead has had its text checked as UTF-8 already.
+    let files = names
+        .iter()
+        .zip(&contents)
+        .zip(&parsed)
+        .map(|((name, data), ahead)| {
+            let text = ahead
+                .as_ref()
+                .map_or_else(|| source_text(data), |ahead| ahead.text().clone());
+            (name.as_str(), text)
+        })
+        .collect();
+    Ok((files, parsed))
+}
+
+/// `.Release` for `options`.
+fn release_object(options: &TemplateOptions) -> Value {
+    let release = Map::new();
+    release.insert("Name", Value::from(options.release.name.as_str()));
+    release.insert("Namespace", Value::from(options.release.namespace.as_str()));
+    release.insert("IsUpgrade", Value::Bool(options.release.is_upgrade));
+    release.insert("IsInstall", Value::Bool(!options.release.is_upgrade));
+    release.insert("Revision", Value::Int(options.release.revision));
+    release.insert("Service", Value::from("Helm"));
+    Value::Map(release)
 }
 
 /// `.Capabilities` for `options`: Helm's defaults, or the cluster's API versions when known.
