@@ -25,7 +25,7 @@
 //! * Return Go's result type: `Value::Int` for Go `int`, `Value::Int64` for `int64`,
 //!   `Value::Float` for `float64`. Mutate maps in place (they are shared) where Sprig does.
 //! * A function that needs the engine (rendering another template, like `include`) is added with
-//!   [`FuncMap::add_with_engine`] and receives the running [`Exec`].
+//!   [`FuncMap::add_with_engine`] and receives the running [`Exec`](crate::engine::Exec).
 //! * Group related functions in one module with an `install(&mut FuncMap)` function, and call it
 //!   from [`helm_funcs`], which builds the function set Helm gives every chart.
 
