@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use landscaper_chart::chart;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
-use landscaper_chart::yaml;
+use landscaper_chart::formats::yaml;
+use landscaper_chart::helm::chart;
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 
 const CASES: &[(&str, &str, &str)] = &[
     (

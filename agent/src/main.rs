@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand};
 
 /// jemalloc, with transparent huge pages for its heap (settings in `.cargo/config.toml`): a
 /// `template` run of a large chart allocates tens of megabytes within milliseconds, and
-/// faulting them in one 4 KiB page at a time was a fifth of its time.
+/// faulting them in one 4 KiB page at a time was a large part of its time
+/// (docs/performance.md).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -19,12 +20,12 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// jemalloc maps its heap in growing runs: 2 MiB, then 2.5, 3, 3.5, 4, 5, 6 and 7 MiB, then
 /// 8 MiB and up in steps that are all multiples of 2 MiB. Linux (6.7 and later) places an
 /// anonymous mapping on a huge-page boundary only when its length is such a multiple, so the
-/// runs of 2.5, 3, 3.5, 5 and 7 MiB were mostly 4 KiB pages: a `template` run of
-/// kube-prometheus-stack took 2,300 page faults, most of them in `read` filling chart files
-/// into fresh buffers. Allocating 7 MiB and freeing it at once makes jemalloc map that run
-/// (whose pages stay untouched until reused) and every later one at 8 MiB or more: 380 page
-/// faults, an eighth less CPU and 2 ms less wall time. A request of 8 MiB or more would change
-/// nothing: jemalloc serves it from a separate arena for oversized allocations.
+/// runs of 2.5, 3, 3.5, 5 and 7 MiB were mostly 4 KiB pages, faulted in one at a time, most
+/// of them in `read` filling chart files into fresh buffers. Allocating 7 MiB and freeing it
+/// at once makes jemalloc map that run (whose pages stay untouched until reused) and every
+/// later one at 8 MiB or more, so a `template` run takes far fewer page faults
+/// (docs/performance.md). A request of 8 MiB or more would change nothing: jemalloc serves
+/// it from a separate arena for oversized allocations.
 fn grow_heap_in_huge_pages() {
     const LAST_UNEVEN_RUN: usize = 7 << 20;
     drop(std::hint::black_box(Vec::<u8>::with_capacity(

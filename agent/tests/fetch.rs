@@ -338,12 +338,13 @@ fn oci_charts_pull_from_a_real_registry() {
 
 /// An htpasswd line for `user`, made with the chart engine's own `htpasswd` (bcrypt).
 fn htpasswd_line(user: &str, password: &str) -> String {
-    let mut engine = landscaper_chart::engine::Engine::new();
+    let mut engine =
+        landscaper_chart::engine::Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("h", &format!("{{{{ htpasswd {user:?} {password:?} }}}}"))
         .expect("template");
     engine
-        .render("h", &landscaper_chart::value::Value::Nil)
+        .render("h", &landscaper_chart::engine::value::Value::Nil)
         .expect("htpasswd")
 }
 

@@ -18,10 +18,7 @@
 //! `HELM_BENCH_ITEMS` (default 200) and `HELM_BENCH_WORKERS` (the agent's `--helm-workers`,
 //! default 8) change the load; `LANDSCAPER_AGENT_BIN` points at another agent binary.
 //!
-//! Measured 2026-11-26 on the shared 2-core machine, same harness, 8 workers: the agent of
-//! 4edb11c peaked at 119.2 MiB (40.0 s wall, 29.9 s CPU, load average 10.5); with the slim
-//! item cache (no `chart.archive.raw`, no managedFields) and one render per core at once,
-//! 51.3, 51.9 and 52.7 MiB (46.0, 38.0, 39.2 s wall; 33.0, 29.1, 30.6 s CPU; load 7.5–10.6).
+//! The figures, and how they changed, are in docs/performance.md.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -10,7 +10,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::DeployItem;
-use landscaper_chart::chart;
+use landscaper_chart::helm::chart;
 use serde_json::{Value, json};
 
 use crate::LS_NAMESPACE;

@@ -10,9 +10,9 @@ use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{Scope, pinned_kind};
 use landscaper_agent::Agent;
-use landscaper_chart::chart;
-use landscaper_chart::data::Map;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::formats::tree::Map;
+use landscaper_chart::helm::chart;
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use serde_json::Value;
 
 use crate::{LS_NAMESPACE, World};
@@ -46,7 +46,7 @@ pub fn render_agent_chart(release: &str, namespace: &str, sets: &[&str]) -> Stri
     let chart = chart::load(&agent_chart_dir()).expect("the agent chart loads");
     let mut values = Map::default();
     for set in sets {
-        landscaper_chart::strvals::parse_into(set, &mut values).expect("valid --set");
+        landscaper_chart::formats::strvals::parse_into(set, &mut values).expect("valid --set");
     }
     let options = TemplateOptions {
         release: ReleaseOptions {

@@ -14,9 +14,9 @@ use landscaper_agent::Agent;
 use landscaper_agent::clients::ClusterAccess;
 use landscaper_agent::settings::{Overrides, Settings};
 use landscaper_api::core::{Environment, Target};
-use landscaper_chart::chart;
-use landscaper_chart::data::Map;
-use landscaper_chart::render::{self, TemplateOptions};
+use landscaper_chart::formats::tree::Map;
+use landscaper_chart::helm::chart;
+use landscaper_chart::helm::render::{self, TemplateOptions};
 use landscaper_e2e::rbac::{
     create_all, documented_landscaper_rbac, documents, install_agent_chart_rbac,
     service_account_token,

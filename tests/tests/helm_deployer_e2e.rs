@@ -13,9 +13,9 @@ use kube::core::GroupVersionKind;
 use kube::discovery::{Scope, pinned_kind};
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{DeployItem, DeployItemPhase, Target};
-use landscaper_chart::chart;
-use landscaper_chart::objects::KubeVersion;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::helm::chart;
+use landscaper_chart::helm::objects::KubeVersion;
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_e2e::charts::{HelmRelease, helm_deploy_item, nginx_chart_dir, package};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
 use serde_json::{Value, json};
@@ -94,7 +94,8 @@ fn assert_succeeded(item: &DeployItem) {
 /// What `landscaper-agent template` renders for the chart, as objects.
 fn rendered(archive: &[u8], values: &Value, revision: i64, kube: &KubeVersion) -> Vec<Value> {
     let chart = chart::load_archive(archive).expect("the packaged chart loads");
-    let values = landscaper_chart::json::parse_object(&values.to_string()).expect("values");
+    let values =
+        landscaper_chart::formats::json::parse_object(&values.to_string()).expect("values");
     let options = TemplateOptions {
         release: ReleaseOptions {
             name: RELEASE.into(),

@@ -6,8 +6,8 @@
 //! the chart crate's Go-exact reader, so `yes`, `0777` and friends mean what they mean to
 //! `sigs.k8s.io/yaml`.
 
-use landscaper_chart::data::{Data, Map as DataMap};
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::formats::tree::{Data, Map as DataMap};
 use serde_json::Value as Json;
 
 /// Whole floats below this are exact integers (2^53).
@@ -75,7 +75,7 @@ pub fn to_data(json: &Json) -> Data {
 
 /// Reads one YAML (or JSON) document as `sigs.k8s.io/yaml` does; an empty document is null.
 pub fn parse_yaml(text: &str) -> Result<Json, String> {
-    landscaper_chart::yaml::parse_value(text)
+    landscaper_chart::formats::yaml::parse_value(text)
         .map(|data| from_data(&data))
         .map_err(|e| e.to_string())
 }
@@ -83,7 +83,7 @@ pub fn parse_yaml(text: &str) -> Result<Json, String> {
 /// YAML as Landscaper's `toYaml` writes it (`sigs.k8s.io/yaml`: keys sorted), without the
 /// trailing newline.
 pub fn to_yaml(json: &Json) -> Result<String, String> {
-    landscaper_chart::yaml::marshal(&to_data(json))
+    landscaper_chart::formats::yaml::marshal(&to_data(json))
         .map(|text| text.trim_end_matches('\n').to_string())
         .map_err(|e| e.to_string())
 }

@@ -170,12 +170,13 @@ async fn missing_components_and_broken_blueprints_are_named() {
 
 /// An htpasswd line for `user`, made with the chart engine's own `htpasswd` (bcrypt).
 fn htpasswd_line(user: &str, password: &str) -> String {
-    let mut engine = landscaper_chart::engine::Engine::new();
+    let mut engine =
+        landscaper_chart::engine::Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("h", &format!("{{{{ htpasswd {user:?} {password:?} }}}}"))
         .unwrap();
     engine
-        .render("h", &landscaper_chart::value::Value::Nil)
+        .render("h", &landscaper_chart::engine::value::Value::Nil)
         .unwrap()
 }
 

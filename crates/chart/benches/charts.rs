@@ -17,9 +17,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode};
-use landscaper_chart::chart::load;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
-use landscaper_chart::yaml::parse_values_file;
+use landscaper_chart::formats::yaml::parse_values_file;
+use landscaper_chart::helm::chart::load;
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 
 /// Chart folder and values file of each case, under `../shared/conformance/charts/`.
 const CASES: &[(&str, &str, &str)] = &[

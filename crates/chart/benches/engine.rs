@@ -8,9 +8,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use landscaper_chart::chart::{Chart, load_dir};
 use landscaper_chart::engine::Engine;
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::helm::chart::{Chart, load_dir};
 
 const HELPERS: &str = r#"
 {{- define "app.name" -}}
@@ -100,7 +100,7 @@ fn time(label: &str, iterations: u32, mut f: impl FnMut()) {
 }
 
 fn engine() -> Engine {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("app/templates/_helpers.tpl", HELPERS)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -141,7 +141,7 @@ fn parse_real_chart() {
     let iterations = 50;
     let start = Instant::now();
     for _ in 0..iterations {
-        let mut engine = Engine::new();
+        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
         for (name, text) in &files {
             engine
                 .add_template(name, text)

@@ -7,8 +7,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use landscaper_chart::data::Data;
-use landscaper_chart::{json, toml, yaml};
+use landscaper_chart::formats::tree::Data;
+use landscaper_chart::{formats::json, formats::toml, formats::yaml};
 
 const ROUNDS: u32 = 30;
 

@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::value::Value;
+use landscaper_chart::engine::value::Value;
 
 /// CPU time (user + system) of this process so far, from `/proc/self/stat` in clock ticks of
 /// 10 ms: coarse, so only a mean over many runs is reported.
@@ -40,7 +40,7 @@ fn load_average() -> String {
 }
 
 fn report(name: &str, template: &str, runs: usize) {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     if let Err(e) = engine.add_template("t", template) {
         println!("{name}: {e}");
         return;

@@ -32,8 +32,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::funcs::dates;
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::helm::funcs::dates;
 use serde_yaml_ng::Value as Yaml;
 
 fn load(file: &str) -> Yaml {
@@ -324,7 +324,7 @@ fn go_typed(value: &Value, go_type: &str) -> Option<Value> {
 }
 
 fn render(tpl: &str, dot: &Value, mode: Mode) -> Result<String, String> {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("test", tpl)
         .map_err(|e| e.to_string())?;
@@ -418,7 +418,7 @@ fn every_function_row_renders_as_helm_v4_1_4_does() {
 #[test]
 fn helm_function_map_has_what_helm_has_and_lacks_env() {
     let facts = load("funcs.yaml");
-    let engine = Engine::new();
+    let engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     let func_map = &facts["engineFacts"]["funcMap"];
     for name in func_map["present"].as_sequence().into_iter().flatten() {
         let name = name.as_str().unwrap_or_default();

@@ -12,8 +12,8 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use landscaper_chart::engine::value::{Map, Value};
 use landscaper_chart::engine::{Engine, Error, MissingKey};
-use landscaper_chart::value::{Map, Value};
 use serde_yaml_ng::Value as Yaml;
 
 fn conformance_file(name: &str) -> Yaml {
@@ -124,7 +124,7 @@ fn configure(engine: &mut Engine, case: &Yaml) {
 
 fn run_renderables(case: &Yaml, tally: &mut Tally) {
     let name = case["name"].as_str().unwrap_or("?");
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     configure(&mut engine, case);
     let mut names = Vec::new();
     for (key, template) in case["templates"].as_mapping().into_iter().flatten() {
@@ -223,7 +223,7 @@ fn run_chart(case: &Yaml, tally: &mut Tally) {
         return;
     }
     let chart_name = chart["name"].as_str().unwrap_or_default();
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     configure(&mut engine, case);
     let mut names: Vec<String> = chart["templates"]
         .as_mapping()

@@ -2,14 +2,14 @@
 
 mod support;
 
+use landscaper_chart::engine::value::{MethodError, Object, Value};
 use landscaper_chart::engine::{Engine, MissingKey};
-use landscaper_chart::funcs::{FuncError, args, go_builtins};
-use landscaper_chart::value::{MethodError, Object, Value};
+use landscaper_chart::engine::{FuncError, args, go_builtins};
 use support::data;
 
 /// Renders `template` (named `t`) with `dot` given as JSON; the output or the error message.
 fn run(template: &str, dot: &str) -> String {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     run_in(&mut engine, template, dot)
 }
 
@@ -26,7 +26,7 @@ fn run_in(engine: &mut Engine, template: &str, dot: &str) -> String {
 /// Like [`check`], with only Go's builtin functions (Helm's Sprig functions replace some).
 fn check_go_builtins(rows: &[(&str, &str, &str)]) {
     for (template, dot, want) in rows {
-        let mut engine = Engine::with_funcs(go_builtins());
+        let mut engine = Engine::new(go_builtins());
         assert_eq!(
             run_in(&mut engine, template, dot),
             *want,
@@ -402,7 +402,7 @@ fn missing_fields_and_nil_errors_match_go() {
 
 #[test]
 fn missing_key_options_change_map_lookups() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine.options_mut().missing_key = MissingKey::Default;
     assert_eq!(run_in(&mut engine, "{{.a.b}}", "{}"), "<no value>");
     engine.options_mut().missing_key = MissingKey::Error;
@@ -455,7 +455,7 @@ fn parse_errors_name_file_and_line() {
 
 #[test]
 fn templates_share_one_namespace_where_the_last_definition_wins() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("base", "[{{block \"x\" .}}default {{.}}{{end}}]")
         .unwrap_or_default();
@@ -488,7 +488,7 @@ fn templates_share_one_namespace_where_the_last_definition_wins() {
 
 #[test]
 fn template_calls_start_with_fresh_variables() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template(
             "t",
@@ -512,7 +512,7 @@ fn endless_template_recursion_is_an_error_not_a_crash() {
 
 #[test]
 fn helm_render_removes_no_value() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("t", "a{{.missing}}b{{.n}}c")
         .unwrap_or_default();
@@ -582,7 +582,7 @@ impl Object for Version {
 
 #[test]
 fn objects_offer_fields_and_methods() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     let dot = data("{}");
     if let Value::Map(m) = &dot {
         m.insert("Files", Value::object(Files));
@@ -621,7 +621,7 @@ fn objects_offer_fields_and_methods() {
 
 #[test]
 fn functions_can_mutate_shared_maps() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine.funcs_mut().add("set", |a: &[Value]| {
         args::count(a, 3)?;
         let key = args::string(a, 1)?;
@@ -656,7 +656,7 @@ fn functions_can_mutate_shared_maps() {
 
 #[test]
 fn errors_render_the_offending_line_with_a_marker() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template(
             "chart/templates/a.yaml",

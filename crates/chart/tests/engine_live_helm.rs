@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::objects::Files;
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::helm::objects::Files;
 
 const VALUES: &str = r#"{
   "f": 1, "big": 1234567, "small": 0.00001, "frac": 2.5, "neg": -3,
@@ -260,7 +260,7 @@ fn context(template_name: &str) -> Value {
 
 /// Renders the files as Helm would (partials skipped); the first error's Helm message.
 fn run_ours(templates: &[(&str, String)]) -> Result<Vec<(String, String)>, String> {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     let mut names: Vec<String> = templates
         .iter()
         .map(|(name, _)| format!("hc/templates/{name}"))

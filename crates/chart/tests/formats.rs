@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
-use landscaper_chart::data::{Data, Map};
-use landscaper_chart::{json, semver, strvals, toml, yaml};
+use landscaper_chart::formats::tree::{Data, Map};
+use landscaper_chart::{
+    formats::json, formats::strvals, formats::toml, formats::yaml, helm::semver,
+};
 
 fn fixture(name: &str) -> Vec<Data> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

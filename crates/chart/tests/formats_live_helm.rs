@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use base64::Engine as _;
-use landscaper_chart::data::{Data, Map};
-use landscaper_chart::{json, toml, yaml};
+use landscaper_chart::formats::tree::{Data, Map};
+use landscaper_chart::{formats::json, formats::toml, formats::yaml};
 
 fn helm_binary() -> Option<PathBuf> {
     if let Ok(path) = std::env::var("HELM") {

@@ -5,8 +5,8 @@
 //! unbounded allocation. Case counts are fixed so the suite stays fast.
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::funcs::helm_funcs;
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::helm::funcs::helm_funcs;
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -86,7 +86,7 @@ fn value() -> impl Strategy<Value = Value> {
 
 /// Renders `template` with `dot`; the result does not matter, only that it returns.
 fn render(template: &str, dot: &Value) {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     if engine.add_template("fuzz", template).is_ok() {
         let _ = engine.render_helm("fuzz", dot);
     }

@@ -3,8 +3,8 @@
 use std::rc::Rc;
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::objects::{ApiVersions, Capabilities, Files, HelmVersion, KubeVersion};
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::helm::objects::{ApiVersions, Capabilities, Files, HelmVersion, KubeVersion};
 
 fn context() -> Value {
     let files = Files::new([
@@ -90,7 +90,7 @@ fn templates_reach_files_and_capabilities() {
     ];
     let dot = context();
     for (template, want) in rows {
-        let mut engine = Engine::new();
+        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
         let rendered = engine
             .add_template("t", template)
             .and_then(|()| engine.render("t", &dot))
@@ -141,7 +141,7 @@ fn binary_files_keep_their_bytes_through_string_functions() {
         (r#"{{ "ww==" | b64dec | upper | b64enc }}"#, "77+9"),
     ];
     for (template, want) in rows {
-        let mut engine = Engine::new();
+        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
         let rendered = engine
             .add_template("t", template)
             .and_then(|()| engine.render("t", &dot))

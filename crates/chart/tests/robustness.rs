@@ -2,7 +2,7 @@
 //! with an error.
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
 
 /// Fragments random templates are built from: Go template syntax, valid and broken.
 const FRAGMENTS: &[&str] = &[
@@ -112,7 +112,7 @@ fn random_templates_render_or_fail_cleanly() {
         let template: String = (0..len)
             .map(|_| FRAGMENTS[rng.below(FRAGMENTS.len())])
             .collect();
-        let mut engine = Engine::new();
+        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
         if engine.add_template("t", &template).is_ok() && engine.render("t", &data).is_ok() {
             rendered += 1;
         }
@@ -122,7 +122,7 @@ fn random_templates_render_or_fail_cleanly() {
 
 #[test]
 fn deep_nesting_is_refused_or_handled_without_overflow() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     let parens = format!("{{{{{}1{}}}}}", "(".repeat(20_000), ")".repeat(20_000));
     let error = engine
         .add_template("parens", &parens)
@@ -139,7 +139,7 @@ fn deep_nesting_is_refused_or_handled_without_overflow() {
 
 #[test]
 fn endless_include_and_tpl_recursion_end_in_errors() {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template(
             "inc",

@@ -3,13 +3,13 @@
 //! and certificates parse, match and chain to their authority.
 
 use landscaper_chart::engine::Engine;
-use landscaper_chart::value::Value;
+use landscaper_chart::engine::value::Value;
 use rsa::pkcs1::DecodeRsaPrivateKey as _;
 use rsa::traits::PublicKeyParts as _;
 use x509_parser::prelude::{FromDer as _, GeneralName, X509Certificate};
 
 fn render(template: &str) -> Result<String, String> {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("t", template)
         .map_err(|e| e.to_string())?;
@@ -552,7 +552,7 @@ fn hostile_arguments_give_errors_not_panics() {
             .wrapping_add(1_442_695_040_888_963_407);
         (state >> 33) as usize % n
     };
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     let mut calls = 0;
     for (name, arity) in FUNCTIONS {
         for _ in 0..40 {

@@ -5,15 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
-use landscaper_chart::chart::{Chart, Metadata};
-use landscaper_chart::data::{Data, Map};
+use landscaper_chart::engine::value::Value;
 use landscaper_chart::engine::{Engine, MissingKey};
-use landscaper_chart::value::Value;
-use landscaper_chart::values::{
+use landscaper_chart::formats::tree::{Data, Map};
+use landscaper_chart::formats::yaml;
+use landscaper_chart::helm::chart::{Chart, Metadata};
+use landscaper_chart::helm::values::{
     Warnings, coalesce_tables, coalesce_values, coalesce_values_taking, merge_tables, merge_values,
     process_dependencies,
 };
-use landscaper_chart::yaml;
 use serde_yaml_ng::Value as Yaml;
 
 fn facts() -> PathBuf {
@@ -73,7 +73,7 @@ fn check(
     let mut fail = |what: String| failures.push(format!("{name}: {what}"));
     for t in expect["templates"].as_sequence().into_iter().flatten() {
         let tpl = t["tpl"].as_str().unwrap_or("");
-        let mut engine = Engine::new();
+        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
         engine.options_mut().missing_key = MissingKey::Default;
         let rendered = engine
             .add_template("t", tpl)

@@ -83,7 +83,7 @@ async fn bench(rounds: usize) {
         targets: Arc::new(TargetAccess::new(client)),
     };
     let archive = nginx_archive();
-    let version = landscaper_chart::chart::load_archive(&archive)
+    let version = landscaper_chart::helm::chart::load_archive(&archive)
         .expect("nginx loads")
         .metadata
         .version;

@@ -17,8 +17,8 @@ use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{Context, DeployItem, DeployItemPhase, DeployItemStatus, Target};
-use landscaper_chart::data::Map;
-use landscaper_chart::render::{ReleaseOptions, TemplateOptions};
+use landscaper_chart::formats::tree::Map;
+use landscaper_chart::helm::render::{ReleaseOptions, TemplateOptions};
 use landscaper_deployer::helm::source::{SourceSettings, Sources};
 use landscaper_deployer::helm::{self, HelmDeployer};
 use serde_json::{Value, json};
@@ -265,8 +265,9 @@ impl Bed {
     /// The ConfigMaps of the target equal what `template` renders for `archive` and `values`
     /// as release `release` in `apps` (plus the deployer's ownership metadata).
     async fn assert_deployed_as_template(&self, release: &str, archive: &[u8], values: Value) {
-        let chart = landscaper_chart::chart::load_archive(archive).unwrap();
-        let values: Map = landscaper_chart::json::parse_object(&values.to_string()).unwrap();
+        let chart = landscaper_chart::helm::chart::load_archive(archive).unwrap();
+        let values: Map =
+            landscaper_chart::formats::json::parse_object(&values.to_string()).unwrap();
         let options = TemplateOptions {
             release: ReleaseOptions {
                 name: release.into(),
@@ -276,7 +277,7 @@ impl Bed {
             },
             ..Default::default()
         };
-        let rendered = landscaper_chart::render::install(&chart, &values, &options).unwrap();
+        let rendered = landscaper_chart::helm::render::install(&chart, &values, &options).unwrap();
         let objects = helm::render::parse_documents(&rendered.manifest, "demo", "test").unwrap();
         assert!(!objects.is_empty());
         for want in objects {
@@ -756,12 +757,13 @@ async fn a_target_forbidding_release_records_fails_at_once_naming_verb_and_resou
 
 /// An htpasswd line for `user`, made with the chart engine's own `htpasswd` (bcrypt).
 fn htpasswd_line(user: &str, password: &str) -> String {
-    let mut engine = landscaper_chart::engine::Engine::new();
+    let mut engine =
+        landscaper_chart::engine::Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("h", &format!("{{{{ htpasswd {user:?} {password:?} }}}}"))
         .expect("template");
     engine
-        .render("h", &landscaper_chart::value::Value::Nil)
+        .render("h", &landscaper_chart::engine::value::Value::Nil)
         .expect("htpasswd")
 }
 

@@ -273,7 +273,7 @@ fn yaml_map(path: &Path, key: Option<&str>) -> anyhow::Result<Map<String, Json>>
 /// What `render` prints of one rendered object: Landscaper's YAML (keys sorted), with the
 /// strings YAML 1.1 readers would misread (`=`, `<<`) quoted too.
 fn yaml(json: &Json) -> anyhow::Result<String> {
-    landscaper_chart::yaml::marshal_for_every_reader(&values::to_data(json))
+    landscaper_chart::formats::yaml::marshal_for_every_reader(&values::to_data(json))
         .map(|text| text.trim_end_matches('\n').to_string())
         .map_err(|e| anyhow::anyhow!("encoding YAML: {e}"))
 }

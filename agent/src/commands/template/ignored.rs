@@ -4,9 +4,9 @@
 
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
-use landscaper_chart::funcs::dates::parse_duration;
-use landscaper_chart::value::format::quote;
-use landscaper_chart::values::slog_line;
+use landscaper_chart::engine::value::format::quote;
+use landscaper_chart::helm::funcs::dates::parse_duration;
+use landscaper_chart::helm::values::slog_line;
 
 /// What a given value is for helm: fine, fine with a warning to log, or an error.
 type Check = fn(&str) -> Result<Option<String>, Problem>;

@@ -13,15 +13,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use landscaper_chart::chart::{self, Chart};
-use landscaper_chart::data::{Data, Map};
 use landscaper_chart::engine::Engine;
+use landscaper_chart::engine::value::Value;
 use landscaper_chart::fetch::{self, FetchOptions};
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
-use landscaper_chart::strvals;
-use landscaper_chart::value::Value;
-use landscaper_chart::values::{merge_maps, slog_line};
-use landscaper_chart::yaml;
+use landscaper_chart::formats::strvals;
+use landscaper_chart::formats::tree::{Data, Map};
+use landscaper_chart::formats::yaml;
+use landscaper_chart::helm::chart::{self, Chart};
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::helm::values::{merge_maps, slog_line};
 
 use ignored::Ignored;
 use output_dir::OutputDir;
@@ -412,7 +412,7 @@ fn name_and_chart(args: &Args) -> Result<(String, String), String> {
 }
 
 fn render_name_template(text: &str) -> Result<String, String> {
-    let mut engine = Engine::new();
+    let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
     engine
         .add_template("name-template", text)
         .map_err(|e| e.to_string())?;

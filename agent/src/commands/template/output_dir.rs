@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use landscaper_chart::render::{Release, TemplateOptions};
+use landscaper_chart::helm::render::{Release, TemplateOptions};
 
 /// Where the documents go.
 pub struct OutputDir<'a> {

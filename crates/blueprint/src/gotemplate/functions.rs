@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use landscaper_chart::funcs::{FuncError, FuncMap, args, helm_funcs};
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
+use landscaper_chart::helm::funcs::{FuncError, FuncMap, args, helm_funcs};
 use serde_json::Value as Json;
 
 use crate::component::{Descriptor, SchemaVersion};

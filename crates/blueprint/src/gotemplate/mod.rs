@@ -29,7 +29,7 @@ pub fn render(
     binding: &Map<String, Json>,
     context: Arc<Context>,
 ) -> Result<String, String> {
-    let mut engine = Engine::with_funcs(functions::landscaper_funcs(context));
+    let mut engine = Engine::new(functions::landscaper_funcs(context));
     engine.options_mut().missing_key = MissingKey::Zero;
     let report = |message: String| {
         let lines: Vec<&str> = text.split('\n').collect();

@@ -5,7 +5,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::value::Value;
+use crate::engine::value::Value;
 
 /// A constant written in a template. Parse trees hold these rather than [`Value`]s (whose
 /// strings are `Rc`) so that files can be parsed on several threads; each template turns its
@@ -130,7 +130,7 @@ pub fn chain_names(text: &str) -> ChainNames<'_> {
 
 /// The names of a field chain, from either end. Chains are a few short names, evaluated at
 /// every execution of their action: a byte scan finds the dots in fewer steps than the
-/// searcher behind `str::split`, which was 2% of a large chart's render.
+/// searcher behind `str::split`, which showed in profiles of a large chart's render.
 pub struct ChainNames<'a> {
     /// What is left of the chain; `None` once every name has been taken.
     rest: Option<&'a str>,
@@ -327,7 +327,7 @@ impl fmt::Display for Shown<'_, Pipe> {
 impl fmt::Display for Shown<'_, TemplateCall> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let call = self.node;
-        let name = crate::value::format::quote(&call.name);
+        let name = crate::engine::value::format::quote(&call.name);
         match &call.pipe {
             Some(pipe) => write!(f, "{{{{template {name} {}}}}}", pipe.show(self.text)),
             None => write!(f, "{{{{template {name}}}}}"),

@@ -116,7 +116,7 @@ impl Error {
             "template: {}:{}:{column}: executing {} at <{context}>: {own_detail}",
             location.file,
             location.line,
-            crate::value::format::quote(template)
+            crate::engine::value::format::quote(template)
         );
         Error(Arc::new(Inner {
             kind: ErrorKind::Exec,
@@ -269,7 +269,7 @@ impl Error {
                     ));
                     lines.push(format!(
                         "  executing {} at <{}>:",
-                        crate::value::format::quote(error.template().unwrap_or("")),
+                        crate::engine::value::format::quote(error.template().unwrap_or("")),
                         error.context().unwrap_or("")
                     ));
                     lines.push(format!("    {own}"));
@@ -325,9 +325,15 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The text between Helm's `required`/`fail` markers, if present.
+/// The mark a function puts before a message that [`Error::helm_message`] shows without the
+/// template error around it (Helm's `required` and `fail` use it).
+pub const MESSAGE_START: &str = "HELM_ERR_START";
+/// The end mark of such a message.
+pub const MESSAGE_END: &str = "HELM_ERR_END";
+
+/// The text between the [`MESSAGE_START`] and [`MESSAGE_END`] marks, if present.
 fn marked_message(message: &str) -> Option<&str> {
-    let start = message.find(crate::funcs::MESSAGE_START)? + crate::funcs::MESSAGE_START.len();
-    let end = message.rfind(crate::funcs::MESSAGE_END)?;
+    let start = message.find(MESSAGE_START)? + MESSAGE_START.len();
+    let end = message.rfind(MESSAGE_END)?;
     message.get(start..end)
 }

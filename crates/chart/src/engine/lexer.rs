@@ -137,9 +137,9 @@ impl std::fmt::Display for Token<'_> {
             _ => {
                 let quoted: String = if self.text.chars().count() > 10 {
                     let cut: String = self.text.chars().take(10).collect();
-                    format!("{}...", crate::value::format::quote(&cut))
+                    format!("{}...", crate::engine::value::format::quote(&cut))
                 } else {
-                    crate::value::format::quote(self.text)
+                    crate::engine::value::format::quote(self.text)
                 };
                 f.write_str(&quoted)
             }
@@ -678,14 +678,14 @@ impl<'a> Lexer<'a> {
         if !self.scan_number() {
             return self.error(format!(
                 "bad number syntax: {}",
-                crate::value::format::quote(&self.input[self.start..self.pos])
+                crate::engine::value::format::quote(&self.input[self.start..self.pos])
             ));
         }
         if matches!(self.peek(), Some('+' | '-')) {
             if !self.scan_number() || !self.input[..self.pos].ends_with('i') {
                 return self.error(format!(
                     "bad number syntax: {}",
-                    crate::value::format::quote(&self.input[self.start..self.pos])
+                    crate::engine::value::format::quote(&self.input[self.start..self.pos])
                 ));
             }
             self.emit(TokenKind::Complex);

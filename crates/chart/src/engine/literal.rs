@@ -3,7 +3,7 @@
 //! `'a'` is `int`).
 
 use super::ast::Literal;
-use crate::value::format::quote;
+use crate::engine::value::format::quote;
 
 /// Where the value of a `"…"` or `` `…` `` literal is its text between the quotes, as it
 /// mostly is (no escapes; in a raw string, no carriage returns, which Go drops): that range of

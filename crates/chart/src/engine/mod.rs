@@ -14,25 +14,31 @@
 //!
 //! ```
 //! use landscaper_chart::engine::Engine;
-//! use landscaper_chart::value::{Map, Value};
+//! use landscaper_chart::engine::value::{Map, Value};
 //!
-//! let mut engine = Engine::new();
+//! let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
 //! engine.add_template("greet", "{{ define \"name\" }}{{ .who }}{{ end }}hi {{ template \"name\" . }}").unwrap();
 //! let dot = Map::new();
 //! dot.insert("who", Value::from("world"));
 //! assert_eq!(engine.render("greet", &Value::Map(dot)).unwrap(), "hi world");
 //! ```
 
+pub mod args;
 mod ast;
+mod builtins;
 mod error;
 mod exec;
+mod functions;
 mod lexer;
 mod literal;
 mod parser;
+pub mod value;
 
-pub use error::{Error, ErrorKind, Location};
+pub use builtins::go_builtins;
+pub use error::{Error, ErrorKind, Location, MESSAGE_END, MESSAGE_START};
 pub(crate) use exec::report_deferred_failure;
 pub use exec::{Exec, MAX_TEMPLATE_DEPTH};
+pub use functions::{EngineFn, FuncError, FuncMap, FuncResult, Function, PureFn};
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -41,8 +47,7 @@ use bytestring::ByteString;
 use foldhash::HashMap;
 use indexmap::IndexSet;
 
-use crate::funcs::{FuncMap, helm_funcs};
-use crate::value::Value;
+use crate::engine::value::Value;
 
 /// Helm's cleanup of Go's `<no value>` placeholders from rendered text.
 pub fn remove_no_value(text: String) -> String {
@@ -161,21 +166,10 @@ pub struct Engine {
     root_name: String,
 }
 
-impl Default for Engine {
-    fn default() -> Self {
-        Engine::new()
-    }
-}
-
 impl Engine {
-    /// An engine with Helm's functions and settings.
-    pub fn new() -> Engine {
-        Engine::with_funcs(helm_funcs())
-    }
-
     /// An engine with exactly these functions (plus `and`, `or` and `call`, which the executor
-    /// provides) and Helm's settings.
-    pub fn with_funcs(funcs: FuncMap) -> Engine {
+    /// provides) and Helm's settings; Helm's function set is `funcs::helm_funcs()`.
+    pub fn new(funcs: FuncMap) -> Engine {
         Engine {
             funcs,
             templates: HashMap::default(),
@@ -338,8 +332,18 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::funcs::go_builtins;
-    use crate::value::Map;
+    use crate::engine::value::Map;
+
+    /// Go's builtins and an `upper` function: the engine's tests need one function of the
+    /// caller's.
+    fn with_upper() -> crate::engine::FuncMap {
+        let mut funcs = go_builtins();
+        funcs.add("upper", |a: &[Value]| {
+            args::count(a, 1)?;
+            Ok(Value::from(args::string(a, 0)?.to_uppercase()))
+        });
+        funcs
+    }
 
     fn who(name: &str) -> Value {
         let dot = Map::new();
@@ -352,8 +356,10 @@ mod tests {
         let text = ByteString::from_static(
             "{{ define \"greet\" }}hi {{ .who | upper }}{{ end }}{{ template \"greet\" . }}!",
         );
-        let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
-        let mut engine = Engine::new();
+        let parsed = Engine::new(with_upper())
+            .parse_apart(text.clone())
+            .expect("parses");
+        let mut engine = Engine::new(with_upper());
         engine
             .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
             .unwrap();
@@ -367,9 +373,11 @@ mod tests {
     #[test]
     fn a_template_keeps_its_file_s_bytes_rather_than_a_copy() {
         let data = bytes::Bytes::from("{{ define \"d\" }}x{{ end }}{{ .who }}".to_string());
-        let text = crate::chart::source_text(&data);
-        let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
-        let mut engine = Engine::new();
+        let text = ByteString::try_from(data.clone()).expect("UTF-8");
+        let parsed = Engine::new(with_upper())
+            .parse_apart(text.clone())
+            .expect("parses");
+        let mut engine = Engine::new(with_upper());
         engine
             .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
             .unwrap();
@@ -385,8 +393,10 @@ mod tests {
     #[test]
     fn a_file_parsed_apart_with_a_function_the_engine_lacks_fails_as_if_parsed_in_place() {
         let text = ByteString::from_static("{{ .who | upper }}");
-        let parsed = Engine::new().parse_apart(text.clone()).expect("parses");
-        let mut engine = Engine::with_funcs(go_builtins());
+        let parsed = Engine::new(with_upper())
+            .parse_apart(text.clone())
+            .expect("parses");
+        let mut engine = Engine::new(go_builtins());
         let error = engine
             .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
             .unwrap_err();
@@ -395,7 +405,7 @@ mod tests {
             "template: c/templates/a.yaml:1: function \"upper\" not defined"
         );
         assert!(
-            Engine::new()
+            Engine::new(with_upper())
                 .parse_apart(ByteString::from_static("{{ if }}"))
                 .is_none()
         );
@@ -408,10 +418,10 @@ mod tests {
             ByteString::from_static("{{ define \"x\" }}second{{ end }}{{ template \"x\" }}");
         // The later file's definition wins, whichever file was parsed apart.
         for parsed in [
-            vec![Engine::new().parse_apart(first.clone())],
-            vec![None, Engine::new().parse_apart(second.clone())],
+            vec![Engine::new(with_upper()).parse_apart(first.clone())],
+            vec![None, Engine::new(with_upper()).parse_apart(second.clone())],
         ] {
-            let mut engine = Engine::new();
+            let mut engine = Engine::new(with_upper());
             engine
                 .add_templates_parsed(&[("a", first.clone()), ("b", second.clone())], parsed)
                 .unwrap();

@@ -589,7 +589,7 @@ impl<'a> Parser<'a> {
                 },
             },
             Arg::Constant { .. } | Arg::Nil(_) | Arg::Dot(_) => {
-                let quoted = crate::value::format::quote(&node.show(self.text).to_string());
+                let quoted = crate::engine::value::format::quote(&node.show(self.text).to_string());
                 return Err(self.error(format!("unexpected . after term {quoted}")));
             }
             other => Arg::Chain {
@@ -607,7 +607,7 @@ impl<'a> Parser<'a> {
         let arg = match token.kind {
             TokenKind::Identifier => {
                 if !(self.has_function)(token.text) {
-                    let name = crate::value::format::quote(token.text);
+                    let name = crate::engine::value::format::quote(token.text);
                     return Err(self.error(format!("function {name} not defined")));
                 }
                 Arg::Identifier {
@@ -619,7 +619,7 @@ impl<'a> Parser<'a> {
             TokenKind::Nil => Arg::Nil(pos),
             TokenKind::Variable => {
                 if !self.vars.iter().any(|v| **v == *token.text) {
-                    let name = crate::value::format::quote(token.text);
+                    let name = crate::engine::value::format::quote(token.text);
                     return Err(self.error(format!("undefined variable {name}")));
                 }
                 Arg::Variable {

@@ -8,7 +8,7 @@ use oci_client::{Client, Reference};
 
 use super::repo::error_chain;
 use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file, registry_credentials};
-use crate::semver::{Constraints, Version};
+use crate::helm::semver::{Constraints, Version};
 
 /// Helm's media type of a chart's config blob.
 pub const HELM_CONFIG_MEDIA_TYPE: &str = "application/vnd.cncf.helm.config.v1+json";
@@ -183,7 +183,7 @@ async fn pull_image(
     if let Some(hit) = cache.and_then(|c| c.get(&layer.digest)) {
         return Ok(hit);
     }
-    if layer.size < 0 || layer.size as u64 > crate::chart::MAX_DECOMPRESSED_CHART_SIZE {
+    if layer.size < 0 || layer.size as u64 > crate::helm::chart::MAX_DECOMPRESSED_CHART_SIZE {
         return Err(FetchError::invalid(format!(
             "oci://{reference}: chart layer of {} bytes is too large",
             layer.size

@@ -7,8 +7,8 @@ use std::path::Path;
 use base64::Engine as _;
 
 use super::FetchError;
-use crate::data::Data;
-use crate::json;
+use crate::formats::json;
+use crate::formats::tree::Data;
 
 /// User and password for `registry` (`host[:port]`) from the config file at `path`; `None`
 /// when the file does not exist or has no entry for the registry.

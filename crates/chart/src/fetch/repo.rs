@@ -2,14 +2,14 @@
 //! downloads with basic auth (only to the repository's own host) and extra CAs.
 
 use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file};
-use crate::data::Data;
-use crate::semver::{Constraints, Version};
-use crate::yaml;
+use crate::formats::tree::Data;
+use crate::formats::yaml;
+use crate::helm::semver::{Constraints, Version};
 
 /// Largest `index.yaml` accepted (big public repositories have indexes of tens of MiB).
 const MAX_INDEX_SIZE: usize = 64 * 1024 * 1024;
 /// Largest chart archive accepted, as Helm's limit on a decompressed chart.
-const MAX_ARCHIVE_SIZE: usize = crate::chart::MAX_DECOMPRESSED_CHART_SIZE as usize;
+const MAX_ARCHIVE_SIZE: usize = crate::helm::chart::MAX_DECOMPRESSED_CHART_SIZE as usize;
 
 /// One version of a chart in a repository index.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{FetchError, FetchErrorKind, FetchOptions};
-use crate::data::{Data, Map};
-use crate::yaml;
+use crate::formats::tree::{Data, Map};
+use crate::formats::yaml;
 
 /// One named repository of `repositories.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Shared helpers for the engine's integration tests.
 
-use landscaper_chart::value::{Map, Value};
+use landscaper_chart::engine::value::{Map, Value};
 
 /// Converts JSON test data to template values the way Helm sees values: every number is a
 /// `float64`.

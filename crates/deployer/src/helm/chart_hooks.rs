@@ -15,7 +15,7 @@ use crate::target_access::TargetCluster;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::{DeleteParams, DynamicObject, PostParams};
-use landscaper_chart::render::Manifest;
+use landscaper_chart::helm::render::Manifest;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

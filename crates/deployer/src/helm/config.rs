@@ -4,7 +4,7 @@ use crate::continuous_reconcile::Schedule;
 use crate::deployer::Job;
 use crate::error::Error;
 use landscaper_api::deployer::HelmProviderConfiguration;
-use landscaper_chart::render::is_valid_release_name;
+use landscaper_chart::helm::render::is_valid_release_name;
 
 const OPERATION: &str = "Reconcile";
 

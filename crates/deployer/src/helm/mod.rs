@@ -38,9 +38,9 @@ use landscaper_api::constants::{HELM_API_VERSION, deploy_item_types};
 use landscaper_api::deployer::{
     HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest, UpdateStrategy,
 };
-use landscaper_chart::chart::Chart;
-use landscaper_chart::data::Map;
-use landscaper_chart::render::ReleaseOptions;
+use landscaper_chart::formats::tree::Map;
+use landscaper_chart::helm::chart::Chart;
+use landscaper_chart::helm::render::ReleaseOptions;
 use options::Operation;
 use release::{Hook, Info, Release, Status};
 use render_target::RenderTarget;

@@ -6,10 +6,10 @@ use super::render_target::RenderTarget;
 use crate::error::Error;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use landscaper_chart::chart::{Chart, File, Metadata};
-use landscaper_chart::data::{Data, Map};
-use landscaper_chart::render::split_manifests;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::formats::tree::{Data, Map};
+use landscaper_chart::formats::yaml::split_manifests;
+use landscaper_chart::helm::chart::{Chart, File, Metadata};
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;
@@ -22,7 +22,7 @@ pub struct Rendered {
     /// The manifest text as Helm stores it in the release.
     pub manifest: String,
     /// The rendered hooks.
-    pub hooks: Vec<landscaper_chart::render::manifest::Manifest>,
+    pub hooks: Vec<landscaper_chart::helm::render::manifest::Manifest>,
     /// `NOTES.txt`.
     pub notes: String,
     /// The CRDs of `crds/`, installed before everything else.
@@ -52,7 +52,7 @@ pub fn values(value: Option<&Value>, item: &str) -> Result<Map, Error> {
         return Ok(Map::default());
     };
     let text = serde_json::to_string(value).unwrap_or_default();
-    landscaper_chart::json::parse_object(&text).map_err(|e| {
+    landscaper_chart::formats::json::parse_object(&text).map_err(|e| {
         Error::config(
             OPERATION,
             "InvalidValues",
@@ -185,13 +185,13 @@ pub fn data_record(map: &Map) -> Value {
 }
 
 fn data_json(data: &Data) -> Option<Value> {
-    landscaper_chart::json::to_json(data)
+    landscaper_chart::formats::json::to_json(data)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
 }
 
 /// Files as Go encodes `[]*File`: `null` when there are none. The deployer's charts come from
-/// archives ([`landscaper_chart::chart::load_archive`]), whose files are all read as they load.
+/// archives ([`landscaper_chart::helm::chart::load_archive`]), whose files are all read as they load.
 fn files_record(files: &[File]) -> Value {
     if files.is_empty() {
         return Value::Null;

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use landscaper_chart::chart::{self, Chart};
-use landscaper_chart::data::Map;
-use landscaper_chart::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_chart::formats::tree::Map;
+use landscaper_chart::helm::chart::{self, Chart};
+use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 
 /// The file that makes a folder a Helm chart.
 const CHART_FILE: &str = "Chart.yaml";

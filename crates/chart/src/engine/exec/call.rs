@@ -3,9 +3,9 @@
 use super::{At, Ev, Exe, State};
 use crate::engine::ast::{Arg, Show};
 use crate::engine::error::Error;
-use crate::funcs::{FuncError, Function};
-use crate::value::format::quote;
-use crate::value::{MethodError, Object, Value};
+use crate::engine::value::format::quote;
+use crate::engine::value::{MethodError, Object, Value};
+use crate::engine::{FuncError, Function};
 
 impl<'t> State<'t, '_, '_> {
     pub(super) fn call_method(

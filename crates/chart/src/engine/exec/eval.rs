@@ -3,8 +3,8 @@
 use super::{At, Ev, Exe, STACK_RED_ZONE, STACK_SEGMENT, State};
 use crate::engine::MissingKey;
 use crate::engine::ast::{Arg, Command, Pipe, Show, Span, chain_names};
-use crate::value::Value;
-use crate::value::format::quote;
+use crate::engine::value::Value;
+use crate::engine::value::format::quote;
 
 impl<'t> State<'t, '_, '_> {
     pub(super) fn eval_pipeline(&mut self, dot: &Ev, pipe: &'t Pipe) -> Exe<Ev> {

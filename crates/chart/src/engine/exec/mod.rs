@@ -17,8 +17,8 @@ use std::rc::Rc;
 use super::ast::{Arg, Command, Pipe, Show, TemplateCall};
 use super::error::{Error, Location};
 use super::{Engine, MissingKey, Template, parser};
-use crate::value::Value;
-use crate::value::format::quote;
+use crate::engine::value::Value;
+use crate::engine::value::format::quote;
 
 /// The limit on nested template invocations, counting `include` and `tpl` too.
 ///

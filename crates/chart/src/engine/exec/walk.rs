@@ -3,8 +3,8 @@
 
 use super::{At, Ev, Exe, Flow, MAX_TEMPLATE_DEPTH, STACK_RED_ZONE, STACK_SEGMENT, State};
 use crate::engine::ast::{Branch, BranchKind, List, Node, TemplateCall};
-use crate::value::Value;
-use crate::value::format::{quote, sprint};
+use crate::engine::value::Value;
+use crate::engine::value::format::{quote, sprint};
 
 impl<'t> State<'t, '_, '_> {
     pub(super) fn walk_list(&mut self, dot: &Ev, list: &'t List, out: &mut String) -> Exe<Flow> {
