@@ -93,7 +93,11 @@ mod tests {
     #[test]
     fn plain_keys_without_context_keep_their_name() {
         assert_eq!(data_object_name("", "my-data.v1"), "my-data.v1");
-        assert_eq!(data_object_name("", "a..b"), "a..b", "upstream's loose pattern");
+        assert_eq!(
+            data_object_name("", "a..b"),
+            "a..b",
+            "upstream's loose pattern"
+        );
         assert_ne!(data_object_name("", "-a"), "-a");
     }
 
