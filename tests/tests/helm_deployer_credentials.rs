@@ -16,7 +16,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use landscaper_agent::settings::{Overrides, Settings};
 use landscaper_api::core::{Context, DeployItem, DeployItemPhase, Target};
 use landscaper_deployer::helm::source::{SourceSettings, Sources};
@@ -164,8 +164,13 @@ async fn context_credentials_are_read_with_the_documented_rbac() {
         "registryPullSecrets": [{ "name": "pull" }],
     }))
     .unwrap();
+    // The landscaper's Context controller may have written `default` already: take it over.
     Api::<Context>::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE)
-        .create(&PostParams::default(), &context)
+        .patch(
+            "default",
+            &PatchParams::apply("test").force(),
+            &Patch::Apply(&context),
+        )
         .await
         .unwrap();
 

@@ -6,7 +6,7 @@
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::annotations;
-use landscaper_api::core::{Execution, Installation, InstallationPhase};
+use landscaper_api::core::{DeployItem, Execution, Installation, InstallationPhase};
 use landscaper_e2e::{World, eventually};
 use serde_json::{Value, json};
 
@@ -297,16 +297,29 @@ async fn interrupt_is_passed_down_and_ends_the_running_job_failed() {
     );
     let (job, finished) = job_ids(&root);
     assert_eq!(job, finished);
-    let execution = executions.get("root").await.unwrap();
-    assert_eq!(
-        execution
-            .metadata
-            .annotations
-            .unwrap()
-            .get(annotations::OPERATION)
-            .map(String::as_str),
-        Some("interrupt")
-    );
+    // The interrupt reached the Execution; its controller passes it on to the deploy items and
+    // removes it, so it is found on one or the other.
+    let items: Api<DeployItem> = Api::namespaced(executions.clone().into_client(), NAMESPACE);
+    eventually(
+        "the interrupt reached the execution or its items",
+        || async {
+            let interrupted = |annotations: Option<&std::collections::BTreeMap<String, String>>| {
+                annotations
+                    .and_then(|a| a.get(annotations::OPERATION))
+                    .is_some_and(|op| op == "interrupt")
+            };
+            let execution = executions.get("root").await.unwrap();
+            interrupted(execution.metadata.annotations.as_ref())
+                || items
+                    .list(&Default::default())
+                    .await
+                    .unwrap()
+                    .items
+                    .iter()
+                    .any(|item| interrupted(item.metadata.annotations.as_ref()))
+        },
+    )
+    .await;
 }
 
 #[tokio::test]
