@@ -245,7 +245,7 @@ fn decode_scalar(
     }
 }
 
-/// A plain (unquoted, untagged) scalar's value, typed as [`decode`] types it.
+/// A plain (unquoted, untagged) scalar's value, typed as `decode` types it.
 pub fn plain_scalar(text: &str) -> Yaml {
     from_resolved(resolve_plain(text), text.to_string())
 }
