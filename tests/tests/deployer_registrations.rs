@@ -36,6 +36,19 @@ fn registration(name: &str, types: &[&str], values: Value) -> DeployerRegistrati
     .expect("a registration")
 }
 
+/// Creates the registration.
+async fn register(
+    registrations: &Api<DeployerRegistration>,
+    name: &str,
+    types: &[&str],
+    values: Value,
+) {
+    registrations
+        .create(&PostParams::default(), &registration(name, types, values))
+        .await
+        .expect("registration created");
+}
+
 async fn create_environment(world: &World, name: &str) {
     let landscaper = world.access(world.landscaper_cluster(), None).await;
     let environment: Environment = serde_json::from_value(json!({
@@ -113,13 +126,13 @@ async fn a_registration_is_installed_into_every_environment_with_access_of_its_o
     create_environment(&world, "edge").await;
     create_environment(&world, "core").await;
     let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
-    registrations
-        .create(
-            &PostParams::default(),
-            &registration("mock", &[deploy_item_types::MOCK], json!({ "replicas": 2 })),
-        )
-        .await
-        .expect("registration created");
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({ "replicas": 2 }),
+    )
+    .await;
 
     for environment in ["edge", "core"] {
         let pair = format!("mock-{environment}");
@@ -230,13 +243,13 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
     create_environment(&world, "edge").await;
     create_environment(&world, "core").await;
     let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
-    registrations
-        .create(
-            &PostParams::default(),
-            &registration("mock", &[deploy_item_types::MOCK], json!({})),
-        )
-        .await
-        .expect("registration created");
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
     let mut jobs = Vec::new();
     for pair in ["mock-edge", "mock-core"] {
         wait_for_installation(&world, pair).await;
@@ -353,13 +366,13 @@ async fn names_too_long_for_a_pair_are_a_status_message() {
     let long = "e".repeat(60);
     create_environment(&world, &long).await;
     let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
-    registrations
-        .create(
-            &PostParams::default(),
-            &registration("mock", &[deploy_item_types::MOCK], json!({})),
-        )
-        .await
-        .expect("registration created");
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
     eventually("the registration reports the name", || async {
         let status = registrations
             .get("mock")
@@ -411,13 +424,7 @@ async fn a_dependency_cycle_is_reported_on_every_registration_in_it() {
         ("manifest", deploy_item_types::MANIFEST),
         ("mock", deploy_item_types::MOCK),
     ] {
-        registrations
-            .create(
-                &PostParams::default(),
-                &registration(name, &[serves], json!({})),
-            )
-            .await
-            .expect("registration created");
+        register(&registrations, name, &[serves], json!({})).await;
     }
     wait_for_installation(&world, "manifest-edge").await;
     wait_for_installation(&world, "mock-edge").await;
@@ -459,20 +466,14 @@ async fn deleting_an_environment_removes_its_pairs_in_reverse_order_then_release
     let world = World::start().await;
     create_environment(&world, "edge").await;
     let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
-    registrations
-        .create(
-            &PostParams::default(),
-            &registration("manifest", &[deploy_item_types::MANIFEST], json!({})),
-        )
-        .await
-        .expect("registration created");
-    registrations
-        .create(
-            &PostParams::default(),
-            &registration("app", &["example.com/app"], json!({})),
-        )
-        .await
-        .expect("registration created");
+    register(
+        &registrations,
+        "manifest",
+        &[deploy_item_types::MANIFEST],
+        json!({}),
+    )
+    .await;
+    register(&registrations, "app", &["example.com/app"], json!({})).await;
     wait_for_installation(&world, "manifest-edge").await;
     wait_for_installation(&world, "app-edge").await;
     // app's deployer is installed with manifest items, so it goes first; a finalizer of the
@@ -573,13 +574,13 @@ async fn deleting_a_registration_removes_its_pairs_everywhere() {
     create_environment(&world, "edge").await;
     create_environment(&world, "core").await;
     let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
-    registrations
-        .create(
-            &PostParams::default(),
-            &registration("mock", &[deploy_item_types::MOCK], json!({})),
-        )
-        .await
-        .expect("registration created");
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
     wait_for_installation(&world, "mock-edge").await;
     wait_for_installation(&world, "mock-core").await;
     registrations
