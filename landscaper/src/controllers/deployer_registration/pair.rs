@@ -70,12 +70,12 @@ impl<'a> Pair<'a> {
 
     /// The Secret holding the kubeconfig of the pair's Target.
     pub fn access_secret_name(&self) -> String {
-        format!("{}-landscaper-cluster", self.name)
+        access_secret_name(&self.name)
     }
 
-    /// The ClusterRole and ClusterRoleBinding of the pair (cluster-scoped, so prefixed).
+    /// The ClusterRole and ClusterRoleBinding of the pair.
     pub fn cluster_role_name(&self) -> String {
-        format!("landscaper:deployer:{}", self.name)
+        cluster_role_name(&self.name)
     }
 
     /// The labels every pair object carries.
@@ -256,6 +256,17 @@ fn target_import(name: &str, target: &str) -> TargetImport {
         target: Some(format!("#{target}")),
         ..TargetImport::default()
     }
+}
+
+/// The Secret holding the kubeconfig of the Target of the pair named `pair`.
+pub fn access_secret_name(pair: &str) -> String {
+    format!("{pair}-landscaper-cluster")
+}
+
+/// The ClusterRole and ClusterRoleBinding of the pair named `pair` (cluster-scoped, so
+/// prefixed).
+pub fn cluster_role_name(pair: &str) -> String {
+    format!("landscaper:deployer:{pair}")
 }
 
 /// `<registration>-<environment>`, or why it cannot name the pair's objects.

@@ -15,6 +15,7 @@ use serde_json::json;
 use tracing::info;
 
 use super::order::Graph;
+use super::pair::{access_secret_name, cluster_role_name};
 use super::{Context, Error};
 
 /// Where a removal stands.
@@ -88,8 +89,8 @@ pub async fn remove(
         ));
     }
     let client = &context.client;
-    let role = format!("landscaper:deployer:{name}");
-    let secret = format!("{name}-landscaper-cluster");
+    let role = cluster_role_name(&name);
+    let secret = access_secret_name(&name);
     let mut removing = false;
     removing |= delete_cached::<Target>(
         &caches.targets,
