@@ -198,20 +198,8 @@ async fn data_objects_in(
     scope: &Scope,
     context: &str,
 ) -> Result<Map<String, Json>, DataflowError> {
-    let api: Api<DataObject> = Api::namespaced(client.clone(), &scope.namespace);
-    let params = ListParams::default().labels(&format!("{}={context}", labels::DATA_CONTEXT));
-    let list = api
-        .list(&params)
-        .await
-        .map_err(|source| DataflowError::Api {
-            context: format!(
-                "Installation {}/{}: listing DataObjects of context {context}",
-                scope.namespace, scope.name
-            ),
-            source,
-        })?;
-    Ok(list
-        .items
+    let objects: Vec<DataObject> = in_context(client, scope, context, "DataObjects").await?;
+    Ok(objects
         .into_iter()
         .map(|o| (label(&o.metadata, labels::DATA_KEY), o.data))
         .collect())
@@ -223,23 +211,39 @@ async fn targets_in(
     scope: &Scope,
     context: &str,
 ) -> Result<Map<String, Json>, DataflowError> {
-    let api: Api<Target> = Api::namespaced(client.clone(), &scope.namespace);
+    let targets: Vec<Target> = in_context(client, scope, context, "Targets").await?;
+    Ok(targets
+        .into_iter()
+        .map(|t| (label(&t.metadata, labels::DATA_KEY), target_json(t)))
+        .collect())
+}
+
+/// The objects of kind `K` (named `kinds` in errors) labelled with data context `context`.
+async fn in_context<K>(
+    client: &kube::Client,
+    scope: &Scope,
+    context: &str,
+    kinds: &str,
+) -> Result<Vec<K>, DataflowError>
+where
+    K: kube::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+{
+    let api: Api<K> = Api::namespaced(client.clone(), &scope.namespace);
     let params = ListParams::default().labels(&format!("{}={context}", labels::DATA_CONTEXT));
     let list = api
         .list(&params)
         .await
         .map_err(|source| DataflowError::Api {
             context: format!(
-                "Installation {}/{}: listing Targets of context {context}",
+                "Installation {}/{}: listing {kinds} of context {context}",
                 scope.namespace, scope.name
             ),
             source,
         })?;
-    Ok(list
-        .items
-        .into_iter()
-        .map(|t| (label(&t.metadata, labels::DATA_KEY), target_json(t)))
-        .collect())
+    Ok(list.items)
 }
 
 fn label(meta: &ObjectMeta, name: &str) -> String {
