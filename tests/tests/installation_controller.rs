@@ -80,14 +80,7 @@ async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_exe
     )
     .await;
     eventually("the Execution root has the job ID", || async {
-        executions
-            .get_opt("root")
-            .await
-            .ok()
-            .flatten()
-            .and_then(|e| e.status)
-            .and_then(|s| s.job_id)
-            .is_some()
+        execution_job(&executions, "root").await.is_some()
     })
     .await;
     let root = installations.get("root").await.unwrap();
@@ -137,14 +130,7 @@ async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subins
     )
     .await;
     eventually("the Execution root has the job ID", || async {
-        executions
-            .get_opt("root")
-            .await
-            .ok()
-            .flatten()
-            .and_then(|e| e.status)
-            .and_then(|s| s.job_id)
-            .is_some()
+        execution_job(&executions, "root").await.is_some()
     })
     .await;
     finish_execution(&executions, "root", "Failed").await;
@@ -486,4 +472,15 @@ async fn a_failed_job_is_retried_automatically_at_once_and_then_after_the_interv
         status.automatic_reconcile_status.unwrap().generation,
         retry.metadata.generation
     );
+}
+
+/// The job ID the Execution `name` was given, if it exists and has one.
+async fn execution_job(executions: &Api<Execution>, name: &str) -> Option<String> {
+    executions
+        .get_opt(name)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|e| e.status)
+        .and_then(|s| s.job_id)
 }
