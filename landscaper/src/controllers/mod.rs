@@ -24,18 +24,17 @@ pub async fn run(
     let registrations = settings
         .deployer_management
         .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
-    let installations = Arc::new(installation::Context::new(client.clone(), &settings));
     let executions = Arc::new(execution::Context::new(client.clone(), &settings));
     let workers = settings.execution_workers;
     let contexts = Arc::new(context::ContextController::new(
         client.clone(),
         settings.default_context.clone(),
     ));
-    let context = Arc::new(environment::Context::new(client, settings));
+    let context = Arc::new(environment::Context::new(client.clone(), settings.clone()));
     let flow = async {
         futures::join!(
             environment::run(context, shutdown.clone()),
-            installation::run(installations, shutdown.clone()),
+            installation::run(client.clone(), &settings, shutdown.clone()),
             execution::run(executions, workers, shutdown.clone()),
             context::run(contexts, shutdown.clone()),
         );

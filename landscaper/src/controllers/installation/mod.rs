@@ -5,11 +5,10 @@
 //! `TriggerDelete` and `Deleting`. All state lives on the objects, so a restart resumes.
 
 mod deletion;
-mod imports;
 mod operations;
+mod order;
 mod phases;
 mod retry;
-mod scope;
 mod status;
 mod subobjects;
 
@@ -21,7 +20,7 @@ use futures::StreamExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
@@ -30,6 +29,7 @@ use landscaper_blueprint::{RegistryAccess, RegistryOptions};
 use serde_json::json;
 use tracing::{Instrument, info_span, warn};
 
+use crate::dataflow::{Scope, names::parent_name};
 use crate::settings::Settings;
 
 pub use status::CONDITION;
@@ -50,11 +50,14 @@ pub struct Context {
     client: kube::Client,
     recorder: Recorder,
     registry: RegistryAccess,
+    /// Every Installation, as the controller's watch sees them: parents, siblings and
+    /// children are read here, not listed per reconcile.
+    cache: Store<Installation>,
 }
 
 impl Context {
-    /// A context for the given landscaper cluster.
-    pub fn new(client: kube::Client, _settings: &Settings) -> Self {
+    /// A context for the given landscaper cluster, reading installations from `cache`.
+    fn new(client: kube::Client, cache: Store<Installation>) -> Self {
         let recorder = Recorder::new(
             client.clone(),
             Reporter {
@@ -66,7 +69,43 @@ impl Context {
             client,
             recorder,
             registry: RegistryAccess::new(RegistryOptions::default()),
+            cache,
         }
+    }
+
+    /// Where `installation` sits, from the cache; `Err` names the parent that is missing.
+    fn scope(&self, installation: &Installation) -> Result<Scope, String> {
+        let namespace = installation.namespace().unwrap_or_default();
+        let parent = match parent_name(installation) {
+            Some(name) => Some(
+                self.cache
+                    .get(&ObjectRef::new(&name).within(&namespace))
+                    .ok_or_else(|| {
+                        format!("its parent Installation {namespace}/{name} is not found")
+                    })?,
+            ),
+            None => None,
+        };
+        Ok(Scope::new(installation, parent, self.cache.state()))
+    }
+
+    /// The siblings of `installation` in the cache (found by their parent's name, so also
+    /// when the parent itself is gone).
+    fn siblings(&self, installation: &Installation) -> Vec<Arc<Installation>> {
+        Scope::new(installation, None, self.cache.state()).siblings
+    }
+
+    /// The subinstallations of `installation` as the cache sees them (they may lag a moment
+    /// behind; a child's change wakes the parent again).
+    fn children(&self, installation: &Installation) -> Vec<Arc<Installation>> {
+        let namespace = installation.namespace();
+        let name = installation.name_any();
+        self.cache
+            .state()
+            .into_iter()
+            .filter(|child| child.namespace() == namespace)
+            .filter(|child| parent_name(child).as_deref() == Some(name.as_str()))
+            .collect()
     }
 
     fn installations(&self, namespace: &str) -> Api<Installation> {
@@ -116,6 +155,9 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// Reading or writing the installation's imports or exports failed at the API server.
+    #[error(transparent)]
+    Dataflow(crate::dataflow::DataflowError),
 }
 
 impl Error {
@@ -129,15 +171,18 @@ impl Error {
     }
 }
 
-/// Runs the controller until `shutdown` completes.
+/// Runs the controller on the landscaper cluster until `shutdown` completes.
 pub async fn run(
-    context: Arc<Context>,
+    client: kube::Client,
+    _settings: &Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let installations: Api<Installation> = Api::all(context.client.clone());
-    let executions: Api<Execution> = Api::all(context.client.clone());
+    let installations: Api<Installation> = Api::all(client.clone());
+    let executions: Api<Execution> = Api::all(client.clone());
     tracing::info!("starting the Installation controller");
-    Controller::new(installations.clone(), watcher::Config::default())
+    let controller = Controller::new(installations.clone(), watcher::Config::default());
+    let context = Arc::new(Context::new(client, controller.store()));
+    controller
         .owns(executions, watcher::Config::default())
         // A subinstallation's change (its job finished) wakes its parent.
         .watches(installations, watcher::Config::default(), |child| {

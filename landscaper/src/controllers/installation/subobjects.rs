@@ -47,27 +47,23 @@ pub async fn blueprint(
     )
 }
 
-/// Runs the blueprint's deploy and subinstallation executions on the imports.
-pub fn render(
-    installation: &Installation,
-    resolved: &ResolvedBlueprint,
-    imports: &Map<String, Json>,
-) -> Result<Desired, String> {
-    let options = options(installation, resolved, imports);
+/// Runs the blueprint's deploy and subinstallation executions on `options.imports`.
+pub fn render(options: &ExecutionOptions) -> Result<Desired, String> {
+    let imports = &options.imports;
     let state = MemoryState::default();
     let templater = Templater::new(&state);
     let items = templater
-        .deploy_executions(&options)
+        .deploy_executions(options)
         .map_err(|e| e.to_string())?;
     let deploy_items = items
         .into_iter()
         .map(|item| deploy_item(item, imports))
         .collect::<Result<Vec<_>, _>>()?;
     let mut subinstallations = Vec::new();
-    for template in &resolved.blueprint.subinstallations {
+    for template in &options.blueprint.subinstallations {
         match (&template.file, &template.template) {
             (Some(file), _) => {
-                let text = resolved
+                let text = options
                     .filesystem
                     .read_text(file)
                     .map_err(|e| e.to_string())?;
@@ -82,7 +78,7 @@ pub fn render(
     }
     subinstallations.extend(
         templater
-            .subinstallation_executions(&options)
+            .subinstallation_executions(options)
             .map_err(|e| e.to_string())?,
     );
     let mut names = std::collections::BTreeSet::new();
