@@ -4,9 +4,11 @@
 //! RBAC grant; real charts packaged as Helm packages them.
 
 pub mod charts;
+pub mod flow;
 pub mod process;
 pub mod rbac;
 pub mod states;
+pub mod tools;
 
 use std::future::Future;
 use std::path::PathBuf;

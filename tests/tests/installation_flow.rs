@@ -14,7 +14,7 @@ use landscaper_api::core::{
     DataObject, DeployItem, Installation, InstallationPhase, data_object_name,
 };
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_e2e::{World, eventually};
+use landscaper_e2e::{World, eventually, flow};
 use serde_json::{Value, json};
 
 /// A namespace of its own, on the landscaper cluster, with the mock deployer serving it.
@@ -29,72 +29,6 @@ async fn namespace_with_mock_deployer(world: &World, name: &str) -> Client {
     let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
     client
-}
-
-/// A blueprint importing `import` and exporting `export` (both strings): one mock item that
-/// exports `text`, `"<import>, <suffix>"`, which its export execution exports.
-fn stage_blueprint(import: &str, export: &str, suffix: &str) -> Value {
-    let text = format!(
-        r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-imports:
-- name: {import}
-  schema: {{type: string}}
-exports:
-- name: {export}
-  schema: {{type: string}}
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Succeeded
-        export:
-          text: {{{{ printf "%s, {suffix}" .imports.{import} | quote }}}}
-exportExecutions:
-- name: out
-  type: GoTemplate
-  template: |
-    exports:
-      {export}: {{{{ .values.deployitems.item.text | quote }}}}
-"#
-    );
-    json!({ "blueprint.yaml": text })
-}
-
-/// The root blueprint: imports `greeting`, runs producer then consumer, exports `result`.
-fn root_blueprint() -> Value {
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
-        "imports": [{"name": "greeting", "schema": {"type": "string"}}],
-        "exports": [{"name": "result", "schema": {"type": "string"}}],
-        "subinstallations": [
-            {
-                "name": "producer",
-                "blueprint": {"filesystem": stage_blueprint("greeting", "out", "produced")},
-                "imports": {"data": [{"name": "greeting", "dataRef": "greeting"}]},
-                "exports": {"data": [{"name": "out", "dataRef": "produced"}]},
-            },
-            {
-                "name": "consumer",
-                "blueprint": {"filesystem": stage_blueprint("in", "final", "consumed")},
-                "imports": {"data": [{"name": "in", "dataRef": "produced"}]},
-                "exports": {"data": [{"name": "final", "dataRef": "final"}]},
-            },
-        ],
-        "exportExecutions": [{
-            "name": "result",
-            "type": "GoTemplate",
-            "template": "exports:\n  result: {{ index .values.dataobjects \"final\" | quote }}\n",
-        }],
-    });
-    json!({ "blueprint.yaml": serde_json::to_string(&blueprint).unwrap() })
 }
 
 async fn create<K>(api: &Api<K>, value: Value) -> K
@@ -156,14 +90,7 @@ async fn data_flows_from_the_root_import_through_producer_and_consumer_to_the_ro
     let installations: Api<Installation> = Api::namespaced(client.clone(), "flow");
     create(
         &installations,
-        json!({
-            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {
-                "blueprint": {"inline": {"filesystem": root_blueprint()}},
-                "imports": {"data": [{"name": "greeting", "dataRef": "greeting-in"}]},
-                "exports": {"data": [{"name": "result", "dataRef": "flow-result"}]},
-            },
-        }),
+        flow::root_installation("root", "greeting-in", "flow-result"),
     )
     .await;
     let root = finished(&installations, "root").await;
