@@ -301,3 +301,87 @@ async fn bad_input_fails_the_job_with_a_message_naming_the_installation_and_is_n
         .collect();
     assert_eq!(before, after, "a failed installation is written again");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn execution_state_is_kept_in_a_secret_between_jobs() {
+    let world = World::start().await;
+    let client = namespace_with_mock_deployer(&world, "stateful").await;
+    let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: Blueprint
+deployExecutions:
+- name: main
+  type: GoTemplate
+  template: |
+    {{- $count := add (default 0 .state.count) 1 }}
+    deployItems:
+    - name: item
+      type: landscaper.gardener.cloud/mock
+      config:
+        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
+        kind: ProviderConfiguration
+        phase: Succeeded
+        providerStatus: {run: {{ $count }}}
+    state:
+      count: {{ $count }}
+"#});
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "stateful");
+    root_with(
+        &installations,
+        "counter",
+        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
+    )
+    .await;
+    let first = finished(&installations, "counter").await;
+    assert_eq!(
+        status_phase(&first),
+        Some(InstallationPhase::Succeeded),
+        "{}",
+        last_error(&first)
+    );
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.clone(), "stateful");
+    let name = landscaper_blueprint::state::secret_name("counter", "deploymain");
+    let stored = |secret: k8s_openapi::api::core::v1::Secret| {
+        let bytes = secret.data.unwrap().remove("config").unwrap().0;
+        serde_json::from_slice::<Value>(&bytes).unwrap()
+    };
+    let secret = secrets.get(&name).await.expect("the state Secret");
+    assert_eq!(
+        secret.owner_references()[0].name,
+        "counter",
+        "the state goes with its installation"
+    );
+    assert_eq!(stored(secret), json!({"count": 1}));
+
+    let first_job = first.status.unwrap().job_id;
+    installations
+        .patch(
+            "counter",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {annotations::OPERATION: "reconcile"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    eventually("the second job finishes", || async {
+        installations.get("counter").await.ok().is_some_and(|i| {
+            let s = i.status.unwrap_or_default();
+            s.job_id != first_job && s.job_id.is_some() && s.job_id == s.job_id_finished
+        })
+    })
+    .await;
+    assert_eq!(
+        stored(secrets.get(&name).await.unwrap()),
+        json!({"count": 2})
+    );
+    let items: Api<DeployItem> = Api::namespaced(client, "stateful");
+    let item = items
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    let config = item.spec.config.expect("the item's configuration");
+    assert_eq!(config["providerStatus"], json!({"run": 2}));
+}

@@ -9,6 +9,7 @@ mod operations;
 mod order;
 mod phases;
 mod retry;
+mod state;
 mod status;
 mod subobjects;
 

@@ -9,13 +9,13 @@ use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{ConditionStatus, ExecutionPhase, Installation, InstallationPhase};
-use landscaper_blueprint::MemoryState;
+use landscaper_blueprint::ExecutionKind;
 use serde_json::json;
 use tracing::info;
 
 use super::operations::children;
 use super::order::{PredecessorState, Siblings, predecessor_state};
-use super::{Context, Error, WAIT_RETRY, retry, status, subobjects};
+use super::{Context, Error, WAIT_RETRY, retry, state, status, subobjects};
 use crate::dataflow::{self, DataflowError, Scope};
 
 /// The longest interval between two looks at a `Progressing` job.
@@ -185,10 +185,13 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     {
         return fail_dataflow(installation, context, "Init", error).await;
     }
-    let desired = match subobjects::render(&options) {
+    let kinds = [ExecutionKind::Deploy, ExecutionKind::Subinstallation];
+    let stored = state::load(installation, context, &options, &kinds).await?;
+    let desired = match subobjects::render(&options, &stored.state) {
         Ok(desired) => desired,
         Err(message) => return fail(installation, context, "Init", "TemplateError", message).await,
     };
+    state::save(installation, context, &stored).await?;
     let execution =
         subobjects::apply_execution(installation, context, &desired.deploy_items).await?;
     subobjects::apply_subinstallations(installation, context, &desired.subinstallations).await?;
@@ -464,12 +467,13 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
     }
     if has_exports(installation) {
         let options = subobjects::options(installation, &resolved, &imports.values);
-        let state = MemoryState::default();
+        let stored = state::load(installation, context, &options, &[ExecutionKind::Export]).await?;
         if let Err(error) =
-            dataflow::write_exports(client, installation, &options, &state, &scope).await
+            dataflow::write_exports(client, installation, &options, &stored.state, &scope).await
         {
             return fail_dataflow(installation, context, "Completing", error).await;
         }
+        state::save(installation, context, &stored).await?;
     }
     trigger_successors(installation, context, &scope).await?;
     let mut patch = status::finish(installation, InstallationPhase::Succeeded);

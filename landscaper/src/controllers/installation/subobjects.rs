@@ -15,7 +15,7 @@ use landscaper_api::core::{
     ObjectReference,
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
-use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, MemoryState, Templater};
+use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, StateHandler, Templater};
 use serde_json::{Map, Value as Json, json};
 
 use super::operations::children;
@@ -47,11 +47,11 @@ pub async fn blueprint(
     )
 }
 
-/// Runs the blueprint's deploy and subinstallation executions on `options.imports`.
-pub fn render(options: &ExecutionOptions) -> Result<Desired, String> {
+/// Runs the blueprint's deploy and subinstallation executions on `options.imports`, with
+/// their stored `state`.
+pub fn render(options: &ExecutionOptions, state: &dyn StateHandler) -> Result<Desired, String> {
     let imports = &options.imports;
-    let state = MemoryState::default();
-    let templater = Templater::new(&state);
+    let templater = Templater::new(state);
     let items = templater
         .deploy_executions(options)
         .map_err(|e| e.to_string())?;
