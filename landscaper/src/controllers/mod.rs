@@ -24,7 +24,6 @@ pub async fn run(
     let registrations = settings
         .deployer_management
         .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
-    let executions = Arc::new(execution::Context::new(client.clone(), &settings));
     let workers = settings.execution_workers;
     let contexts = Arc::new(context::ContextController::new(
         client.clone(),
@@ -35,7 +34,7 @@ pub async fn run(
         futures::join!(
             environment::run(context, shutdown.clone()),
             installation::run(client.clone(), &settings, shutdown.clone()),
-            execution::run(executions, workers, shutdown.clone()),
+            execution::run(client.clone(), workers, shutdown.clone()),
             context::run(contexts, shutdown.clone()),
         );
     };

@@ -13,7 +13,6 @@ use landscaper_blueprint::ExecutionKind;
 use serde_json::json;
 use tracing::info;
 
-use super::operations::children;
 use super::order::{PredecessorState, Siblings, predecessor_state};
 use super::{Context, Error, WAIT_RETRY, retry, state, status, subobjects};
 use crate::dataflow::{self, DataflowError, Scope};
@@ -194,8 +193,11 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     state::save(installation, context, &stored).await?;
     let execution =
         subobjects::apply_execution(installation, context, &desired.deploy_items).await?;
-    subobjects::apply_subinstallations(installation, context, &desired.subinstallations).await?;
+    let active =
+        subobjects::apply_subinstallations(installation, context, &desired.subinstallations)
+            .await?;
     let mut patch = status::phase(InstallationPhase::ObjectsCreated);
+    patch["subInstCache"] = json!({"activeSubs": active});
     patch["importsHash"] = json!(imports.hash);
     patch["executionRef"] = json!(execution);
     if let Some(conditions) = status::condition(
@@ -289,13 +291,13 @@ async fn objects_created(installation: &Installation, context: &Context) -> Resu
             })?;
     }
     let api = api(installation, context);
-    for child in children(installation, context).await? {
-        api.patch_status(&child.name_any(), &params, &start)
+    for child in active_subinstallations(installation) {
+        api.patch_status(&child, &params, &start)
             .await
             .map_err(|source| {
                 Error::api(
                     installation,
-                    format!("pass the job ID to subinstallation {}", child.name_any()),
+                    format!("pass the job ID to subinstallation {child}"),
                     source,
                 )
             })?;
@@ -307,6 +309,22 @@ async fn objects_created(installation: &Installation, context: &Context) -> Resu
     )
     .await?;
     Ok(Action::await_change())
+}
+
+/// The subinstallations `Init` created or updated in this job (`status.subInstCache`).
+fn active_subinstallations(installation: &Installation) -> Vec<String> {
+    installation
+        .status
+        .as_ref()
+        .and_then(|s| s.sub_inst_cache.as_ref())
+        .map(|cache| {
+            cache
+                .active_subs
+                .iter()
+                .filter_map(|pair| pair.object_name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// How long to wait before the next look at a job progressing since `since`: a quarter of
@@ -329,12 +347,10 @@ async fn progressing(installation: &Installation, context: &Context) -> Result<A
         .and_then(|s| s.execution_ref.as_ref())
         .is_some()
     {
-        let execution = context
-            .executions(&namespace)
-            .get_opt(&installation.name_any())
-            .await
-            .map_err(|source| Error::api(installation, "read its Execution", source))?;
-        match execution.and_then(|e| e.status) {
+        match context
+            .execution(installation)
+            .and_then(|e| e.status.clone())
+        {
             Some(s) if s.job_id_finished == job => {
                 if s.phase != Some(ExecutionPhase::Succeeded) {
                     failed.push(format!(
@@ -347,14 +363,16 @@ async fn progressing(installation: &Installation, context: &Context) -> Result<A
             _ => unfinished.push(format!("Execution {}", installation.name_any())),
         }
     }
-    for child in context.children(installation) {
-        let s = child.status.clone().unwrap_or_default();
+    for name in active_subinstallations(installation) {
+        let s = context
+            .installation(&namespace, &name)
+            .and_then(|child| child.status.clone())
+            .unwrap_or_default();
         if s.job_id_finished != job {
-            unfinished.push(format!("subinstallation {}", child.name_any()));
+            unfinished.push(format!("subinstallation {name}"));
         } else if s.phase != Some(InstallationPhase::Succeeded) {
             failed.push(format!(
-                "subinstallation {} ended {}",
-                child.name_any(),
+                "subinstallation {name} ended {}",
                 s.phase.map(|p| p.to_string()).unwrap_or_default()
             ));
         }
