@@ -2,7 +2,14 @@
 //! producer and then a consumer subinstallation (one mock deploy item each); the root's import
 //! `greeting` becomes `"<greeting>, produced, consumed"` in its export `result`.
 
+use std::time::Duration;
+
+use kube::Client;
+use landscaper_api::constants::deploy_item_types;
+use landscaper_deployer::controller::DeployerConfig;
 use serde_json::{Value, json};
+
+use crate::World;
 
 /// A blueprint importing `import` and exporting `export` (both strings): one mock item that
 /// exports `text`, `"<import>, <suffix>"`, which its export execution exports.
@@ -83,4 +90,18 @@ pub fn root_installation(name: &str, import: &str, export: &str) -> Value {
             "exports": {"data": [{"name": "result", "dataRef": export}]},
         },
     })
+}
+
+/// A namespace of its own, on the landscaper cluster, with the mock deployer serving it.
+pub async fn namespace_with_mock_deployer(world: &World, name: &str) -> Client {
+    world
+        .create_namespace(world.landscaper_cluster(), name)
+        .await;
+    let client = world.landscaper_cluster().client();
+    let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
+    config.namespace = Some(name.into());
+    config.retry_initial = Duration::from_millis(100);
+    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
+    tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
+    client
 }

@@ -9,27 +9,12 @@ use std::time::Duration;
 
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use landscaper_api::constants::{annotations, deploy_item_types};
+use landscaper_api::constants::annotations;
 use landscaper_api::core::{
     DataObject, DeployItem, Installation, InstallationPhase, data_object_name,
 };
-use landscaper_deployer::controller::DeployerConfig;
 use landscaper_e2e::{World, eventually, flow};
 use serde_json::{Value, json};
-
-/// A namespace of its own, on the landscaper cluster, with the mock deployer serving it.
-async fn namespace_with_mock_deployer(world: &World, name: &str) -> Client {
-    world
-        .create_namespace(world.landscaper_cluster(), name)
-        .await;
-    let client = world.landscaper_cluster().client();
-    let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
-    config.namespace = Some(name.into());
-    config.retry_initial = Duration::from_millis(100);
-    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
-    tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
-    client
-}
 
 async fn create<K>(api: &Api<K>, value: Value) -> K
 where
@@ -85,7 +70,7 @@ fn subinstallation<'a>(list: &'a [Installation], template: &str) -> &'a Installa
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn data_flows_from_the_root_import_through_producer_and_consumer_to_the_root_export() {
     let world = World::start().await;
-    let client = namespace_with_mock_deployer(&world, "flow").await;
+    let client = flow::namespace_with_mock_deployer(&world, "flow").await;
     data_object(&client, "flow", "greeting-in", json!("hello")).await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), "flow");
     create(
@@ -305,7 +290,7 @@ async fn bad_input_fails_the_job_with_a_message_naming_the_installation_and_is_n
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn execution_state_is_kept_in_a_secret_between_jobs() {
     let world = World::start().await;
-    let client = namespace_with_mock_deployer(&world, "stateful").await;
+    let client = flow::namespace_with_mock_deployer(&world, "stateful").await;
     let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
 kind: Blueprint
 deployExecutions:

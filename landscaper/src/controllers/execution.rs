@@ -100,17 +100,20 @@ pub async fn run(
     .modify(|item: &mut DeployItem| item.metadata.managed_fields = None);
     let item_watch = reflector::reflector(writer, item_watch).touched_objects();
     let context = Arc::new(Context { client, items });
-    Controller::new(executions, watcher::Config::default())
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let controller = Controller::new(executions, watcher::Config::default());
+    let store = controller.store();
+    let running = controller
         .owns_stream(item_watch)
         .with_config(kube::runtime::controller::Config::default().concurrency(workers))
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "Execution reconcile failed");
             }
-        })
-        .await;
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
 }
 
 fn error_policy(execution: Arc<Execution>, error: &Error, _: Arc<Context>) -> Action {

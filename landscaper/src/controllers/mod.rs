@@ -10,6 +10,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::FutureExt;
+use kube::runtime::reflector::{Lookup, Store};
 
 use crate::settings::Settings;
 
@@ -43,5 +44,31 @@ pub async fn run(
             futures::join!(flow, registrations);
         }
         None => flow.await,
+    }
+}
+
+/// Runs a controller's `running` future until it ends. kube's runner waits until the
+/// controller's `store` has listed once before it looks at the shutdown signal, and after the
+/// signal nothing fills the store any more, so a shutdown that early would wait forever; then
+/// this ends at once (nothing was reconciled yet).
+pub(crate) async fn run_until_shutdown<K>(
+    running: impl Future<Output = ()>,
+    store: Store<K>,
+    shutdown: impl Future<Output = ()>,
+) where
+    K: Lookup + Clone + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone,
+{
+    let early = async move {
+        shutdown.await;
+        if store.wait_until_ready().now_or_never().is_none() {
+            tracing::debug!("shut down before the first list: stopping at once");
+            return;
+        }
+        std::future::pending::<()>().await;
+    };
+    tokio::select! {
+        () = running => {}
+        () = early => {}
     }
 }

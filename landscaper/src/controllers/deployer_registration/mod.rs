@@ -121,20 +121,23 @@ pub async fn run(
         caches,
     });
     let registrations: Api<DeployerRegistration> = Api::all(client);
-    Controller::new(registrations, watcher::Config::default())
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let controller = Controller::new(registrations, watcher::Config::default());
+    let store = controller.store();
+    let running = controller
         // Environments, the pairs' objects and the deployers' progress concern every
         // registration (the order between deployers spans registrations); the debounce folds a
         // burst of changes into one pass.
         .reconcile_all_on(changes)
         .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "DeployerRegistration reconcile failed");
             }
-        })
-        .await;
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
 }
 
 async fn reconcile(

@@ -269,9 +269,11 @@ pub async fn run(
         contexts,
     };
     let context = Arc::new(Context::new(client, caches));
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let store = installations.clone();
     let controller = Controller::for_stream(trigger, installations)
         .owns_stream(execution_watch)
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
@@ -280,7 +282,7 @@ pub async fn run(
         });
     // The watches end with the controller.
     tokio::select! {
-        () = controller => {}
+        () = super::run_until_shutdown(controller, store, shutdown) => {}
         () = context_watch => {}
     }
 }
