@@ -1,6 +1,7 @@
 //! The landscaper's controllers, one module per kind they reconcile.
 
 pub mod context;
+pub mod deploy_item;
 pub mod deployer_registration;
 pub mod environment;
 pub mod execution;
@@ -26,7 +27,9 @@ pub async fn run(
         .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
     let installations = Arc::new(installation::Context::new(client.clone(), &settings));
     let executions = Arc::new(execution::Context::new(client.clone(), &settings));
-    let workers = settings.execution_workers;
+    let execution_workers = settings.execution_workers;
+    let installation_workers = settings.installation_workers;
+    let deploy_items = deploy_item::run(client.clone(), settings.clone(), shutdown.clone());
     let contexts = Arc::new(context::ContextController::new(
         client.clone(),
         settings.default_context.clone(),
@@ -35,8 +38,9 @@ pub async fn run(
     let flow = async {
         futures::join!(
             environment::run(context, shutdown.clone()),
-            installation::run(installations, shutdown.clone()),
-            execution::run(executions, workers, shutdown.clone()),
+            installation::run(installations, installation_workers, shutdown.clone()),
+            execution::run(executions, execution_workers, shutdown.clone()),
+            deploy_items,
             context::run(contexts, shutdown.clone()),
         );
     };

@@ -132,11 +132,12 @@ impl Error {
 /// Runs the controller until `shutdown` completes.
 pub async fn run(
     context: Arc<Context>,
+    workers: u16,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let installations: Api<Installation> = Api::all(context.client.clone());
     let executions: Api<Execution> = Api::all(context.client.clone());
-    tracing::info!("starting the Installation controller");
+    tracing::info!(workers, "starting the Installation controller");
     Controller::new(installations.clone(), watcher::Config::default())
         .owns(executions, watcher::Config::default())
         // A subinstallation's change (its job finished) wakes its parent.
@@ -144,6 +145,7 @@ pub async fn run(
             let parent = child.labels().get(ENCOMPASSED_BY)?;
             Some(ObjectRef::<Installation>::new(parent).within(&child.namespace()?))
         })
+        .with_config(kube::runtime::controller::Config::default().concurrency(workers))
         .graceful_shutdown_on(shutdown)
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
