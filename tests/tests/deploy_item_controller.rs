@@ -1,9 +1,10 @@
 //! The landscaper's DeployItem controller on the testbed: a job no deployer picks up fails
 //! after `deployItemTimeouts.pickup` (saying when the Target is missing), a picked-up job is
 //! left to its deployer, a job not ended after an abort fails after `deployItemTimeouts.abort`,
-//! `none` turns both off, and the pickup timer does not run while a deployer registered for the
-//! item's type and environment is not installed yet. Also upstream's deploy item controller
-//! tests on upstream's state (`controllers/deployitem/testdata`).
+//! `none` turns both off, the pickup timer does not run while a deployer registered for the
+//! item's type and environment is not installed yet, a restart keeps every deadline, and an
+//! Execution fails with its item. Also upstream's deploy item controller tests on upstream's
+//! state (`controllers/deployitem/testdata`).
 
 use std::time::Duration;
 
@@ -21,7 +22,7 @@ use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::{
     ConditionStatus, DeployItem, DeployItemPhase, DeployerRegistration, Environment, ErrorCode,
-    Installation, find_condition,
+    Execution, ExecutionPhase, Installation, find_condition,
 };
 use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::controller::DeployerConfig;
@@ -606,4 +607,78 @@ async fn upstream_state_a_pickup_timeout_names_the_missing_target() {
         .unwrap()
         .message;
     assert!(message.contains("Target"), "{message}");
+}
+
+#[tokio::test]
+async fn a_restarted_landscaper_fails_a_job_at_its_original_deadline() {
+    let (mut world, items) = world("deployItemTimeouts: {pickup: 4s}").await;
+    create_item(&items, "waiting", "example.com/unserved", None).await;
+    start_job(&items, "waiting", "job-1", ago(1)).await;
+    world.stop_landscaper().await;
+    // The deadline passes while no landscaper runs.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(running(&items, "waiting").await);
+    world.start_landscaper().await;
+    let restarted = tokio::time::Instant::now();
+    eventually("waiting fails", || async {
+        failed_with(&items, "waiting", PICKUP_TIMEOUT_REASON).await
+    })
+    .await;
+    assert!(
+        restarted.elapsed() < Duration::from_secs(3),
+        "the timer runs from the job's start, not from the restart: {:?}",
+        restarted.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn an_execution_whose_item_no_deployer_picks_up_fails_naming_it() {
+    let (world, _items) = world("deployItemTimeouts: {pickup: 2s}").await;
+    let executions: Api<Execution> = Api::namespaced(world.landscaper_cluster().client(), NS);
+    let execution: Execution = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Execution",
+        "metadata": { "name": "exec" },
+        "spec": { "deployItems": [{
+            "name": "orphan", "type": "example.com/unserved", "config": {},
+        }] },
+    }))
+    .expect("an Execution");
+    executions
+        .create(&PostParams::default(), &execution)
+        .await
+        .expect("the Execution is created");
+    executions
+        .patch_status(
+            "exec",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": { "jobID": "job-1" } })),
+        )
+        .await
+        .expect("the job is started");
+    eventually("the execution fails", || async {
+        let status = executions
+            .get("exec")
+            .await
+            .expect("read")
+            .status
+            .unwrap_or_default();
+        status.job_id_finished.as_deref() == Some("job-1")
+            && status.phase == Some(ExecutionPhase::Failed)
+    })
+    .await;
+    let error = executions
+        .get("exec")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap();
+    assert!(
+        error.message.contains("orphan")
+            && error.message.contains("no deployer picked up job job-1"),
+        "{}",
+        error.message
+    );
 }
