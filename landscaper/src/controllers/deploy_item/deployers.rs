@@ -166,6 +166,14 @@ impl Caches {
         );
     }
 
+    /// Whether a DeployerRegistration (not being deleted) serves `item_type`.
+    pub fn serves(&self, item_type: &str) -> bool {
+        self.registrations.state().iter().any(|registration| {
+            registration.meta().deletion_timestamp.is_none()
+                && registration.spec.types.iter().any(|t| t == item_type)
+        })
+    }
+
     /// [`deployers_of`] on the cached objects.
     pub fn deployers_of(&self, item_type: &str, target: &Target) -> Deployers {
         deployers_of(

@@ -185,12 +185,20 @@ async fn pickup(item: &DeployItem, context: &Context) -> Result<Action, Error> {
     let Some(job_started) = timeouts::job_started(item) else {
         return Ok(Action::await_change());
     };
-    let target = read_target(item, context).await?;
-    let deployers = match (&context.deployers, &target) {
-        (Some(caches), Some(target)) => {
+    // The Target is read when a registered deployer may hold the item, else only at the end.
+    let registered = match &context.deployers {
+        Some(caches) => {
             caches.ready().await;
-            caches.deployers_of(&item.spec.type_, target)
+            caches.serves(&item.spec.type_)
         }
+        None => false,
+    };
+    let target = match registered {
+        true => Some(read_target(item, context).await?),
+        false => None,
+    };
+    let deployers = match (&context.deployers, target.as_ref().and_then(Option::as_ref)) {
+        (Some(caches), Some(target)) => caches.deployers_of(&item.spec.type_, target),
         _ => Deployers::NoneRegistered,
     };
     let now = Timestamp::now();
@@ -219,6 +227,10 @@ async fn pickup(item: &DeployItem, context: &Context) -> Result<Action, Error> {
     match Timer::at(start, timeout, now) {
         Timer::Running { deadline } => Ok(Action::requeue(Timer::wait(deadline, now))),
         Timer::Exceeded => {
+            let target = match target {
+                Some(target) => target,
+                None => read_target(item, context).await?,
+            };
             let message = pickup_message(item, target.as_ref(), timeout, installed.as_ref());
             fail(
                 item,
@@ -305,8 +317,7 @@ async fn released_at(
 ) -> Result<Timestamp, Error> {
     match waiting(item) {
         Some(condition) if condition.status == ConditionStatus::True => {
-            let message =
-                "no DeployerRegistration serves the item's type in its environment any more; the pickup timeout runs from now".to_owned();
+            let message = "no registered deployer of the item's type is pending in the environments of its Target any more; the pickup timeout runs from now".to_owned();
             release(item, "NoDeployerRegistered", message, context).await?;
             Ok(now.max(job_started))
         }
