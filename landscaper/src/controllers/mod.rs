@@ -1,6 +1,7 @@
 //! The landscaper's controllers, one module per kind they reconcile.
 
 pub mod context;
+pub mod deploy_item;
 pub mod deployer_registration;
 pub mod environment;
 pub mod execution;
@@ -25,7 +26,9 @@ pub async fn run(
     let registrations = settings
         .deployer_management
         .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
-    let workers = settings.execution_workers;
+    let execution_workers = settings.execution_workers;
+    let installation_workers = settings.installation_workers;
+    let deploy_items = deploy_item::run(client.clone(), settings.clone(), shutdown.clone());
     let contexts = Arc::new(context::ContextController::new(
         client.clone(),
         settings.default_context.clone(),
@@ -34,8 +37,9 @@ pub async fn run(
     let flow = async {
         futures::join!(
             environment::run(context, shutdown.clone()),
-            installation::run(client.clone(), &settings, shutdown.clone()),
-            execution::run(client.clone(), workers, shutdown.clone()),
+            installation::run(client.clone(), installation_workers, shutdown.clone()),
+            execution::run(client.clone(), execution_workers, shutdown.clone()),
+            deploy_items,
             context::run(contexts, shutdown.clone()),
         );
     };

@@ -31,7 +31,6 @@ use serde_json::json;
 use tracing::{Instrument, info_span, warn};
 
 use crate::dataflow::{Scope, names::parent_name};
-use crate::settings::Settings;
 
 pub use status::CONDITION;
 
@@ -240,10 +239,10 @@ where
 /// Runs the controller on the landscaper cluster until `shutdown` completes.
 pub async fn run(
     client: kube::Client,
-    _settings: &Settings,
+    workers: u16,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    tracing::info!("starting the Installation controller");
+    tracing::info!(workers, "starting the Installation controller");
     // One watch of Installations feeds the cache and then triggers each changed installation
     // and its parent (a child's job finishing moves the parent on), so a reconcile never sees
     // a cache older than the event that caused it.
@@ -273,6 +272,7 @@ pub async fn run(
     let store = installations.clone();
     let controller = Controller::for_stream(trigger, installations)
         .owns_stream(execution_watch)
+        .with_config(kube::runtime::controller::Config::default().concurrency(workers))
         .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
