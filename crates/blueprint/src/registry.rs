@@ -465,6 +465,84 @@ impl RegistryAccess {
     }
 }
 
+impl RegistryAccess {
+    /// Publishes every component version of a `type: local` folder to the OCI repository
+    /// `base_url`, as [`push_component`](Self::push_component) lays one out: each
+    /// `localFilesystemBlob` becomes a layer of the version, its access a `localBlob` naming the
+    /// layer's digest, and the repository joins the end of `repositoryContexts` (the one
+    /// templates see as the component's). Returns the versions pushed, as stored.
+    pub async fn push_local_repository(
+        &self,
+        local: &LocalRepository,
+        base_url: &str,
+    ) -> Result<Vec<Descriptor>, Error> {
+        let mut pushed = Vec::new();
+        for descriptor in local.descriptors() {
+            let (stored, blobs) = localize(local, descriptor, base_url)?;
+            self.push_component(base_url, &stored, blobs).await?;
+            pushed.push(stored);
+        }
+        Ok(pushed)
+    }
+}
+
+/// A blob pushed as a layer: its media type and content.
+type Layer = (String, Vec<u8>);
+
+/// The descriptor as it is stored in the OCI repository `base_url`, and its local blobs as
+/// layers.
+fn localize(
+    local: &LocalRepository,
+    descriptor: &Descriptor,
+    base_url: &str,
+) -> Result<(Descriptor, Vec<Layer>), Error> {
+    let mut v2 = descriptor.v2().clone();
+    let mut blobs = Vec::new();
+    let name = format!("{}:{}", descriptor.name(), descriptor.version());
+    let resources = v2
+        .pointer_mut("/component/resources")
+        .and_then(Json::as_array_mut);
+    for resource in resources.into_iter().flatten() {
+        let access = resource.get("access").cloned().unwrap_or(Json::Null);
+        let field = |key: &str| access.get(key).and_then(Json::as_str);
+        if !matches!(
+            field("type"),
+            Some("localFilesystemBlob" | "localFilesystemBlob/v1")
+        ) {
+            continue;
+        }
+        let resource_name = resource.get("name").and_then(Json::as_str).unwrap_or("");
+        let fail = |what: String| {
+            Error::Component(format!(
+                "resource {resource_name:?} of component {name}: {what}"
+            ))
+        };
+        let filename =
+            field("filename").ok_or_else(|| fail("access.filename is missing".into()))?;
+        let data = local.blob(filename).map_err(|e| fail(e.to_string()))?;
+        let media_type = field("mediaType")
+            .unwrap_or("application/octet-stream")
+            .to_string();
+        resource["access"] = json!({
+            "type": "localBlob",
+            "localReference": digest_of(&data),
+            "mediaType": media_type,
+            "size": data.len(),
+        });
+        blobs.push((media_type, data));
+    }
+    let contexts = v2
+        .pointer_mut("/component/repositoryContexts")
+        .ok_or_else(|| Error::Component(format!("component {name}: no repositoryContexts")))?;
+    if !contexts.is_array() {
+        *contexts = json!([]);
+    }
+    if let Some(list) = contexts.as_array_mut() {
+        list.push(json!({"type": "ociRegistry", "baseUrl": base_url}));
+    }
+    Ok((Descriptor::from_json(v2)?, blobs))
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
