@@ -229,6 +229,12 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) -> Result<(), String> {
     let Resolved { config, oci } = resolve(&args)?;
+    let watched: Vec<PathBuf> = [&args.landscaper_kubeconfig, &args.secrets_kubeconfig]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let contents = Contents::read(watched);
     let ls = client(
         args.landscaper_kubeconfig.as_ref(),
         "--landscaper-kubeconfig",
@@ -246,12 +252,25 @@ pub async fn serve(
         target_selectors = config.target_selectors.len(),
         "starting"
     );
+    // A kubeconfig file that changes (a mounted Secret whose token was renewed) ends the
+    // process, so that its restart reads the new token: a client keeps the token it was built
+    // with.
+    let (changed_tx, changed_rx) = tokio::sync::oneshot::channel::<PathBuf>();
+    let stop = async move {
+        tokio::select! {
+            () = shutdown => {}
+            file = contents.changed(KUBECONFIG_CHECK_PERIOD) => {
+                tracing::warn!(file = %file.display(), "a kubeconfig file changed: stopping, a restart reads it");
+                let _ = changed_tx.send(file);
+            }
+        }
+    };
     match args.kind {
         Kind::Manifest => {
-            landscaper_deployer::run(manifest_deployer::setup(ls, secrets, config), shutdown).await
+            landscaper_deployer::run(manifest_deployer::setup(ls, secrets, config), stop).await
         }
         Kind::Mock => {
-            landscaper_deployer::run(mock_deployer::setup(ls, secrets, config), shutdown).await
+            landscaper_deployer::run(mock_deployer::setup(ls, secrets, config), stop).await
         }
         Kind::Helm => {
             let deployer = HelmDeployer {
@@ -259,11 +278,53 @@ pub async fn serve(
                     SourceSettings::default().with_oci(&oci),
                 )),
             };
-            landscaper_deployer::run(helm::setup_with(ls, secrets, config, deployer), shutdown)
-                .await
+            landscaper_deployer::run(helm::setup_with(ls, secrets, config, deployer), stop).await
         }
     }
-    Ok(())
+    match changed_rx.await {
+        Ok(file) => Err(format!(
+            "the kubeconfig file {} changed; exiting so that a restart reads it",
+            file.display()
+        )),
+        Err(_) => Ok(()),
+    }
+}
+
+/// How often the kubeconfig files are compared with what the deployer started with.
+pub const KUBECONFIG_CHECK_PERIOD: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Files and their contents when the deployer started (none for a file it could not read).
+pub struct Contents(Vec<(PathBuf, Option<Vec<u8>>)>);
+
+impl Contents {
+    /// Reads each of `files` now.
+    pub fn read(files: Vec<PathBuf>) -> Self {
+        Self(
+            files
+                .into_iter()
+                .map(|file| {
+                    let content = std::fs::read(&file).ok();
+                    (file, content)
+                })
+                .collect(),
+        )
+    }
+
+    /// Completes with the first file whose content differs from the one read, checking every
+    /// `period`; never, when there are no files.
+    pub async fn changed(self, period: std::time::Duration) -> PathBuf {
+        if self.0.is_empty() {
+            return std::future::pending().await;
+        }
+        loop {
+            tokio::time::sleep(period).await;
+            for (file, before) in &self.0 {
+                if std::fs::read(file).ok() != *before {
+                    return file.clone();
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -438,5 +499,20 @@ deployItemTimeouts:
                 .unwrap_err()
                 .starts_with("reading the configuration file /nonexistent/config.yaml: ")
         );
+    }
+
+    #[tokio::test]
+    async fn a_changed_kubeconfig_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, "token: 1").unwrap();
+        std::fs::write(&b, "token: 1").unwrap();
+        let contents = Contents::read(vec![a.clone(), b.clone()]);
+        let period = std::time::Duration::from_millis(10);
+        let watch = tokio::spawn(contents.changed(period));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(!watch.is_finished(), "nothing changed yet");
+        std::fs::write(&b, "token: 2").unwrap();
+        assert_eq!(watch.await.unwrap(), b);
     }
 }
