@@ -3,15 +3,23 @@
 //! the landscaper makes it for a pair, resolves its component and blueprint from the folder
 //! (named relative to the repository's root); the manifest and mock blueprints render the helm
 //! DeployItem that installs the component's chart with values the chart renders into a running
-//! deployer; the hello blueprint renders a manifest DeployItem.
+//! deployer, and which the helm deployer installs from the folder; the hello blueprint renders a
+//! manifest DeployItem.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
+use kube::api::{Api, PostParams};
 use landscaper::controllers::deployer_registration::Pair;
-use landscaper_api::core::{DeployerRegistration, Environment, EnvironmentSpec, Installation};
+use landscaper_api::constants::deploy_item_types;
+use landscaper_api::core::{
+    DeployItem, DeployItemPhase, DeployerRegistration, Environment, EnvironmentSpec, Installation,
+    Target,
+};
 use landscaper_blueprint::registry::blueprint_from_archive;
 use landscaper_blueprint::{
     DeployItemSpecification, ExecutionOptions, Filesystem, LocalRepository, MemoryState,
@@ -19,8 +27,12 @@ use landscaper_blueprint::{
 };
 use landscaper_chart::helm::chart::{self, Chart, File};
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
-use landscaper_e2e::rbac::documents;
+use landscaper_deployer::controller::DeployerConfig;
+use landscaper_deployer::helm;
+use landscaper_e2e::eventually_within;
+use landscaper_e2e::rbac::{create_all, documents};
 use serde_json::{Value as Json, json};
+use testbed::Testbed;
 
 const ENVIRONMENT: &str = "default";
 const NAMESPACE: &str = "ls-system";
@@ -311,6 +323,86 @@ async fn the_hello_registration_needs_the_manifest_deployer() {
     let config: landscaper_api::deployer::ManifestProviderConfiguration =
         serde_json::from_value(item.config.clone()).expect("a manifest ProviderConfiguration");
     assert_eq!(config.manifests.len(), 1);
+}
+
+/// The mock registration's helm item, as its pair renders it, served by the helm deployer
+/// (the agent's, here the library's on a testbed cluster): the chart comes from the local
+/// repository and the mock deployer's objects appear in the environment's namespace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_helm_deployer_installs_the_deployer_from_the_local_repository() {
+    let (installation, items) = render_pair("mock", |_| {}).await;
+    // The workload simulator makes the deployer's Deployment ready, as a kubelet would.
+    let bed = Testbed::builder()
+        .simulate_workloads(true)
+        .start()
+        .await
+        .expect("testbed starts");
+    let cluster = bed.cluster();
+    let client = cluster.client();
+    landscaper::crds::ensure(&client).await.expect("CRDs");
+    create_all(
+        &client,
+        &[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})],
+        "",
+    )
+    .await;
+    let target: Target = serde_json::from_value(json!({
+        "metadata": {"name": ENVIRONMENT, "namespace": NAMESPACE},
+        "spec": {"type": "landscaper.gardener.cloud/kubernetes-cluster",
+            "config": {"kubeconfig": cluster.kubeconfig_yaml()}},
+    }))
+    .unwrap();
+    Api::<Target>::namespaced(client.clone(), NAMESPACE)
+        .create(&PostParams::default(), &target)
+        .await
+        .unwrap();
+    let item: DeployItem = serde_json::from_value(json!({
+        "metadata": {"name": "mock-default-deploy", "namespace": NAMESPACE,
+            "annotations": {"landscaper.gardener.cloud/operation": "reconcile"}},
+        "spec": {"type": items[0].type_, "target": {"name": ENVIRONMENT, "namespace": NAMESPACE},
+            "config": items[0].config},
+    }))
+    .unwrap();
+    let deploy_items: Api<DeployItem> = Api::namespaced(client.clone(), NAMESPACE);
+    deploy_items
+        .create(&PostParams::default(), &item)
+        .await
+        .unwrap();
+    let mut config = DeployerConfig::new(deploy_item_types::HELM, "components-test");
+    config.namespace = Some(NAMESPACE.into());
+    tokio::spawn(landscaper_deployer::run(
+        helm::setup(client.clone(), client.clone(), config),
+        std::future::pending(),
+    ));
+    eventually_within(
+        "the mock deployer's helm item succeeds",
+        Duration::from_secs(120),
+        || async {
+            let item = deploy_items.get("mock-default-deploy").await.unwrap();
+            item.status.and_then(|s| s.phase) == Some(DeployItemPhase::Succeeded)
+        },
+    )
+    .await;
+    let name = format!("{}-mock-deployer", installation.name_any());
+    let deployment = Api::<Deployment>::namespaced(client.clone(), NAMESPACE)
+        .get(&name)
+        .await
+        .expect("the deployer's Deployment");
+    let args = deployment.spec.unwrap().template.spec.unwrap().containers[0]
+        .args
+        .clone()
+        .unwrap();
+    assert_eq!(args[..2], ["deployer".to_owned(), "mock".to_owned()]);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), NAMESPACE);
+    for secret in [
+        format!("{name}-config"),
+        format!("{name}-landscaper-cluster"),
+    ] {
+        assert!(
+            secrets.get_opt(&secret).await.unwrap().is_some(),
+            "{secret}"
+        );
+    }
 }
 
 /// Names and contents, sorted by name.
