@@ -531,9 +531,13 @@ fn localize(
         });
         blobs.push((media_type, data));
     }
-    let contexts = v2
-        .pointer_mut("/component/repositoryContexts")
-        .ok_or_else(|| Error::Component(format!("component {name}: no repositoryContexts")))?;
+    let component = v2
+        .get_mut("component")
+        .and_then(Json::as_object_mut)
+        .ok_or_else(|| Error::Component(format!("component {name}: no component section")))?;
+    let contexts = component
+        .entry("repositoryContexts")
+        .or_insert_with(|| json!([]));
     if !contexts.is_array() {
         *contexts = json!([]);
     }
@@ -713,6 +717,44 @@ mod tests {
         let fs = blueprint_from_archive(&archive).unwrap();
         assert_eq!(fs.read("t/a.yaml"), Some(&b"a"[..]));
         assert!(blueprint_from_archive(&tar_of("x", b"y").unwrap()).is_err());
+    }
+
+    #[test]
+    fn local_blobs_become_layers_named_by_digest_and_the_registry_the_last_context() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("blobs")).unwrap();
+        std::fs::write(dir.path().join("blobs/chart.tgz"), b"chart bytes").unwrap();
+        std::fs::write(
+            dir.path().join("c.yaml"),
+            "meta: {schemaVersion: v2}\ncomponent: {name: example.test/c, version: v1, provider: internal, repositoryContexts: [{type: local, filePath: here}], sources: [], componentReferences: [], resources: [{name: chart, version: v1, type: helmChart, relation: local, access: {type: localFilesystemBlob, filename: chart.tgz, mediaType: application/x-tgz}}, {name: image, version: v1, type: ociImage, relation: external, access: {type: ociRegistry, imageReference: 'x:1'}}]}\n",
+        )
+        .unwrap();
+        let local = LocalRepository::open(dir.path()).unwrap();
+        let (stored, layers) = localize(&local, &local.descriptors()[0], "r.test/p").unwrap();
+        assert_eq!(
+            layers,
+            vec![("application/x-tgz".to_string(), b"chart bytes".to_vec())]
+        );
+        let resources = stored.resources(&[]);
+        assert_eq!(
+            resources[0]["access"],
+            json!({"type": "localBlob", "localReference": digest_of(b"chart bytes"),
+                "mediaType": "application/x-tgz", "size": 11})
+        );
+        assert_eq!(resources[1]["access"]["type"], "ociRegistry");
+        assert_eq!(
+            stored.repository_context().unwrap(),
+            json!({"type": "ociRegistry", "baseUrl": "r.test/p"})
+        );
+
+        std::fs::remove_file(dir.path().join("blobs/chart.tgz")).unwrap();
+        let error = localize(&local, &local.descriptors()[0], "r.test/p")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("resource \"chart\" of component example.test/c:v1"),
+            "{error}"
+        );
     }
 
     #[test]
