@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod blueprint;
+pub mod component;
 pub mod crds;
 #[cfg(feature = "dev")]
 pub mod dev;

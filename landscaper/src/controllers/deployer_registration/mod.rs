@@ -36,11 +36,11 @@ use tracing::{Instrument, info, info_span, warn};
 use self::access::Access;
 use self::caches::Caches;
 use self::order::{Graph, PairState};
-use self::pair::{Pair, recorded_hash, with_reconcile_annotation};
+use self::pair::{recorded_hash, with_reconcile_annotation};
 use self::removal::Removal;
 use crate::settings::Settings;
 
-pub use self::pair::pair_name;
+pub use self::pair::{Pair, pair_name};
 
 /// Field manager and event reporter of this controller.
 const MANAGER: &str = "landscaper-deployer-registration-controller";
