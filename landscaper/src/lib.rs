@@ -11,6 +11,8 @@ pub mod crds;
 pub mod dataflow;
 #[cfg(feature = "dev")]
 pub mod dev;
+pub mod health;
 pub mod leader;
+pub mod metrics;
 pub mod own_environment;
 pub mod settings;

@@ -4,6 +4,7 @@
 //! RBAC grant; real charts packaged as Helm packages them.
 
 pub mod charts;
+pub mod http;
 pub mod process;
 pub mod rbac;
 pub mod states;
@@ -40,6 +41,14 @@ pub struct World {
 impl World {
     /// Starts both clusters, installs the CRDs and starts the landscaper.
     pub async fn start() -> Self {
+        let mut world = Self::start_without_landscaper().await;
+        world.start_landscaper().await;
+        world
+    }
+
+    /// Starts both clusters and installs the CRDs; the landscaper is left to the test
+    /// ([`World::start_landscaper_with`]).
+    pub async fn start_without_landscaper() -> Self {
         let bed = landscaper::dev::two_clusters()
             .start()
             .await
@@ -57,8 +66,6 @@ impl World {
         .await
         .expect("the landscaper cluster is prepared");
         world.wait_for_crds().await;
-        let mut world = world;
-        world.start_landscaper().await;
         world
     }
 
@@ -106,15 +113,29 @@ impl World {
 
     /// Starts the landscaper's controllers (again, after [`World::stop_landscaper`]).
     pub async fn start_landscaper(&mut self) {
+        let client = self.landscaper_cluster().client();
+        self.start_landscaper_with(client, landscaper::health::Health::new());
+    }
+
+    /// Starts the landscaper's controllers with `client`, reporting their caches to `health`.
+    pub fn start_landscaper_with(
+        &mut self,
+        client: kube::Client,
+        health: std::sync::Arc<landscaper::health::Health>,
+    ) {
         let (stop, stopped) = oneshot::channel::<()>();
         let settings = landscaper::settings::Settings {
             namespace: LS_NAMESPACE.to_owned(),
             ..Default::default()
         };
-        let client = self.landscaper_cluster().client();
-        let task = tokio::spawn(landscaper::controllers::run(client, settings, async move {
-            let _ = stopped.await;
-        }));
+        let task = tokio::spawn(landscaper::controllers::run_with_health(
+            client,
+            settings,
+            health,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         self.landscaper = Some((stop, task));
     }
 

@@ -11,7 +11,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::Timestamp;
@@ -27,6 +26,9 @@ use landscaper_api::core::{
 use serde_json::{Value, json};
 use tracing::{Instrument, info, info_span, warn};
 
+use super::manager::{self, phase_label};
+use crate::health::Health;
+use crate::metrics;
 use crate::settings::Settings;
 
 /// Field manager of this controller.
@@ -76,22 +78,30 @@ pub enum Error {
 pub async fn run(
     context: Arc<Context>,
     workers: u16,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let executions: Api<Execution> = Api::all(context.client.clone());
     let items: Api<DeployItem> = Api::all(context.client.clone());
     info!(workers, "starting the Execution controller");
-    Controller::new(executions, watcher::Config::default())
+    let controller = Controller::new(executions, watcher::Config::default())
         .owns(items, watcher::Config::default().labels(MANAGED_BY_LABEL))
-        .with_config(kube::runtime::controller::Config::default().concurrency(workers))
-        .graceful_shutdown_on(shutdown)
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "Execution reconcile failed");
-            }
-        })
-        .await;
+        .with_config(kube::runtime::controller::Config::default().concurrency(workers));
+    let _counted = manager::count(&metrics::EXECUTIONS, controller.store(), |execution| {
+        vec![phase_label(
+            execution.status.as_ref().and_then(|s| s.phase.as_ref()),
+        )]
+    });
+    manager::drive(
+        "execution",
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    )
+    .await;
 }
 
 fn error_policy(execution: Arc<Execution>, error: &Error, _: Arc<Context>) -> Action {

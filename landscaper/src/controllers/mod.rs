@@ -5,12 +5,14 @@ pub mod deployer_registration;
 pub mod environment;
 pub mod execution;
 pub mod installation;
+pub mod manager;
 
 use std::future::Future;
 use std::sync::Arc;
 
 use futures::FutureExt;
 
+use crate::health::Health;
 use crate::settings::Settings;
 
 /// Runs every controller until `shutdown` completes.
@@ -19,11 +21,31 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
+    run_with_health(client, settings, Health::new(), shutdown).await;
+}
+
+/// Runs every controller until `shutdown` completes, reporting their caches' sync to `health`.
+pub async fn run_with_health(
+    client: kube::Client,
+    settings: Settings,
+    health: Arc<Health>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
     // Every controller stops on the same signal.
     let shutdown = shutdown.boxed().shared();
-    let registrations = settings
-        .deployer_management
-        .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
+    let mut names = vec!["environment", "installation", "execution", context::NAME];
+    if settings.deployer_management {
+        names.push("deployerregistration");
+    }
+    health.starting(&names);
+    let registrations = settings.deployer_management.then(|| {
+        deployer_registration::run(
+            client.clone(),
+            settings.clone(),
+            health.clone(),
+            shutdown.clone(),
+        )
+    });
     let installations = Arc::new(installation::Context::new(client.clone(), &settings));
     let executions = Arc::new(execution::Context::new(client.clone(), &settings));
     let workers = settings.execution_workers;
@@ -34,10 +56,10 @@ pub async fn run(
     let context = Arc::new(environment::Context::new(client, settings));
     let flow = async {
         futures::join!(
-            environment::run(context, shutdown.clone()),
-            installation::run(installations, shutdown.clone()),
-            execution::run(executions, workers, shutdown.clone()),
-            context::run(contexts, shutdown.clone()),
+            environment::run(context, health.clone(), shutdown.clone()),
+            installation::run(installations, health.clone(), shutdown.clone()),
+            execution::run(executions, workers, health.clone(), shutdown.clone()),
+            context::run(contexts, health.clone(), shutdown.clone()),
         );
     };
     match registrations {

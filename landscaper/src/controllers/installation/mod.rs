@@ -17,7 +17,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
@@ -30,6 +29,9 @@ use landscaper_blueprint::{RegistryAccess, RegistryOptions};
 use serde_json::json;
 use tracing::{Instrument, info_span, warn};
 
+use crate::controllers::manager::{self, phase_label};
+use crate::health::Health;
+use crate::metrics;
 use crate::settings::Settings;
 
 pub use status::CONDITION;
@@ -132,26 +134,38 @@ impl Error {
 /// Runs the controller until `shutdown` completes.
 pub async fn run(
     context: Arc<Context>,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let installations: Api<Installation> = Api::all(context.client.clone());
     let executions: Api<Execution> = Api::all(context.client.clone());
     tracing::info!("starting the Installation controller");
-    Controller::new(installations.clone(), watcher::Config::default())
+    let controller = Controller::new(installations.clone(), watcher::Config::default())
         .owns(executions, watcher::Config::default())
         // A subinstallation's change (its job finished) wakes its parent.
         .watches(installations, watcher::Config::default(), |child| {
             let parent = child.labels().get(ENCOMPASSED_BY)?;
             Some(ObjectRef::<Installation>::new(parent).within(&child.namespace()?))
-        })
-        .graceful_shutdown_on(shutdown)
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "Installation reconcile failed");
-            }
-        })
-        .await;
+        });
+    let _counted = manager::count(
+        &metrics::INSTALLATIONS,
+        controller.store(),
+        |installation| {
+            vec![phase_label(
+                installation.status.as_ref().and_then(|s| s.phase.as_ref()),
+            )]
+        },
+    );
+    manager::drive(
+        "installation",
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    )
+    .await;
 }
 
 async fn reconcile(
