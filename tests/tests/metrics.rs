@@ -20,6 +20,7 @@ use landscaper_api::core::{
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
 use landscaper_e2e::http::{get, serve_probes};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
+use landscaper_process::probes::Probes;
 use prometheus_parse::{Scrape, Value};
 use serde_json::json;
 use testbed::{Fault, Matcher};
@@ -221,6 +222,23 @@ async fn readyz_waits_for_every_controllers_cache() {
     })
     .await;
     assert_eq!(get(address, "/healthz").await.0, 200);
+}
+
+#[tokio::test]
+async fn a_landscaper_stopped_before_its_caches_sync_stops() {
+    let mut world = World::start_without_landscaper().await;
+    // The Installation controller's first lists fail: the stop comes before its cache syncs.
+    world.landscaper_cluster().faults().fail_next(
+        3,
+        Matcher::any().verb("list").resource("installations"),
+        Fault::InternalError,
+    );
+    let health = Health::new();
+    world.start_landscaper_with(world.landscaper_cluster().client(), health.clone());
+    assert!(health.ready().is_err(), "not synced yet");
+    tokio::time::timeout(Duration::from_secs(10), world.stop_landscaper())
+        .await
+        .expect("the landscaper stops at once");
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use kube::Resource;
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
@@ -18,7 +18,9 @@ use tracing::{info, warn};
 use crate::health::Health;
 
 /// Runs `controller` as `name` until `shutdown` completes: each reconcile counted and timed,
-/// the cache's sync reported to `health`.
+/// the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:
+/// kube-runtime holds reconciles until that list, which no longer comes once the shutdown has
+/// stopped the watch, so a graceful stop would wait for ever (and nothing ran yet to finish).
 pub async fn drive<K, C, E, F, Fut, P>(
     name: &'static str,
     controller: Controller<K>,
@@ -35,7 +37,19 @@ pub async fn drive<K, C, E, F, Fut, P>(
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
     P: Fn(Arc<K>, &E, Arc<C>) -> Action,
 {
+    let shutdown = shutdown.boxed().shared();
     let store = controller.store();
+    let unsynced_stop = {
+        let (store, shutdown) = (store.clone(), shutdown.clone());
+        async move {
+            shutdown.await;
+            if store.wait_until_ready().now_or_never().is_none() {
+                info!(controller = name, "stopped before the cache was synced");
+                return;
+            }
+            std::future::pending::<()>().await;
+        }
+    };
     let synced = async move {
         // An error means the controller stopped before its first list.
         if store.wait_until_ready().await.is_ok() {
@@ -55,6 +69,7 @@ pub async fn drive<K, C, E, F, Fut, P>(
     tokio::select! {
         () = running => {}
         () = synced => {}
+        () = unsynced_stop => {}
     }
 }
 
