@@ -28,6 +28,8 @@ pub struct Settings {
     pub pair_token_lifetime: Duration,
     /// Executions reconciled at once (`controllers.executions.workers`).
     pub execution_workers: u16,
+    /// Installations reconciled at once (`controllers.installations.workers`); 0: no limit.
+    pub installation_workers: u16,
     /// The Context `default` of every namespace (`controllers.contexts.config`).
     pub default_context: DefaultContext,
 }
@@ -43,6 +45,7 @@ impl Default for Settings {
             deployer_management: true,
             pair_token_lifetime: DEFAULT_PAIR_TOKEN_LIFETIME,
             execution_workers: DEFAULT_EXECUTION_WORKERS,
+            installation_workers: 0,
             default_context: DefaultContext::from_config(None),
         }
     }
@@ -70,6 +73,13 @@ impl Settings {
             .and_then(|w| u16::try_from(w).ok())
             .filter(|w| *w > 0)
             .unwrap_or(DEFAULT_EXECUTION_WORKERS);
+        let installation_workers = config
+            .controllers
+            .as_ref()
+            .and_then(|c| c.installations.as_ref())
+            .and_then(|i| i.workers)
+            .and_then(|w| u16::try_from(w).ok())
+            .unwrap_or(0);
         let default_context = DefaultContext::from_config(
             config
                 .controllers
@@ -81,6 +91,7 @@ impl Settings {
             namespace,
             deployer_management: !disabled,
             execution_workers,
+            installation_workers,
             default_context,
             ..Self::default()
         }

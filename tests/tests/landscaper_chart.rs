@@ -124,6 +124,7 @@ fn the_configuration_is_what_the_values_say() {
     let settings = landscaper::settings::Settings::from_configuration(&configuration);
     assert_eq!(settings.namespace, "deployers");
     assert_eq!(settings.execution_workers, 7);
+    assert_eq!(settings.installation_workers, 5);
     assert!(settings.deployer_management);
     let deployment: Deployment =
         serde_json::from_value(kind(&rendered, "Deployment")[0].clone()).unwrap();

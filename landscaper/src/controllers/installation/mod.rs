@@ -52,11 +52,13 @@ pub struct Context {
     client: kube::Client,
     recorder: Recorder,
     registry: RegistryAccess,
+    /// Installations reconciled at once; 0: no limit.
+    workers: u16,
 }
 
 impl Context {
     /// A context for the given landscaper cluster.
-    pub fn new(client: kube::Client, _settings: &Settings) -> Self {
+    pub fn new(client: kube::Client, settings: &Settings) -> Self {
         let recorder = Recorder::new(
             client.clone(),
             Reporter {
@@ -68,6 +70,7 @@ impl Context {
             client,
             recorder,
             registry: RegistryAccess::new(RegistryOptions::default()),
+            workers: settings.installation_workers,
         }
     }
 
@@ -139,8 +142,12 @@ pub async fn run(
 ) {
     let installations: Api<Installation> = Api::all(context.client.clone());
     let executions: Api<Execution> = Api::all(context.client.clone());
-    tracing::info!("starting the Installation controller");
+    tracing::info!(
+        workers = context.workers,
+        "starting the Installation controller"
+    );
     let controller = Controller::new(installations.clone(), watcher::Config::default())
+        .with_config(kube::runtime::controller::Config::default().concurrency(context.workers))
         .owns(executions, watcher::Config::default())
         // A subinstallation's change (its job finished) wakes its parent.
         .watches(installations, watcher::Config::default(), |child| {
