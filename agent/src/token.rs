@@ -3,8 +3,31 @@
 //! The agent only reads the `iat` and `exp` claims of tokens it requested itself; it does not
 //! verify signatures (the API server does that when the token is used).
 
+use std::sync::LazyLock;
+
 use base64::Engine;
 use k8s_openapi::jiff::Timestamp;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+
+/// Renewals of the deployer identity's token, by result (`landscaper_agent_token_renewals_total`).
+static RENEWALS: LazyLock<Family<Vec<(String, String)>, Counter>> = LazyLock::new(|| {
+    let family = Family::default();
+    landscaper_process::metrics::register(
+        "landscaper_agent_token_renewals",
+        "TokenRequest tokens issued for the deployer identity's target-access Secret, by result (success, error)",
+        family.clone(),
+    );
+    family
+});
+
+/// Counts one attempt to issue a fresh deployer token.
+pub fn renewed(success: bool) {
+    let result = if success { "success" } else { "error" };
+    RENEWALS
+        .get_or_create(&vec![("result".to_owned(), result.to_owned())])
+        .inc();
+}
 
 /// When a token was issued and when it expires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

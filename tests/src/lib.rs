@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod flow;
+pub mod http;
 pub mod process;
 pub mod rbac;
 pub mod states;
@@ -43,15 +44,32 @@ pub struct World {
 impl World {
     /// Starts both clusters, installs the CRDs and starts the landscaper.
     pub async fn start() -> Self {
-        Self::start_with(landscaper::settings::Settings {
+        Self::start_with(Self::default_settings()).await
+    }
+
+    /// The landscaper's settings in a [`World`]: its namespace is [`LS_NAMESPACE`].
+    pub fn default_settings() -> landscaper::settings::Settings {
+        landscaper::settings::Settings {
             namespace: LS_NAMESPACE.to_owned(),
             ..Default::default()
-        })
-        .await
+        }
     }
 
     /// Like [`World::start`], with the landscaper running on `settings`.
     pub async fn start_with(settings: landscaper::settings::Settings) -> Self {
+        let mut world = Self::start_without_landscaper_with(settings).await;
+        world.start_landscaper().await;
+        world
+    }
+
+    /// Starts both clusters and installs the CRDs; the landscaper is left to the test
+    /// ([`World::start_landscaper_with`]).
+    pub async fn start_without_landscaper() -> Self {
+        Self::start_without_landscaper_with(Self::default_settings()).await
+    }
+
+    /// Like [`World::start_without_landscaper`], for a landscaper to run on `settings`.
+    async fn start_without_landscaper_with(settings: landscaper::settings::Settings) -> Self {
         let bed = landscaper::dev::two_clusters()
             .start()
             .await
@@ -70,8 +88,6 @@ impl World {
         .await
         .expect("the landscaper cluster is prepared");
         world.wait_for_crds().await;
-        let mut world = world;
-        world.start_landscaper().await;
         world
     }
 
@@ -119,12 +135,26 @@ impl World {
 
     /// Starts the landscaper's controllers (again, after [`World::stop_landscaper`]).
     pub async fn start_landscaper(&mut self) {
+        let client = self.landscaper_cluster().client();
+        self.start_landscaper_with(client, landscaper::health::Health::new());
+    }
+
+    /// Starts the landscaper's controllers with `client`, reporting their caches to `health`.
+    pub fn start_landscaper_with(
+        &mut self,
+        client: kube::Client,
+        health: std::sync::Arc<landscaper::health::Health>,
+    ) {
         let (stop, stopped) = oneshot::channel::<()>();
         let settings = self.settings.clone();
-        let client = self.landscaper_cluster().client();
-        let task = tokio::spawn(landscaper::controllers::run(client, settings, async move {
-            let _ = stopped.await;
-        }));
+        let task = tokio::spawn(landscaper::controllers::run_with_health(
+            client,
+            settings,
+            health,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         self.landscaper = Some((stop, task));
     }
 

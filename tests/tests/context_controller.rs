@@ -53,6 +53,7 @@ async fn default_contexts_follow_the_configuration() {
     let controller = Arc::new(ContextController::new(client.clone(), config));
     tokio::spawn(landscaper::controllers::context::run(
         controller,
+        landscaper::health::Health::new(),
         std::future::pending(),
     ));
 

@@ -545,6 +545,7 @@ async fn upstream_state(
     tokio::spawn(landscaper::controllers::deploy_item::run(
         client.clone(),
         settings,
+        landscaper::health::Health::new(),
         async move {
             let _ = stopped.await;
         },

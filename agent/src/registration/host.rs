@@ -170,7 +170,9 @@ impl HostRegistration<'_> {
         if let Some(lifetime) = current.filter(|_| !force_renew) {
             return Ok(lifetime);
         }
-        let token = self.request_token().await?;
+        let token = self.request_token().await;
+        crate::token::renewed(token.is_ok());
+        let token = token?;
         let lifetime = TokenLifetime::of(&token).ok_or_else(|| RegistrationError::NoToken {
             object: format!("{}/{user}", self.namespace),
         })?;

@@ -206,6 +206,7 @@ pub async fn run<D: Deployer>(
         controller: config.info.name.clone(),
         instance: Some(config.info.identity.clone()),
     };
+    let items_by_phase = items.clone();
     let ctx = Arc::new(Context {
         recorder: Recorder::new(ls_client.clone(), reporter),
         target_access: Arc::new(TargetAccess::new(secrets_client)),
@@ -220,15 +221,38 @@ pub async fn run<D: Deployer>(
         started: Mutex::new(HashMap::new()),
         retrying: Mutex::new(HashMap::new()),
     });
+    let counted_items = crate::metrics::DEPLOY_ITEMS.count(move || {
+        items_by_phase
+            .state()
+            .iter()
+            .map(|item| {
+                let phase = item.status.as_ref().and_then(|s| s.phase.as_ref());
+                (
+                    ObjectRef::from_obj(item.as_ref()).to_string(),
+                    vec![
+                        item.spec.type_.clone(),
+                        phase.map_or_else(|| "None".to_owned(), ToString::to_string),
+                    ],
+                )
+            })
+            .collect()
+    });
+    // Reconciles are counted and timed under the deployer's name (controller-runtime's metrics).
+    let name = ctx.config.info.name.clone();
     controller
         .graceful_shutdown_on(shutdown)
-        .run(reconcile, error_policy, ctx)
+        .run(
+            landscaper_process::metrics::instrument(&name, reconcile::<D>),
+            error_policy,
+            ctx,
+        )
         .for_each(|result| async move {
             if let Err(e) = result {
                 tracing::debug!(error = %e, "reconcile ended with an error");
             }
         })
         .await;
+    drop(counted_items);
 }
 
 /// An item as the controller's cache keeps it: without managed fields, which nothing here

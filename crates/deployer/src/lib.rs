@@ -20,6 +20,7 @@ pub mod helm;
 pub mod hooks;
 pub mod jsonpath;
 pub mod manifest_deployer;
+pub mod metrics;
 pub mod mock_deployer;
 pub mod readiness;
 pub mod responsibility;

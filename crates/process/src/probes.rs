@@ -1,6 +1,7 @@
-//! The HTTP server for the kubelet's probes: `/healthz` answers whether the process is alive
-//! (a dead one is restarted), `/readyz` whether it should get work. What each reports is the
-//! binary's to say, through [`Probes`].
+//! The HTTP server for the kubelet's probes and for Prometheus: `/healthz` answers whether the
+//! process is alive (a dead one is restarted), `/readyz` whether it should get work, `/metrics`
+//! the process's metrics ([`crate::metrics`]). What each probe reports is the binary's to say,
+//! through [`Probes`].
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -22,16 +23,26 @@ pub trait Probes: Send + Sync {
     fn ready(&self) -> Result<(), String>;
 }
 
-/// The status and body that answer a probe of `path`.
-fn answer<P: Probes + ?Sized>(probes: &P, path: &str) -> (StatusCode, String) {
+/// The `Content-Type` of the probes' answers.
+const TEXT: &str = "text/plain; charset=utf-8";
+
+/// The status, content type and body that answer a request of `path`.
+fn answer<P: Probes + ?Sized>(probes: &P, path: &str) -> (StatusCode, &'static str, String) {
     let state = match path {
         "/healthz" => probes.live(),
         "/readyz" => probes.ready(),
-        _ => return (StatusCode::NOT_FOUND, "not found\n".to_owned()),
+        "/metrics" => {
+            return (
+                StatusCode::OK,
+                crate::metrics::CONTENT_TYPE,
+                crate::metrics::encode(),
+            );
+        }
+        _ => return (StatusCode::NOT_FOUND, TEXT, "not found\n".to_owned()),
     };
     match state {
-        Ok(()) => (StatusCode::OK, "ok\n".to_owned()),
-        Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, format!("{reason}\n")),
+        Ok(()) => (StatusCode::OK, TEXT, "ok\n".to_owned()),
+        Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, TEXT, format!("{reason}\n")),
     }
 }
 
@@ -59,7 +70,7 @@ fn is_unsupported(error: &std::io::Error) -> bool {
 /// Answers probes on `listener` until the task is dropped or aborted.
 pub async fn serve<P: Probes + ?Sized + 'static>(listener: TcpListener, probes: Arc<P>) {
     if let Ok(address) = listener.local_addr() {
-        info!(%address, "serving /healthz and /readyz");
+        info!(%address, "serving /healthz, /readyz and /metrics");
     }
     loop {
         match listener.accept().await {
@@ -81,10 +92,10 @@ async fn answer_connection<P: Probes + ?Sized + 'static>(
     probes: Arc<P>,
 ) {
     let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-        let (status, body) = answer(probes.as_ref(), request.uri().path());
+        let (status, content_type, body) = answer(probes.as_ref(), request.uri().path());
         let response = Response::builder()
             .status(status)
-            .header("content-type", "text/plain; charset=utf-8")
+            .header("content-type", content_type)
             .body(Full::new(Bytes::from(body)))
             .unwrap_or_default();
         async move { Ok::<_, Infallible>(response) }
@@ -125,16 +136,20 @@ mod tests {
         };
         assert_eq!(
             answer(&probes, "/healthz"),
-            (StatusCode::OK, "ok\n".to_owned())
+            (StatusCode::OK, TEXT, "ok\n".to_owned())
         );
         assert_eq!(
             answer(&probes, "/readyz"),
             (
                 StatusCode::SERVICE_UNAVAILABLE,
+                TEXT,
                 "not registered\n".to_owned()
             )
         );
         assert_eq!(answer(&probes, "/other").0, StatusCode::NOT_FOUND);
+        let (status, content_type, _) = answer(&probes, "/metrics");
+        assert_eq!(status, StatusCode::OK);
+        assert!(content_type.starts_with("text/plain; version=0.0.4"));
     }
 
     #[tokio::test]

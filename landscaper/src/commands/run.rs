@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use futures::FutureExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use landscaper::health::Health;
 use landscaper::settings::Settings;
 use landscaper::{leader, own_environment};
 use landscaper_deployer::client_config::with_bounded_reads;
@@ -38,6 +39,16 @@ pub struct Args {
         default_value = "landscaper-leader"
     )]
     leader_election_id: String,
+    /// Address of `/healthz` (the process answers), `/readyz` (every controller's cache is
+    /// synced, or this replica waits for the leader election Lease) and `/metrics`
+    /// (Prometheus): HOST:PORT, or :PORT for every address (IPv6 and IPv4); empty to serve none.
+    #[arg(
+        long,
+        env = "LANDSCAPER_HEALTH_ADDRESS",
+        default_value = ":8081",
+        value_name = "HOST:PORT"
+    )]
+    health_address: String,
 }
 
 /// Runs the controllers.
@@ -63,9 +74,39 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
     tracing::info!(server = %config.cluster_url, namespace = %settings.namespace, "starting the landscaper");
     let own_agent =
         own_environment::agent_settings(&configuration).context("deployerManagement.agent")?;
+    let health = Health::new();
+    // Probes and metrics are answered until the landscaper has stopped.
+    let probes = match args.health_address.as_str() {
+        "" => None,
+        address => {
+            let listener = landscaper_process::probes::bind(address).await?;
+            Some(tokio::spawn(landscaper_process::probes::serve(
+                listener,
+                health.clone(),
+            )))
+        }
+    };
+    let result = run_controllers(args, settings, config, own_agent, health).await;
+    if let Some(probes) = probes {
+        probes.abort();
+    }
+    result
+}
+
+/// Runs the controllers (and the own cluster's agent), under leader election if asked.
+async fn run_controllers(
+    args: &Args,
+    settings: Settings,
+    config: kube::Config,
+    own_agent: Option<landscaper_agent::settings::Settings>,
+    health: std::sync::Arc<Health>,
+) -> anyhow::Result<ExitCode> {
     let client = kube::Client::try_from(with_bounded_reads(config.clone()))
         .context("building the client of the landscaper cluster")?;
     let shutdown = landscaper_process::shutdown::signal().shared();
+    if args.leader_elect {
+        health.standby();
+    }
     let election = args.leader_elect.then(|| {
         leader::Election::new(
             client.clone(),
@@ -75,7 +116,12 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )
     });
     let work = async {
-        let controllers = landscaper::controllers::run(client, settings, shutdown.clone());
+        let controllers = landscaper::controllers::run_with_health(
+            client,
+            settings,
+            health.clone(),
+            shutdown.clone(),
+        );
         match own_agent {
             Some(agent) => {
                 let (_, agent) = futures::join!(

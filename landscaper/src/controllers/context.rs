@@ -8,7 +8,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
@@ -18,6 +17,12 @@ use kube::{Resource, ResourceExt};
 use landscaper_api::core::Context;
 use serde_json::{Value, json};
 use tracing::{info, warn};
+
+use super::manager;
+use crate::health::Health;
+
+/// The controller's name in metrics and readiness.
+pub const NAME: &str = "context";
 
 /// Name of the Context created in every namespace.
 pub const DEFAULT_CONTEXT: &str = "default";
@@ -87,34 +92,35 @@ pub struct Error {
 /// Runs the controller until `shutdown` completes.
 pub async fn run(
     controller: Arc<ContextController>,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     if controller.config.disabled {
         info!("the Context controller is disabled");
+        health.synced(NAME);
         return;
     }
     let namespaces: Api<Namespace> = Api::all(controller.client.clone());
     let contexts: Api<Context> = Api::all(controller.client.clone());
     info!(excluded = ?controller.config.excluded_namespaces, "starting the Context controller");
-    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
-    let kube_controller = Controller::new(namespaces, watcher::Config::default());
-    let store = kube_controller.store();
-    let running = kube_controller
+    let namespace_controller = Controller::new(namespaces, watcher::Config::default())
         // A deleted or edited default Context is put back.
         .watches(contexts, watcher::Config::default(), |context| {
             (context.name_any() == DEFAULT_CONTEXT)
                 .then(|| context.namespace())
                 .flatten()
                 .map(|namespace| ObjectRef::<Namespace>::new(&namespace))
-        })
-        .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, controller)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "Context reconcile failed");
-            }
         });
-    super::run_until_shutdown(running, store, shutdown).await;
+    manager::drive(
+        NAME,
+        namespace_controller,
+        reconcile,
+        error_policy,
+        controller,
+        health,
+        shutdown,
+    )
+    .await;
 }
 
 fn error_policy(_: Arc<Namespace>, error: &Error, _: Arc<ContextController>) -> Action {

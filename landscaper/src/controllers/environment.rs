@@ -10,7 +10,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
@@ -30,6 +29,9 @@ use landscaper_api::core::{
 use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
 
+use super::manager;
+use crate::health::Health;
+use crate::metrics;
 use crate::settings::Settings;
 
 /// Field manager and event reporter of this controller.
@@ -103,6 +105,7 @@ pub enum Error {
 /// Runs the controller until `shutdown` completes.
 pub async fn run(
     context: Arc<Context>,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let client = context.client.clone();
@@ -113,10 +116,7 @@ pub async fn run(
     let leases: Api<Lease> = Api::all(client);
     info!(namespace = %namespace, "starting the Environment controller");
     let environment_label = watcher::Config::default().labels(labels::DEPLOYER_ENVIRONMENT);
-    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
-    let controller = Controller::new(environments, watcher::Config::default());
-    let store = controller.store();
-    let running = controller
+    let controller = Controller::new(environments, watcher::Config::default())
         // Not `owns`: it would key the cluster-scoped owner with the Target's namespace, a
         // second key for the same Environment, reconciled at the same time as the first.
         .watches(targets, environment_label.clone(), |target| {
@@ -128,15 +128,36 @@ pub async fn run(
                 .labels()
                 .get(labels::DEPLOYER_ENVIRONMENT)
                 .map(|environment| ObjectRef::<Environment>::new(environment))
-        })
-        .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "Environment reconcile failed");
-            }
         });
-    super::run_until_shutdown(running, store, shutdown).await;
+    let _counted = manager::count(&metrics::ENVIRONMENTS, controller.store(), agent_ready);
+    manager::drive(
+        "environment",
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    )
+    .await;
+}
+
+/// The status of the environment's `AgentReady` condition, as the metrics count it.
+fn agent_ready(environment: &Environment) -> Vec<String> {
+    let status = environment
+        .status
+        .as_ref()
+        .and_then(|status| {
+            status
+                .conditions
+                .iter()
+                .find(|condition| condition.type_ == conditions::AGENT_READY)
+        })
+        .map_or_else(
+            || "Unknown".to_owned(),
+            |condition| condition.status.to_string(),
+        );
+    vec![status]
 }
 
 /// The Environment controlling `target`, keyed without a namespace as the cluster-scoped

@@ -11,7 +11,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::Timestamp;
@@ -27,6 +26,10 @@ use landscaper_api::core::{
 };
 use serde_json::{Value, json};
 use tracing::{Instrument, info, info_span, warn};
+
+use super::manager::{self, phase_label};
+use crate::health::Health;
+use crate::metrics;
 
 /// Field manager of this controller.
 const MANAGER: &str = "landscaper-execution-controller";
@@ -85,6 +88,7 @@ fn by_template_name(items: impl IntoIterator<Item = DeployItem>) -> BTreeMap<Str
 pub async fn run(
     client: kube::Client,
     workers: u16,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let executions: Api<Execution> = Api::all(client.clone());
@@ -100,20 +104,24 @@ pub async fn run(
     .modify(|item: &mut DeployItem| item.metadata.managed_fields = None);
     let item_watch = reflector::reflector(writer, item_watch).touched_objects();
     let context = Arc::new(Context { client, items });
-    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
-    let controller = Controller::new(executions, watcher::Config::default());
-    let store = controller.store();
-    let running = controller
+    let controller = Controller::new(executions, watcher::Config::default())
         .owns_stream(item_watch)
-        .with_config(kube::runtime::controller::Config::default().concurrency(workers))
-        .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "Execution reconcile failed");
-            }
-        });
-    super::run_until_shutdown(running, store, shutdown).await;
+        .with_config(kube::runtime::controller::Config::default().concurrency(workers));
+    let _counted = manager::count(&metrics::EXECUTIONS, controller.store(), |execution| {
+        vec![phase_label(
+            execution.status.as_ref().and_then(|s| s.phase.as_ref()),
+        )]
+    });
+    manager::drive(
+        "execution",
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    )
+    .await;
 }
 
 fn error_policy(execution: Arc<Execution>, error: &Error, _: Arc<Context>) -> Action {

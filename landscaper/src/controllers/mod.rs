@@ -6,13 +6,14 @@ pub mod deployer_registration;
 pub mod environment;
 pub mod execution;
 pub mod installation;
+pub mod manager;
 
 use std::future::Future;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use kube::runtime::reflector::{Lookup, Store};
 
+use crate::health::Health;
 use crate::settings::Settings;
 
 /// Runs every controller until `shutdown` completes.
@@ -21,14 +22,45 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
+    run_with_health(client, settings, Health::new(), shutdown).await;
+}
+
+/// Runs every controller until `shutdown` completes, reporting their caches' sync to `health`.
+pub async fn run_with_health(
+    client: kube::Client,
+    settings: Settings,
+    health: Arc<Health>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
     // Every controller stops on the same signal.
     let shutdown = shutdown.boxed().shared();
-    let registrations = settings
-        .deployer_management
-        .then(|| deployer_registration::run(client.clone(), settings.clone(), shutdown.clone()));
+    let mut names = vec![
+        "environment",
+        "installation",
+        "execution",
+        deploy_item::NAME,
+        context::NAME,
+    ];
+    if settings.deployer_management {
+        names.push("deployerregistration");
+    }
+    health.starting(&names);
+    let registrations = settings.deployer_management.then(|| {
+        deployer_registration::run(
+            client.clone(),
+            settings.clone(),
+            health.clone(),
+            shutdown.clone(),
+        )
+    });
     let execution_workers = settings.execution_workers;
     let installation_workers = settings.installation_workers;
-    let deploy_items = deploy_item::run(client.clone(), settings.clone(), shutdown.clone());
+    let deploy_items = deploy_item::run(
+        client.clone(),
+        settings.clone(),
+        health.clone(),
+        shutdown.clone(),
+    );
     let contexts = Arc::new(context::ContextController::new(
         client.clone(),
         settings.default_context.clone(),
@@ -36,11 +68,21 @@ pub async fn run(
     let context = Arc::new(environment::Context::new(client.clone(), settings.clone()));
     let flow = async {
         futures::join!(
-            environment::run(context, shutdown.clone()),
-            installation::run(client.clone(), installation_workers, shutdown.clone()),
-            execution::run(client.clone(), execution_workers, shutdown.clone()),
+            environment::run(context, health.clone(), shutdown.clone()),
+            installation::run(
+                client.clone(),
+                installation_workers,
+                health.clone(),
+                shutdown.clone()
+            ),
+            execution::run(
+                client.clone(),
+                execution_workers,
+                health.clone(),
+                shutdown.clone()
+            ),
             deploy_items,
-            context::run(contexts, shutdown.clone()),
+            context::run(contexts, health.clone(), shutdown.clone()),
         );
     };
     match registrations {
@@ -48,31 +90,5 @@ pub async fn run(
             futures::join!(flow, registrations);
         }
         None => flow.await,
-    }
-}
-
-/// Runs a controller's `running` future until it ends. kube's runner waits until the
-/// controller's `store` has listed once before it looks at the shutdown signal, and after the
-/// signal nothing fills the store any more, so a shutdown that early would wait forever; then
-/// this ends at once (nothing was reconciled yet).
-pub(crate) async fn run_until_shutdown<K>(
-    running: impl Future<Output = ()>,
-    store: Store<K>,
-    shutdown: impl Future<Output = ()>,
-) where
-    K: Lookup + Clone + 'static,
-    K::DynamicType: Eq + std::hash::Hash + Clone,
-{
-    let early = async move {
-        shutdown.await;
-        if store.wait_until_ready().now_or_never().is_none() {
-            tracing::debug!("shut down before the first list: stopping at once");
-            return;
-        }
-        std::future::pending::<()>().await;
-    };
-    tokio::select! {
-        () = running => {}
-        () = early => {}
     }
 }

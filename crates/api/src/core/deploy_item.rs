@@ -23,6 +23,8 @@ use super::shared::{
     printcolumn = r#"{"name":"Type","type":"string","jsonPath":".spec.type"}"#,
     printcolumn = r#"{"name":"Phase","type":"string","jsonPath":".status.phase"}"#,
     printcolumn = r#"{"name":"ExportRef","type":"string","jsonPath":".status.exportRef.name"}"#,
+    printcolumn = r#"{"name":"JobID","type":"string","priority":1,"jsonPath":".status.jobID"}"#,
+    printcolumn = r#"{"name":"JobIDFinished","type":"string","priority":1,"jsonPath":".status.jobIDFinished"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]

@@ -18,6 +18,9 @@ use super::shared::{Condition, SecretReference, TargetSelector};
     kind = "Environment",
     status = "EnvironmentStatus",
     shortname = "env",
+    printcolumn = r#"{"name":"AgentReady","type":"string","jsonPath":".status.conditions[?(@.type==\"AgentReady\")].status"}"#,
+    printcolumn = r#"{"name":"TargetReady","type":"string","jsonPath":".status.conditions[?(@.type==\"TargetReady\")].status"}"#,
+    printcolumn = r#"{"name":"Agent","type":"string","priority":1,"jsonPath":".status.agent.version"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]

@@ -24,6 +24,8 @@ use super::shared::{
     shortname = "inst",
     printcolumn = r#"{"name":"Phase","type":"string","jsonPath":".status.phase"}"#,
     printcolumn = r#"{"name":"Execution","type":"string","jsonPath":".status.executionRef.name"}"#,
+    printcolumn = r#"{"name":"JobID","type":"string","priority":1,"jsonPath":".status.jobID"}"#,
+    printcolumn = r#"{"name":"JobIDFinished","type":"string","priority":1,"jsonPath":".status.jobIDFinished"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]

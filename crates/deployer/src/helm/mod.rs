@@ -363,7 +363,8 @@ impl Run<'_> {
         revision: i64,
         is_upgrade: bool,
     ) -> Result<render::Rendered, Error> {
-        render::render(&render::Request {
+        let started = std::time::Instant::now();
+        let rendered = render::render(&render::Request {
             chart: input.chart,
             values: input.values,
             release: ReleaseOptions {
@@ -375,7 +376,9 @@ impl Run<'_> {
             target: input.target,
             item: &self.job.item_name(),
         })
-        .await
+        .await;
+        crate::metrics::helm_rendered(started.elapsed(), rendered.is_err());
+        rendered
     }
 
     /// A new revision: the pre hooks, the objects, the post hooks.

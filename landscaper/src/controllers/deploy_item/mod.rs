@@ -17,7 +17,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use kube::ResourceExt;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
@@ -27,10 +26,14 @@ use landscaper_api::core::DeployItem;
 use tracing::{Instrument, info, info_span, warn};
 
 use self::deployers::Caches;
+use super::manager;
+use crate::health::Health;
 use crate::settings::{DeployItemTimeouts, Settings};
 
 /// Field manager and event reporter of this controller.
 const MANAGER: &str = "landscaper-deploy-item-controller";
+/// The controller's name in metrics, logs and readiness.
+pub const NAME: &str = "deployitem";
 /// How long to wait before retrying after an API error.
 const ERROR_RETRY: Duration = Duration::from_secs(5);
 /// How often a held item is looked at when nothing happens (its deployer's Installation
@@ -91,6 +94,7 @@ impl Error {
 pub async fn run(
     client: kube::Client,
     settings: Settings,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let recorder = Recorder::new(
@@ -129,17 +133,16 @@ pub async fn run(
         // hold the timer of any item.
         controller = controller.reconcile_all_on(changes);
     }
-    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
-    let store = controller.store();
-    let running = controller
-        .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "DeployItem reconcile failed");
-            }
-        });
-    super::run_until_shutdown(running, store, shutdown).await;
+    manager::drive(
+        NAME,
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    )
+    .await;
 }
 
 fn error_policy(item: Arc<DeployItem>, error: &Error, _: Arc<Context>) -> Action {

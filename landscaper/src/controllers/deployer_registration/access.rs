@@ -63,7 +63,9 @@ pub async fn ensure(
     {
         return Ok(Access::Current(renew_at));
     }
-    let (token, expires) = request_token(client, pair, lifetime).await?;
+    let granted = request_token(client, pair, lifetime).await;
+    crate::metrics::pair_token_renewed(granted.is_ok());
+    let (token, expires) = granted?;
     let lifetime = expires.duration_since(now).max(SignedDuration::ZERO);
     let renew_at = now.checked_add(lifetime * 4 / 5).unwrap_or(expires);
     let user = format!("system:serviceaccount:{}:{}", pair.namespace, pair.name());

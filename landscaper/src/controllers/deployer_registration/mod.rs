@@ -17,7 +17,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
@@ -38,6 +37,9 @@ use self::caches::Caches;
 use self::order::{Graph, PairState};
 use self::pair::{recorded_hash, with_reconcile_annotation};
 use self::removal::Removal;
+use super::manager;
+use crate::health::Health;
+use crate::metrics;
 use crate::settings::Settings;
 
 pub use self::pair::{Pair, pair_name};
@@ -103,6 +105,7 @@ pub enum Error {
 pub async fn run(
     client: kube::Client,
     settings: Settings,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let (caches, changes) = Caches::start(&client, &settings.namespace);
@@ -121,23 +124,37 @@ pub async fn run(
         caches,
     });
     let registrations: Api<DeployerRegistration> = Api::all(client);
-    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
-    let controller = Controller::new(registrations, watcher::Config::default());
-    let store = controller.store();
-    let running = controller
+    let controller = Controller::new(registrations, watcher::Config::default())
         // Environments, the pairs' objects and the deployers' progress concern every
         // registration (the order between deployers spans registrations); the debounce folds a
         // burst of changes into one pass.
         .reconcile_all_on(changes)
-        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
-        .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "DeployerRegistration reconcile failed");
+        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)));
+    let store = controller.store();
+    // Each pair once: `<registration>/<environment>`, by registration and readiness.
+    let _counted = metrics::DEPLOYER_PAIRS.count(move || {
+        let mut pairs = Vec::new();
+        for registration in store.state() {
+            let name = registration.name_any();
+            for environment in registration.status.iter().flat_map(|s| &s.environments) {
+                pairs.push((
+                    format!("{name}/{}", environment.environment),
+                    vec![name.clone(), environment.ready.to_string()],
+                ));
             }
-        });
-    super::run_until_shutdown(running, store, shutdown).await;
+        }
+        pairs
+    });
+    manager::drive(
+        "deployerregistration",
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    )
+    .await;
 }
 
 async fn reconcile(

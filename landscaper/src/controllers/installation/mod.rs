@@ -30,7 +30,10 @@ use landscaper_blueprint::{RegistryAccess, RegistryOptions};
 use serde_json::json;
 use tracing::{Instrument, info_span, warn};
 
+use crate::controllers::manager::{self, phase_label};
 use crate::dataflow::{Scope, names::parent_name};
+use crate::health::Health;
+use crate::metrics;
 
 pub use status::CONDITION;
 
@@ -240,6 +243,7 @@ where
 pub async fn run(
     client: kube::Client,
     workers: u16,
+    health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     tracing::info!(workers, "starting the Installation controller");
@@ -268,21 +272,30 @@ pub async fn run(
         contexts,
     };
     let context = Arc::new(Context::new(client, caches));
-    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
-    let store = installations.clone();
     let controller = Controller::for_stream(trigger, installations)
         .owns_stream(execution_watch)
-        .with_config(kube::runtime::controller::Config::default().concurrency(workers))
-        .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, context)
-        .for_each(|result| async move {
-            if let Err(error) = result {
-                warn!(%error, "Installation reconcile failed");
-            }
-        });
-    // The watches end with the controller.
+        .with_config(kube::runtime::controller::Config::default().concurrency(workers));
+    let _counted = manager::count(
+        &metrics::INSTALLATIONS,
+        controller.store(),
+        |installation| {
+            vec![phase_label(
+                installation.status.as_ref().and_then(|s| s.phase.as_ref()),
+            )]
+        },
+    );
+    let running = manager::drive(
+        "installation",
+        controller,
+        reconcile,
+        error_policy,
+        context,
+        health,
+        shutdown,
+    );
+    // The Context watch ends with the controller.
     tokio::select! {
-        () = super::run_until_shutdown(controller, store, shutdown) => {}
+        () = running => {}
         () = context_watch => {}
     }
 }

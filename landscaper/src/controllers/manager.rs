@@ -1,0 +1,97 @@
+//! What every controller of the landscaper shares around kube-runtime's `Controller`, in one
+//! place: its reconciles counted and timed under its name (the controller-runtime metrics of
+//! [`landscaper_process::metrics`]), its cache's sync reported for readiness, its objects
+//! counted for the domain gauges, and the same shutdown and logging.
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::{FutureExt, StreamExt};
+use kube::Resource;
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::reflector::{ObjectRef, Store};
+use landscaper_process::metrics::{Counted, ObjectCount, instrument};
+use serde::de::DeserializeOwned;
+use tracing::{info, warn};
+
+use crate::health::Health;
+
+/// Runs `controller` as `name` until `shutdown` completes: each reconcile counted and timed,
+/// the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:
+/// kube-runtime holds reconciles until that list, which no longer comes once the shutdown has
+/// stopped the watch, so a graceful stop would wait for ever (and nothing ran yet to finish).
+pub async fn drive<K, C, E, F, Fut, P>(
+    name: &'static str,
+    controller: Controller<K>,
+    reconcile: F,
+    error_policy: P,
+    context: Arc<C>,
+    health: Arc<Health>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) where
+    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Debug + Send + Sync + 'static,
+    C: Send + Sync + 'static,
+    E: std::error::Error + Send + 'static,
+    F: Fn(Arc<K>, Arc<C>) -> Fut,
+    Fut: Future<Output = Result<Action, E>> + Send + 'static,
+    P: Fn(Arc<K>, &E, Arc<C>) -> Action,
+{
+    let shutdown = shutdown.boxed().shared();
+    let store = controller.store();
+    let unsynced_stop = {
+        let (store, shutdown) = (store.clone(), shutdown.clone());
+        async move {
+            shutdown.await;
+            if store.wait_until_ready().now_or_never().is_none() {
+                info!(controller = name, "stopped before the cache was synced");
+                return;
+            }
+            std::future::pending::<()>().await;
+        }
+    };
+    let synced = async move {
+        // An error means the controller stopped before its first list.
+        if store.wait_until_ready().await.is_ok() {
+            info!(controller = name, "cache synced");
+            health.synced(name);
+        }
+        std::future::pending::<()>().await;
+    };
+    let running = controller
+        .graceful_shutdown_on(shutdown)
+        .run(instrument(name, reconcile), error_policy, context)
+        .for_each(|result| async move {
+            if let Err(error) = result {
+                warn!(controller = name, %error, "reconcile failed");
+            }
+        });
+    tokio::select! {
+        () = running => {}
+        () = synced => {}
+        () = unsynced_stop => {}
+    }
+}
+
+/// The label value of an object's phase: the phase, or `None` before the first.
+pub fn phase_label(phase: Option<&impl std::fmt::Display>) -> String {
+    phase.map_or_else(|| "None".to_owned(), ToString::to_string)
+}
+
+/// Counts the objects of `store` in `count` under the label values `labels` gives each, while
+/// the returned guard is kept.
+pub fn count<K>(count: &ObjectCount, store: Store<K>, labels: fn(&K) -> Vec<String>) -> Counted
+where
+    K: Clone + Resource<DynamicType = ()> + Send + Sync + 'static,
+{
+    count.count(move || {
+        store
+            .state()
+            .iter()
+            .map(|object| {
+                let identity = ObjectRef::from_obj(object.as_ref()).to_string();
+                (identity, labels(object))
+            })
+            .collect()
+    })
+}
