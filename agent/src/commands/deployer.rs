@@ -1,7 +1,10 @@
 //! `landscaper-agent deployer manifest|mock|helm`: runs one of the library's deployers standalone
 //! against a landscaper cluster, as registrations install them into environments.
 
+use std::future::Future;
 use std::path::PathBuf;
+
+use crate::cli::Host;
 
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Requirement, SelectorOperator, TargetSelector};
@@ -60,9 +63,13 @@ pub struct Args {
     pub workers: u16,
 }
 
-/// Runs the deployer until Ctrl-C.
-pub async fn run(args: Args) -> anyhow::Result<()> {
-    serve(args).await.map_err(anyhow::Error::msg)
+/// Runs the deployer until `shutdown` completes.
+pub async fn run(
+    args: Args,
+    on: &Host,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    serve(args, on, shutdown).await.map_err(anyhow::Error::msg)
 }
 
 /// Parses the selectors of the command line; the error names the flag.
@@ -86,7 +93,8 @@ pub fn selectors(args: &Args) -> Result<Vec<TargetSelector>, String> {
     Ok(out)
 }
 
-async fn client(path: Option<&PathBuf>, flag: &str) -> Result<kube::Client, String> {
+async fn client(path: Option<&PathBuf>, flag: &str, on: &Host) -> Result<kube::Client, String> {
+    let path = path.map(PathBuf::as_path).or(on.in_cluster_kubeconfig());
     let config = match path {
         Some(p) => {
             let kubeconfig = kube::config::Kubeconfig::read_from(p)
@@ -102,15 +110,20 @@ async fn client(path: Option<&PathBuf>, flag: &str) -> Result<kube::Client, Stri
     kube::Client::try_from(with_bounded_reads(config)).map_err(|e| format!("{flag}: {e}"))
 }
 
-async fn serve(args: Args) -> Result<(), String> {
+async fn serve(
+    args: Args,
+    on: &Host,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) -> Result<(), String> {
     let target_selectors = selectors(&args)?;
     let ls = client(
         args.landscaper_kubeconfig.as_ref(),
         "--landscaper-kubeconfig",
+        on,
     )
     .await?;
     let secrets = match &args.secrets_kubeconfig {
-        Some(p) => client(Some(p), "--secrets-kubeconfig").await?,
+        Some(p) => client(Some(p), "--secrets-kubeconfig", on).await?,
         None => ls.clone(),
     };
     let name = match args.kind {
@@ -126,9 +139,11 @@ async fn serve(args: Args) -> Result<(), String> {
         config.info.identity = identity.clone();
     }
     tracing::info!(deployer = name, namespace = ?args.namespace, "starting");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
+    // Set up and about to serve: what an in-process run's host counts as ready.
+    on.report_ready(true);
+    let shutdown = async move {
+        shutdown.await;
+        tracing::info!(deployer = name, "shutting down");
     };
     match args.kind {
         Kind::Manifest => {

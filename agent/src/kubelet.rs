@@ -1,0 +1,60 @@
+//! The agent's image in the testbed's kubelet mode: a container of the `landscaper-agent`
+//! image runs its arguments through [`crate::cli::run`], the binary's code path, in-process.
+//! Only with the `kubelet` feature, which dev mode and tests turn on; the binary never links
+//! the testbed.
+
+use std::path::Path;
+
+use testbed::{Container, ContainerRun, ContainerRunner};
+
+use crate::cli::{self, Host};
+
+/// The image name the agent chart runs (`image.repository`), which the runner is registered for.
+pub const IMAGE: &str = "landscaper-agent";
+
+/// Runs containers of the agent's image in-process.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AgentImage;
+
+impl ContainerRunner for AgentImage {
+    fn run(&self, container: Container) -> ContainerRun {
+        let args = arguments(&container);
+        // Environment values naming mounted files point at their host copies, as arguments do.
+        let env = container
+            .env
+            .iter()
+            .map(|(k, v)| {
+                let mapped = v
+                    .starts_with('/')
+                    .then(|| container.host_path(Path::new(v)))
+                    .flatten();
+                (
+                    k.clone(),
+                    mapped.map_or_else(|| v.clone(), |p| p.display().to_string()),
+                )
+            })
+            .collect();
+        let ready = container.ready.clone();
+        let host = Host::in_process(
+            env,
+            container.kubeconfig.clone(),
+            container.namespace.clone(),
+        )
+        .on_ready(move |r| ready.set(r));
+        let stop = container.stop.clone();
+        Box::pin(async move {
+            cli::run(args, host, stop.cancelled_owned())
+                .await
+                .map_err(|e| format!("{e:#}"))
+        })
+    }
+}
+
+/// The command line of a container: the image's entrypoint (or the container's `command`,
+/// whose program is the agent either way) and its arguments, mounted paths mapped.
+fn arguments(container: &Container) -> Vec<String> {
+    let mut args = vec![IMAGE.to_owned()];
+    args.extend(container.command.iter().skip(1).cloned());
+    args.extend(container.host_args());
+    args
+}
