@@ -17,6 +17,8 @@ use serde_json::json;
 const ITEMS: &str = "mock-items";
 /// Where the deployer runs in the fenced cluster.
 const DEPLOYERS: &str = "deployers";
+/// Who the deployer is in the landscaper cluster.
+const DEPLOYER_USER: &str = "mock-deployer";
 
 fn mock_deployer() -> Deployment {
     serde_json::from_value(json!({
@@ -69,9 +71,12 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
     world
         .create_namespace(world.landscaper_cluster(), ITEMS)
         .await;
+    let token = world
+        .landscaper_cluster()
+        .add_user(DEPLOYER_USER, &["system:masters"]);
     let secret: Secret = serde_json::from_value(json!({
         "metadata": {"name": "landscaper-cluster", "namespace": DEPLOYERS},
-        "stringData": {"kubeconfig": world.landscaper_cluster().kubeconfig_yaml()}
+        "stringData": {"kubeconfig": world.landscaper_cluster().kubeconfig_yaml_for(&token)}
     }))
     .expect("valid Secret");
     Api::<Secret>::namespaced(fenced.client(), DEPLOYERS)
@@ -118,6 +123,9 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
         fenced.running_containers() == 0
     })
     .await;
+    // Nothing of the stopped deployer keeps watching: with every watch ended, none comes back.
+    world.landscaper_cluster().reset_requests();
+    world.landscaper_cluster().faults().drop_watches();
     start_item(&items, "second", "job-1").await;
     // A running deployer finishes a mock item within a fraction of this.
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -132,4 +140,14 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
         "a stopped deployer picked up an item: {status:?}"
     );
     assert_eq!(status.phase, None);
+    let requests: Vec<_> = world
+        .landscaper_cluster()
+        .requests()
+        .into_iter()
+        .filter(|r| r.user == DEPLOYER_USER)
+        .collect();
+    assert!(
+        requests.is_empty(),
+        "the stopped deployer still sent {requests:?}"
+    );
 }
