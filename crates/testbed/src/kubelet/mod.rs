@@ -122,7 +122,8 @@ pub struct Readiness {
 }
 
 impl Readiness {
-    pub(crate) fn new() -> (Self, tokio::sync::watch::Receiver<bool>) {
+    /// A readiness, not ready, and the receiver that sees what is set on it.
+    pub fn new() -> (Self, tokio::sync::watch::Receiver<bool>) {
         let (sender, receiver) = tokio::sync::watch::channel(false);
         (
             Self {
