@@ -1,7 +1,8 @@
 //! Deployers in the testbed's kubelet mode: a Deployment of the agent's image with
 //! `deployer mock` arguments in the fenced cluster runs the mock deployer in-process, with its
 //! landscaper kubeconfig from a mounted Secret; it drives a mock DeployItem in the landscaper
-//! cluster to Succeeded, and once scaled to 0 it picks up nothing more.
+//! cluster to Succeeded, and once scaled to 0 it picks up nothing more. The same deployer
+//! installed by the agent's helm deployer from a chart runs as well.
 
 use std::time::Duration;
 
@@ -9,8 +10,10 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types;
+use landscaper_api::core::Target;
 use landscaper_api::core::{DeployItem, DeployItemPhase};
-use landscaper_e2e::{World, eventually};
+use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
 use serde_json::json;
 
 /// Where the items live in the landscaper cluster.
@@ -48,8 +51,10 @@ fn mock_item(name: &str) -> DeployItem {
 
 /// Creates the item and starts job `job` on it.
 async fn start_item(items: &Api<DeployItem>, name: &str, job: &str) {
+    let mut item = mock_item(name);
+    item.metadata.namespace = items.namespace().map(str::to_owned);
     items
-        .create(&PostParams::default(), &mock_item(name))
+        .create(&PostParams::default(), &item)
         .await
         .expect("item created");
     items
@@ -150,4 +155,139 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
         requests.is_empty(),
         "the stopped deployer still sent {requests:?}"
     );
+}
+
+/// A chart of a mock deployer as the deployer charts make one: the landscaper kubeconfig in a
+/// Secret, mounted into a Deployment of the agent's image running `deployer mock`.
+fn write_mock_deployer_chart(dir: &std::path::Path) {
+    let files = [
+        (
+            "Chart.yaml",
+            "apiVersion: v2\nname: mock-deployer\nversion: 0.1.0\nappVersion: 0.1.0\n",
+        ),
+        (
+            "templates/secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-landscaper\n  namespace: {{ .Release.Namespace }}\ndata:\n  kubeconfig: {{ .Values.kubeconfig | b64enc }}\n",
+        ),
+        (
+            "templates/deployment.yaml",
+            r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  namespace: {{ .Release.Namespace }}
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app: {{ .Release.Name }}
+    spec:
+      containers:
+      - name: deployer
+        image: "landscaper-agent:{{ .Chart.AppVersion }}"
+        args:
+        - deployer
+        - mock
+        - --landscaper-kubeconfig=/etc/landscaper/kubeconfig
+        - --namespace={{ .Values.itemNamespace }}
+        volumeMounts:
+        - name: landscaper
+          mountPath: /etc/landscaper
+          readOnly: true
+      volumes:
+      - name: landscaper
+        secret:
+          secretName: {{ .Release.Name }}-landscaper
+"#,
+        ),
+    ];
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("chart folder");
+        std::fs::write(path, text).expect("chart file");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
+    const ENVIRONMENT: &str = "kubelet";
+    const HELM_ITEMS: &str = "helm-mock-items";
+    let world = World::start().await;
+    world.fenced_cluster().set_simulate_workloads(true);
+    let landscaper = world.landscaper_cluster();
+    world.create_namespace(landscaper, HELM_ITEMS).await;
+    let agent = world.agent(world.agent_settings(ENVIRONMENT)).await;
+    // The agent with its embedded helm deployer, as `landscaper-agent run` runs it.
+    let _agent = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
+        agent,
+        2,
+        std::future::pending(),
+    ));
+    let targets: Api<Target> = Api::namespaced(landscaper.client(), LS_NAMESPACE);
+    eventually(
+        "the landscaper created the environment's Target",
+        || async {
+            targets
+                .get_opt(ENVIRONMENT)
+                .await
+                .expect("Target read")
+                .is_some()
+        },
+    )
+    .await;
+
+    let chart = world.dir.path().join("mock-deployer");
+    write_mock_deployer_chart(&chart);
+    let raw = archive_raw(&chart);
+    let release = HelmRelease {
+        name: "mock-deployer",
+        namespace: DEPLOYERS,
+        raw: &raw,
+        values: json!({"kubeconfig": landscaper.kubeconfig_yaml(), "itemNamespace": HELM_ITEMS}),
+    };
+    let installation = helm_deploy_item("mock-deployer", ENVIRONMENT, release);
+    let helm_items: Api<DeployItem> = Api::namespaced(landscaper.client(), LS_NAMESPACE);
+    helm_items
+        .create(&PostParams::default(), &installation)
+        .await
+        .expect("helm item created");
+    // The helm deployer waits for the deployer's Deployment to be ready, which it is only
+    // once the container runs.
+    eventually_within(
+        "the helm item installed the deployer",
+        Duration::from_secs(60),
+        || async {
+            let status = helm_items
+                .get("mock-deployer")
+                .await
+                .expect("item")
+                .status
+                .unwrap_or_default();
+            status.job_id.is_some()
+                && status.job_id == status.job_id_finished
+                && status.phase == Some(DeployItemPhase::Succeeded)
+        },
+    )
+    .await;
+
+    let items: Api<DeployItem> = Api::namespaced(landscaper.client(), HELM_ITEMS);
+    start_item(&items, "user-item", "job-1").await;
+    eventually(
+        "the installed mock deployer finishes the user's item",
+        || async {
+            let status = items
+                .get("user-item")
+                .await
+                .expect("item")
+                .status
+                .unwrap_or_default();
+            status.job_id_finished.as_deref() == Some("job-1")
+                && status.phase == Some(DeployItemPhase::Succeeded)
+        },
+    )
+    .await;
 }
