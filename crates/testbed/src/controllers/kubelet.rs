@@ -645,8 +645,7 @@ impl PodWorker {
                        "restartCount": 0, "state": {"running": {"startedAt": clock::now_time()}}, "lastState": {}})
             })
             .collect();
-        let state_name = self.state.name.clone();
-        let write = |txn: &mut crate::store::Txn<'_>| {
+        let write = |txn: &mut crate::store::Txn<'_>| -> Result<(), crate::status::ApiError> {
             let Some(res) = resource(&self.state, PODS) else {
                 return Ok(());
             };
@@ -688,8 +687,7 @@ impl PodWorker {
             apply_update(txn, &res, &current, value, Some("status"), false).map(|_| ())
         };
         if let Err(e) = self.state.store.write(write) {
-            let e: crate::status::ApiError = e;
-            tracing::warn!(cluster = %state_name, error = %e.message, "kubelet mode: writing the pod status");
+            tracing::warn!(error = %e.message, "kubelet mode: writing the pod status");
         }
     }
 }
