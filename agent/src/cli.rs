@@ -56,6 +56,8 @@ struct Inside {
     env: BTreeMap<String, String>,
     in_cluster_kubeconfig: PathBuf,
     namespace: String,
+    /// `(container path, host path)`, longest container path first.
+    mounts: Vec<(PathBuf, PathBuf)>,
 }
 
 impl std::fmt::Debug for Host {
@@ -89,9 +91,41 @@ impl Host {
                 env,
                 in_cluster_kubeconfig,
                 namespace,
+                mounts: Vec::new(),
             }),
             ready: None,
         }
+    }
+
+    /// Where the files of container paths are: `(container path, host path)` pairs. Paths
+    /// that configuration files name (such as an AgentConfiguration's
+    /// `landscaperClusterKubeconfig`) are looked up there.
+    pub fn with_mounts(mut self, mounts: impl IntoIterator<Item = (PathBuf, PathBuf)>) -> Self {
+        if let Some(inside) = &mut self.inside {
+            inside.mounts = mounts.into_iter().collect();
+            inside
+                .mounts
+                .sort_by_key(|(c, _)| std::cmp::Reverse(c.as_os_str().len()));
+        }
+        self
+    }
+
+    /// Where a path a command was given is on this machine: itself for the binary, its
+    /// host copy for an in-process run when a mount holds it.
+    pub fn path(&self, path: &Path) -> PathBuf {
+        let mounted = self
+            .inside
+            .iter()
+            .flat_map(|i| &i.mounts)
+            .find_map(|(c, h)| {
+                let rest = path.strip_prefix(c).ok()?;
+                Some(if rest.as_os_str().is_empty() {
+                    h.clone()
+                } else {
+                    h.join(rest)
+                })
+            });
+        mounted.unwrap_or_else(|| path.to_owned())
     }
 
     /// Reports readiness to `ready` (an in-process run has no `/readyz` listener).
@@ -310,6 +344,27 @@ mod tests {
             panic!("parsed as another command");
         };
         assert_eq!(args.landscaper_kubeconfig, None);
+    }
+
+    #[test]
+    fn paths_under_mounts_are_their_host_copies() {
+        let host = host(&[]).with_mounts([
+            ("/etc/a".into(), "/tmp/a".into()),
+            ("/etc/a/b".into(), "/tmp/b".into()),
+        ]);
+        assert_eq!(
+            host.path(Path::new("/etc/a/b/kubeconfig")),
+            Path::new("/tmp/b/kubeconfig")
+        );
+        assert_eq!(
+            host.path(Path::new("/etc/a/config.yaml")),
+            Path::new("/tmp/a/config.yaml")
+        );
+        assert_eq!(host.path(Path::new("/etc/other")), Path::new("/etc/other"));
+        assert_eq!(
+            Host::process().path(Path::new("/etc/a")),
+            Path::new("/etc/a")
+        );
     }
 
     #[tokio::test]

@@ -27,6 +27,12 @@ impl ContainerRunner for AgentImage {
             container.kubeconfig.clone(),
             container.namespace.clone(),
         )
+        .with_mounts(
+            container
+                .mounts
+                .iter()
+                .map(|m| (m.container_path.clone(), m.host_path.clone())),
+        )
         .on_ready(move |r| ready.set(r));
         let stop = container.stop.clone();
         Box::pin(async move {

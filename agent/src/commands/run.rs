@@ -73,7 +73,10 @@ impl SettingsArgs {
             heartbeat_period: self.heartbeat_period.clone(),
             token_lifetime: self.token_lifetime.clone(),
         };
-        Ok(Settings::load(self.config.as_deref(), overrides)?)
+        let mut settings = Settings::load(self.config.as_deref(), overrides)?;
+        // A path the configuration file names is a container path in an in-process run.
+        settings.landscaper_kubeconfig = host.path(&settings.landscaper_kubeconfig);
+        Ok(settings)
     }
 
     /// Connects to both clusters; without `--kubeconfig`, to the host cluster in-cluster.
