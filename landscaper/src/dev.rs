@@ -70,6 +70,8 @@ pub struct Options {
     pub examples: Option<PathBuf>,
     /// The agent's heartbeat period (Go duration).
     pub heartbeat_period: String,
+    /// The landscaper's settings (`landscaper dev --config`).
+    pub settings: Settings,
 }
 
 /// Why dev mode could not start.
@@ -117,7 +119,7 @@ impl DevMode {
             tasks: JoinSet::new(),
         };
         let landscaper = dev.landscaper_client();
-        let settings = Settings::default();
+        let settings = options.settings.clone();
         prepare_landscaper_cluster(&landscaper, &settings.namespace).await?;
         dev.tasks.spawn(progress::<Environment>(
             landscaper.clone(),

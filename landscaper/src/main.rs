@@ -31,6 +31,9 @@ enum Command {
     /// Render or check a blueprint locally, without a cluster.
     #[command(subcommand)]
     Blueprint(commands::blueprint::Command),
+    /// Publish components (descriptors, blueprints, charts) to an OCI registry.
+    #[command(subcommand)]
+    Component(commands::component::Command),
 }
 
 #[tokio::main]
@@ -44,6 +47,7 @@ async fn main() -> ExitCode {
         Command::Crds(args) => commands::crds::run(&args),
         Command::Validate(args) => commands::validate::run(&args),
         Command::Blueprint(command) => commands::blueprint::run(&command),
+        Command::Component(command) => commands::component::run(&command).await,
     };
     match result {
         Ok(code) => code,

@@ -37,6 +37,7 @@ async fn dev_mode_registers_default_and_applies_the_examples() {
         dir: dir.path().to_owned(),
         examples: Some(examples),
         heartbeat_period: "1s".into(),
+        settings: landscaper::settings::Settings::default(),
     };
     let dev = DevMode::start(&options).await.unwrap();
     assert!(

@@ -1,6 +1,7 @@
 //! Real charts as DeployItems carry them: a chart folder packaged into a `.tgz` the way
 //! `helm package` lays it out (every file under a folder named after the chart), base64
-//! encoded for `chart.archive.raw`, in a helm DeployItem.
+//! encoded for `chart.archive.raw`, in a helm DeployItem. And the repository's charts held
+//! against the real helm: `helm template` equal to our engine's render, `helm lint` clean.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -117,5 +118,129 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
             let relative = path.strip_prefix(root).expect("below the chart folder");
             out.push(relative.to_string_lossy().replace('\\', "/"));
         }
+    }
+}
+
+/// A chart of this repository, `charts/<name>`.
+pub fn repository_chart_dir(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../charts")
+        .join(name)
+}
+
+/// Values given to a render as helm takes them: `-f` files first, then `--set`s.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValuesInput<'a> {
+    /// Values files, merged in order.
+    pub files: &'a [&'a Path],
+    /// `--set` lines, applied after the files.
+    pub sets: &'a [&'a str],
+}
+
+impl ValuesInput<'_> {
+    /// The flags helm takes for these values.
+    pub fn helm_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        for file in self.files {
+            args.extend(["-f".to_owned(), file.display().to_string()]);
+        }
+        for set in self.sets {
+            args.extend(["--set".to_owned(), (*set).to_owned()]);
+        }
+        args
+    }
+}
+
+/// Renders the chart in `dir` with our engine, as
+/// `helm template RELEASE DIR -n NAMESPACE -f FILE… --set …`; the error is the engine's.
+pub fn render_chart(
+    dir: &Path,
+    release: &str,
+    namespace: &str,
+    values: ValuesInput<'_>,
+) -> Result<String, String> {
+    use landscaper_chart::formats::tree::Map;
+    use landscaper_chart::formats::{strvals, yaml};
+    use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
+    use landscaper_chart::helm::values::merge_maps;
+
+    let chart = chart::load(dir).map_err(|e| format!("chart {}: {e}", dir.display()))?;
+    let mut merged = Map::default();
+    for file in values.files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let name = file.display().to_string();
+        let current = yaml::parse_values_file(&name, &text).map_err(|e| format!("{name}: {e}"))?;
+        merge_maps(&mut merged, current);
+    }
+    for set in values.sets {
+        strvals::parse_into(set, &mut merged).map_err(|e| format!("--set {set}: {e}"))?;
+    }
+    let options = TemplateOptions {
+        release: ReleaseOptions {
+            name: release.into(),
+            namespace: namespace.into(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let release = render::install(&chart, &merged, &options).map_err(|e| e.message)?;
+    render::template_output(release, &options)
+}
+
+/// The real helm, when installed (`.ci/install-tools` sets `HELM`); under CI it must be there.
+pub fn helm() -> Option<PathBuf> {
+    let found = std::env::var_os("HELM")
+        .map(PathBuf::from)
+        .filter(|p| p.exists());
+    assert!(
+        found.is_some() || std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but HELM is not installed"
+    );
+    if found.is_none() {
+        eprintln!("skipped: no helm binary (set HELM, see .ci/install-tools)");
+    }
+    found
+}
+
+/// Runs helm with a fresh home; whether it succeeded, and its stdout followed by its stderr.
+pub fn run_helm(helm: &Path, args: &[&str]) -> (bool, String) {
+    let home = tempfile::tempdir().expect("a temporary helm home");
+    let output = std::process::Command::new(helm)
+        .args(args)
+        .env("HOME", home.path())
+        .output()
+        .expect("helm runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+/// Asserts, for each of `variants`, that `helm template` of the chart in `dir` prints exactly
+/// what our engine renders, and that `helm lint` passes with those values.
+pub fn assert_renders_as_helm_does(
+    helm: &Path,
+    dir: &Path,
+    release: &str,
+    namespace: &str,
+    variants: &[ValuesInput<'_>],
+) {
+    let dir_text = dir.to_str().expect("a UTF-8 chart path");
+    for values in variants {
+        let flags = values.helm_args();
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let mut args = vec!["template", release, dir_text, "--namespace", namespace];
+        args.extend(&flags);
+        let (ok, helm_output) = run_helm(helm, &args);
+        assert!(ok, "helm template failed for {values:?}: {helm_output}");
+        let ours = render_chart(dir, release, namespace, *values)
+            .unwrap_or_else(|e| panic!("our render failed for {values:?}: {e}"));
+        assert_eq!(
+            ours, helm_output,
+            "our render of {dir_text} differs from helm's for {values:?}"
+        );
+        let mut lint = vec!["lint", dir_text, "--strict"];
+        lint.extend(&flags);
+        let (ok, lint_output) = run_helm(helm, &lint);
+        assert!(ok, "helm lint failed for {values:?}: {lint_output}");
     }
 }

@@ -4,9 +4,11 @@
 //! RBAC grant; real charts packaged as Helm packages them.
 
 pub mod charts;
+pub mod flow;
 pub mod process;
 pub mod rbac;
 pub mod states;
+pub mod tools;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -34,12 +36,22 @@ pub struct World {
     /// Where kubeconfigs and other files of the test live.
     pub dir: tempfile::TempDir,
     landscaper: Option<(oneshot::Sender<()>, JoinHandle<()>)>,
+    settings: landscaper::settings::Settings,
     files: AtomicUsize,
 }
 
 impl World {
     /// Starts both clusters, installs the CRDs and starts the landscaper.
     pub async fn start() -> Self {
+        Self::start_with(landscaper::settings::Settings {
+            namespace: LS_NAMESPACE.to_owned(),
+            ..Default::default()
+        })
+        .await
+    }
+
+    /// Like [`World::start`], with the landscaper running on `settings`.
+    pub async fn start_with(settings: landscaper::settings::Settings) -> Self {
         let bed = landscaper::dev::two_clusters()
             .start()
             .await
@@ -48,11 +60,12 @@ impl World {
             bed,
             dir: tempfile::tempdir().expect("temp dir"),
             landscaper: None,
+            settings,
             files: AtomicUsize::new(0),
         };
         landscaper::dev::prepare_landscaper_cluster(
             &world.landscaper_cluster().client(),
-            LS_NAMESPACE,
+            &world.settings.namespace,
         )
         .await
         .expect("the landscaper cluster is prepared");
@@ -107,10 +120,7 @@ impl World {
     /// Starts the landscaper's controllers (again, after [`World::stop_landscaper`]).
     pub async fn start_landscaper(&mut self) {
         let (stop, stopped) = oneshot::channel::<()>();
-        let settings = landscaper::settings::Settings {
-            namespace: LS_NAMESPACE.to_owned(),
-            ..Default::default()
-        };
+        let settings = self.settings.clone();
         let client = self.landscaper_cluster().client();
         let task = tokio::spawn(landscaper::controllers::run(client, settings, async move {
             let _ = stopped.await;

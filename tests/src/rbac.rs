@@ -10,9 +10,6 @@ use kube::api::{Api, DynamicObject, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{Scope, pinned_kind};
 use landscaper_agent::Agent;
-use landscaper_chart::formats::tree::Map;
-use landscaper_chart::helm::chart;
-use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use serde_json::Value;
 
 use crate::{LS_NAMESPACE, World};
@@ -43,21 +40,9 @@ pub fn agent_chart_dir() -> PathBuf {
 /// Renders the agent chart with our engine, as
 /// `helm template RELEASE charts/landscaper-agent -n NAMESPACE --set …`.
 pub fn render_agent_chart(release: &str, namespace: &str, sets: &[&str]) -> String {
-    let chart = chart::load(&agent_chart_dir()).expect("the agent chart loads");
-    let mut values = Map::default();
-    for set in sets {
-        landscaper_chart::formats::strvals::parse_into(set, &mut values).expect("valid --set");
-    }
-    let options = TemplateOptions {
-        release: ReleaseOptions {
-            name: release.into(),
-            namespace: namespace.into(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let release = render::install(&chart, &values, &options).expect("the agent chart renders");
-    render::template_output(release, &options).expect("template output")
+    let values = crate::charts::ValuesInput { files: &[], sets };
+    crate::charts::render_chart(&agent_chart_dir(), release, namespace, values)
+        .unwrap_or_else(|e| panic!("the agent chart renders: {e}"))
 }
 
 /// The YAML documents of `text` as JSON values.

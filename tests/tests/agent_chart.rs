@@ -2,8 +2,7 @@
 //! installs with helm beside the documented landscaper-side RBAC in one cluster, and the RBAC
 //! each grants is exactly enough for the agent to register its environment, and no more.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Probe, Secret};
@@ -17,6 +16,7 @@ use landscaper_api::core::{Environment, Target};
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::chart;
 use landscaper_chart::helm::render::{self, TemplateOptions};
+use landscaper_e2e::charts::{ValuesInput, assert_renders_as_helm_does, helm, run_helm};
 use landscaper_e2e::rbac::{
     create_all, documented_landscaper_rbac, documents, install_agent_chart_rbac,
     service_account_token,
@@ -35,35 +35,8 @@ fn render_ours(sets: &[&str]) -> String {
     landscaper_e2e::rbac::render_agent_chart(RELEASE, RELEASE_NAMESPACE, sets)
 }
 
-/// The real helm, when installed (`.ci/install-tools` sets `HELM`); under CI it must be there.
-fn helm() -> Option<PathBuf> {
-    let found = std::env::var_os("HELM")
-        .map(PathBuf::from)
-        .filter(|p| p.exists());
-    assert!(
-        found.is_some() || std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true but HELM is not installed"
-    );
-    if found.is_none() {
-        eprintln!("skipped: no helm binary (set HELM, see .ci/install-tools)");
-    }
-    found
-}
-
-fn run_helm(helm: &PathBuf, args: &[&str]) -> (bool, String) {
-    let home = tempfile::tempdir().unwrap();
-    let output = Command::new(helm)
-        .args(args)
-        .env("HOME", home.path())
-        .output()
-        .expect("helm runs");
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.success(), text)
-}
-
 /// [`run_helm`] off the runtime, so that the testbed helm talks to keeps answering.
-async fn run_helm_blocking(helm: &std::path::Path, args: &[&str]) -> (bool, String) {
+async fn run_helm_blocking(helm: &Path, args: &[&str]) -> (bool, String) {
     let helm = helm.to_owned();
     let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
     tokio::task::spawn_blocking(move || {
@@ -88,27 +61,11 @@ const VALUE_VARIANTS: &[&[&str]] = &[
 #[test]
 fn our_template_equals_helm_template_and_helm_lint_passes() {
     let Some(helm) = helm() else { return };
-    let dir = chart_dir();
-    let dir = dir.to_str().unwrap();
-    for sets in VALUE_VARIANTS {
-        let mut args = vec!["template", RELEASE, dir, "--namespace", RELEASE_NAMESPACE];
-        for set in *sets {
-            args.extend(["--set", set]);
-        }
-        let (ok, helm_output) = run_helm(&helm, &args);
-        assert!(ok, "helm template failed: {helm_output}");
-        assert_eq!(
-            render_ours(sets),
-            helm_output,
-            "our render differs from helm's for {sets:?}"
-        );
-        let mut lint = vec!["lint", dir];
-        for set in *sets {
-            lint.extend(["--set", set]);
-        }
-        let (ok, lint_output) = run_helm(&helm, &lint);
-        assert!(ok, "helm lint failed for {sets:?}: {lint_output}");
-    }
+    let variants: Vec<ValuesInput<'_>> = VALUE_VARIANTS
+        .iter()
+        .map(|sets| ValuesInput { files: &[], sets })
+        .collect();
+    assert_renders_as_helm_does(&helm, &chart_dir(), RELEASE, RELEASE_NAMESPACE, &variants);
 }
 
 #[test]

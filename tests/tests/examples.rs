@@ -72,7 +72,10 @@ fn helm_example_archive_is_the_packaged_hello_chart() {
     assert_eq!(template(&inline), template(&folder));
 }
 
-/// The YAML files of examples/ (not the chart folder), sorted.
+/// The YAML files of examples/, sorted. Not the subfolders: `charts/` is the helm example's
+/// chart; `deployer-registrations/`, `components/` and `blueprints/` need the landscaper's
+/// controllers and the agent to act on them, and tests/tests/components.rs resolves and
+/// renders each of them instead (`landscaper validate examples/` decodes them all).
 fn example_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(examples())
         .expect("examples/ is readable")

@@ -141,7 +141,7 @@ async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subins
     let root = installations.get("root").await.unwrap();
     let message = root.status.unwrap().last_error.unwrap().message;
     assert!(
-        message.contains("Installation root") && message.contains("Execution root ended Failed"),
+        message.contains("Installation inst-test/root: Execution root ended Failed"),
         "{message}"
     );
 
@@ -173,13 +173,16 @@ async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subins
 #[tokio::test]
 async fn subinstallations_run_in_dependency_order_and_the_parent_waits_for_them() {
     let (_world, installations, executions) = world().await;
-    let sub = |name: &str, imports: Value, exports: Value| json!({"name": name, "blueprint": {"filesystem": {"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nexportExecutions:\n- name: e\n  type: GoTemplate\n  template: |\n    exports:\n      out: produced\n"}}, "imports": imports, "exports": exports});
+    let blueprint_of = |definitions: &str| json!({"blueprint.yaml": format!("apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\n{definitions}exportExecutions:\n- name: e\n  type: GoTemplate\n  template: |\n    exports:\n      out: produced\n")});
+    let producer = blueprint_of("exports:\n- name: out\n  schema: {type: string}\n");
+    let consumer = blueprint_of("imports:\n- name: in\n  schema: {type: string}\n");
+    let sub = |name: &str, blueprint: &Value, imports: Value, exports: Value| json!({"name": name, "blueprint": {"filesystem": blueprint}, "imports": imports, "exports": exports});
     let blueprint = json!({"blueprint.yaml": serde_json::to_string(&json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1",
         "kind": "Blueprint",
         "subinstallations": [
-            sub("a", json!(null), json!({"data": [{"name": "out", "dataRef": "a.out"}]})),
-            sub("b", json!({"data": [{"name": "in", "dataRef": "a.out"}]}), json!(null)),
+            sub("a", &producer, json!(null), json!({"data": [{"name": "out", "dataRef": "a.out"}]})),
+            sub("b", &consumer, json!({"data": [{"name": "in", "dataRef": "a.out"}]}), json!(null)),
         ],
     })).unwrap()});
     create(
@@ -466,7 +469,7 @@ async fn a_failed_job_is_retried_automatically_at_once_and_then_after_the_interv
             .last_error
             .unwrap()
             .message
-            .contains("import missing missing: DataObject not-existing")
+            .contains("import \"missing\" of Installation inst-test/retry: DataObject inst-test/not-existing (key not-existing, root context) not found")
     );
     assert_eq!(
         status.automatic_reconcile_status.unwrap().generation,

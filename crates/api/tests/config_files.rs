@@ -4,6 +4,7 @@
 
 use landscaper_api::config::{AgentConfiguration, LandscaperConfiguration};
 use landscaper_api::decode::config_from_yaml;
+use landscaper_api::deployer::DeployerConfiguration;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -89,6 +90,12 @@ fn the_landscaper_configuration_file_has_every_key() {
         missing.is_empty(),
         "config/landscaper.yaml lacks {missing:?}"
     );
+}
+
+#[test]
+fn the_deployer_configuration_file_has_every_key() {
+    let missing = missing_keys::<DeployerConfiguration>("deployer.yaml");
+    assert!(missing.is_empty(), "config/deployer.yaml lacks {missing:?}");
 }
 
 #[test]

@@ -285,6 +285,16 @@ impl LocalRepository {
             })
     }
 
+    /// Every descriptor of the folder, in the order of their file names.
+    pub fn descriptors(&self) -> &[Descriptor] {
+        &self.descriptors
+    }
+
+    /// The folder.
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
     /// A blob stored beside the descriptors (`localFilesystemBlob` access).
     pub fn blob(&self, filename: &str) -> Result<Vec<u8>, Error> {
         let path = self.root.join("blobs").join(filename);

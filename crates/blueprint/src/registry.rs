@@ -465,6 +465,88 @@ impl RegistryAccess {
     }
 }
 
+impl RegistryAccess {
+    /// Publishes every component version of a `type: local` folder to the OCI repository
+    /// `base_url`, as [`push_component`](Self::push_component) lays one out: each
+    /// `localFilesystemBlob` becomes a layer of the version, its access a `localBlob` naming the
+    /// layer's digest, and the repository joins the end of `repositoryContexts` (the one
+    /// templates see as the component's). Returns the versions pushed, as stored.
+    pub async fn push_local_repository(
+        &self,
+        local: &LocalRepository,
+        base_url: &str,
+    ) -> Result<Vec<Descriptor>, Error> {
+        let mut pushed = Vec::new();
+        for descriptor in local.descriptors() {
+            let (stored, blobs) = localize(local, descriptor, base_url)?;
+            self.push_component(base_url, &stored, blobs).await?;
+            pushed.push(stored);
+        }
+        Ok(pushed)
+    }
+}
+
+/// A blob pushed as a layer: its media type and content.
+type Layer = (String, Vec<u8>);
+
+/// The descriptor as it is stored in the OCI repository `base_url`, and its local blobs as
+/// layers.
+fn localize(
+    local: &LocalRepository,
+    descriptor: &Descriptor,
+    base_url: &str,
+) -> Result<(Descriptor, Vec<Layer>), Error> {
+    let mut v2 = descriptor.v2().clone();
+    let mut blobs = Vec::new();
+    let name = format!("{}:{}", descriptor.name(), descriptor.version());
+    let resources = v2
+        .pointer_mut("/component/resources")
+        .and_then(Json::as_array_mut);
+    for resource in resources.into_iter().flatten() {
+        let access = resource.get("access").cloned().unwrap_or(Json::Null);
+        let field = |key: &str| access.get(key).and_then(Json::as_str);
+        if !matches!(
+            field("type"),
+            Some("localFilesystemBlob" | "localFilesystemBlob/v1")
+        ) {
+            continue;
+        }
+        let resource_name = resource.get("name").and_then(Json::as_str).unwrap_or("");
+        let fail = |what: String| {
+            Error::Component(format!(
+                "resource {resource_name:?} of component {name}: {what}"
+            ))
+        };
+        let filename =
+            field("filename").ok_or_else(|| fail("access.filename is missing".into()))?;
+        let data = local.blob(filename).map_err(|e| fail(e.to_string()))?;
+        let media_type = field("mediaType")
+            .unwrap_or("application/octet-stream")
+            .to_string();
+        resource["access"] = json!({
+            "type": "localBlob",
+            "localReference": digest_of(&data),
+            "mediaType": media_type,
+            "size": data.len(),
+        });
+        blobs.push((media_type, data));
+    }
+    let component = v2
+        .get_mut("component")
+        .and_then(Json::as_object_mut)
+        .ok_or_else(|| Error::Component(format!("component {name}: no component section")))?;
+    let contexts = component
+        .entry("repositoryContexts")
+        .or_insert_with(|| json!([]));
+    if !contexts.is_array() {
+        *contexts = json!([]);
+    }
+    if let Some(list) = contexts.as_array_mut() {
+        list.push(json!({"type": "ociRegistry", "baseUrl": base_url}));
+    }
+    Ok((Descriptor::from_json(v2)?, blobs))
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -635,6 +717,44 @@ mod tests {
         let fs = blueprint_from_archive(&archive).unwrap();
         assert_eq!(fs.read("t/a.yaml"), Some(&b"a"[..]));
         assert!(blueprint_from_archive(&tar_of("x", b"y").unwrap()).is_err());
+    }
+
+    #[test]
+    fn local_blobs_become_layers_named_by_digest_and_the_registry_the_last_context() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("blobs")).unwrap();
+        std::fs::write(dir.path().join("blobs/chart.tgz"), b"chart bytes").unwrap();
+        std::fs::write(
+            dir.path().join("c.yaml"),
+            "meta: {schemaVersion: v2}\ncomponent: {name: example.test/c, version: v1, provider: internal, repositoryContexts: [{type: local, filePath: here}], sources: [], componentReferences: [], resources: [{name: chart, version: v1, type: helmChart, relation: local, access: {type: localFilesystemBlob, filename: chart.tgz, mediaType: application/x-tgz}}, {name: image, version: v1, type: ociImage, relation: external, access: {type: ociRegistry, imageReference: 'x:1'}}]}\n",
+        )
+        .unwrap();
+        let local = LocalRepository::open(dir.path()).unwrap();
+        let (stored, layers) = localize(&local, &local.descriptors()[0], "r.test/p").unwrap();
+        assert_eq!(
+            layers,
+            vec![("application/x-tgz".to_string(), b"chart bytes".to_vec())]
+        );
+        let resources = stored.resources(&[]);
+        assert_eq!(
+            resources[0]["access"],
+            json!({"type": "localBlob", "localReference": digest_of(b"chart bytes"),
+                "mediaType": "application/x-tgz", "size": 11})
+        );
+        assert_eq!(resources[1]["access"]["type"], "ociRegistry");
+        assert_eq!(
+            stored.repository_context().unwrap(),
+            json!({"type": "ociRegistry", "baseUrl": "r.test/p"})
+        );
+
+        std::fs::remove_file(dir.path().join("blobs/chart.tgz")).unwrap();
+        let error = localize(&local, &local.descriptors()[0], "r.test/p")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("resource \"chart\" of component example.test/c:v1"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -25,6 +25,11 @@ impl MemoryState {
     pub fn with(entries: impl IntoIterator<Item = (String, Vec<u8>)>) -> Self {
         Self(Mutex::new(entries.into_iter().collect()))
     }
+
+    /// A copy of everything stored, by key (for a caller that persists the state elsewhere).
+    pub fn entries(&self) -> HashMap<String, Vec<u8>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
 }
 
 impl StateHandler for MemoryState {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use landscaper::dev::{DevMode, Options};
+use landscaper::settings::Settings;
 
 /// Arguments of `landscaper dev`.
 #[derive(clap::Args, Debug)]
@@ -20,6 +21,10 @@ pub struct Args {
     /// The agent's heartbeat period (Go duration).
     #[arg(long, default_value = "10s")]
     heartbeat_period: String,
+    /// LandscaperConfiguration file for the landscaper's controllers (workers, deploy item
+    /// timeouts, ...), as for `landscaper run`; the defaults when not given.
+    #[arg(long, env = "LANDSCAPER_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 /// Runs dev mode until Ctrl-C.
@@ -29,6 +34,7 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
         dir: args.dir.clone(),
         examples,
         heartbeat_period: args.heartbeat_period.clone(),
+        settings: Settings::from_configuration(&super::read_configuration(args.config.as_deref())?),
     };
     let dev = DevMode::start(&options).await?;
     eprintln!();

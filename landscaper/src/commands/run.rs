@@ -8,8 +8,6 @@ use futures::FutureExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper::settings::Settings;
 use landscaper::{leader, own_environment};
-use landscaper_api::config::LandscaperConfiguration;
-use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::client_config::with_bounded_reads;
 
 /// Arguments of `landscaper run`.
@@ -44,14 +42,7 @@ pub struct Args {
 
 /// Runs the controllers.
 pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let configuration = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            config_from_yaml::<LandscaperConfiguration>(&text, &path.display().to_string())?
-        }
-        None => LandscaperConfiguration::default(),
-    };
+    let configuration = super::read_configuration(args.config.as_deref())?;
     let mut settings = Settings::from_configuration(&configuration);
     if let Some(namespace) = &args.namespace {
         settings.namespace = namespace.clone();

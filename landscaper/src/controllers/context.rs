@@ -96,7 +96,10 @@ pub async fn run(
     let namespaces: Api<Namespace> = Api::all(controller.client.clone());
     let contexts: Api<Context> = Api::all(controller.client.clone());
     info!(excluded = ?controller.config.excluded_namespaces, "starting the Context controller");
-    Controller::new(namespaces, watcher::Config::default())
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let kube_controller = Controller::new(namespaces, watcher::Config::default());
+    let store = kube_controller.store();
+    let running = kube_controller
         // A deleted or edited default Context is put back.
         .watches(contexts, watcher::Config::default(), |context| {
             (context.name_any() == DEFAULT_CONTEXT)
@@ -104,14 +107,14 @@ pub async fn run(
                 .flatten()
                 .map(|namespace| ObjectRef::<Namespace>::new(&namespace))
         })
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, controller)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "Context reconcile failed");
             }
-        })
-        .await;
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
 }
 
 fn error_policy(_: Arc<Namespace>, error: &Error, _: Arc<ContextController>) -> Action {

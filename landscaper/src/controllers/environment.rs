@@ -113,7 +113,10 @@ pub async fn run(
     let leases: Api<Lease> = Api::all(client);
     info!(namespace = %namespace, "starting the Environment controller");
     let environment_label = watcher::Config::default().labels(labels::DEPLOYER_ENVIRONMENT);
-    Controller::new(environments, watcher::Config::default())
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let controller = Controller::new(environments, watcher::Config::default());
+    let store = controller.store();
+    let running = controller
         // Not `owns`: it would key the cluster-scoped owner with the Target's namespace, a
         // second key for the same Environment, reconciled at the same time as the first.
         .watches(targets, environment_label.clone(), |target| {
@@ -126,14 +129,14 @@ pub async fn run(
                 .get(labels::DEPLOYER_ENVIRONMENT)
                 .map(|environment| ObjectRef::<Environment>::new(environment))
         })
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "Environment reconcile failed");
             }
-        })
-        .await;
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
 }
 
 /// The Environment controlling `target`, keyed without a namespace as the cluster-scoped

@@ -17,7 +17,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference,
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers, labels};
 use landscaper_api::core::{
@@ -26,8 +27,6 @@ use landscaper_api::core::{
 };
 use serde_json::{Value, json};
 use tracing::{Instrument, info, info_span, warn};
-
-use crate::settings::Settings;
 
 /// Field manager of this controller.
 const MANAGER: &str = "landscaper-execution-controller";
@@ -45,13 +44,8 @@ const ERROR_RETRY: Duration = Duration::from_secs(15);
 /// Shared handles of the controller.
 pub struct Context {
     client: kube::Client,
-}
-
-impl Context {
-    /// A context for the given landscaper cluster.
-    pub fn new(client: kube::Client, _settings: &Settings) -> Self {
-        Self { client }
-    }
+    /// The DeployItems Executions manage, as the controller's watch of them sees them.
+    items: Store<DeployItem>,
 }
 
 /// What went wrong while reconciling an Execution.
@@ -72,26 +66,54 @@ pub enum Error {
     },
 }
 
-/// Runs the controller until `shutdown` completes.
+/// Items keyed by the `spec.deployItems` entry they were made from.
+fn by_template_name(items: impl IntoIterator<Item = DeployItem>) -> BTreeMap<String, DeployItem> {
+    items
+        .into_iter()
+        .map(|item| {
+            let key = item
+                .labels()
+                .get(NAME_LABEL)
+                .cloned()
+                .unwrap_or_else(|| item.name_any());
+            (key, item)
+        })
+        .collect()
+}
+
+/// Runs the controller on the landscaper cluster until `shutdown` completes.
 pub async fn run(
-    context: Arc<Context>,
+    client: kube::Client,
     workers: u16,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let executions: Api<Execution> = Api::all(context.client.clone());
-    let items: Api<DeployItem> = Api::all(context.client.clone());
+    let executions: Api<Execution> = Api::all(client.clone());
     info!(workers, "starting the Execution controller");
-    Controller::new(executions, watcher::Config::default())
-        .owns(items, watcher::Config::default().labels(MANAGED_BY_LABEL))
+    // The items' watch fills the cache before it triggers their Execution, so a reconcile
+    // reads items at least as new as the change that caused it.
+    let (items, writer) = reflector::store();
+    let item_watch = watcher(
+        Api::<DeployItem>::all(client.clone()),
+        watcher::Config::default().labels(MANAGED_BY_LABEL),
+    )
+    .default_backoff()
+    .modify(|item: &mut DeployItem| item.metadata.managed_fields = None);
+    let item_watch = reflector::reflector(writer, item_watch).touched_objects();
+    let context = Arc::new(Context { client, items });
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let controller = Controller::new(executions, watcher::Config::default());
+    let store = controller.store();
+    let running = controller
+        .owns_stream(item_watch)
         .with_config(kube::runtime::controller::Config::default().concurrency(workers))
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "Execution reconcile failed");
             }
-        })
-        .await;
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
 }
 
 fn error_policy(execution: Arc<Execution>, error: &Error, _: Arc<Context>) -> Action {
@@ -133,6 +155,7 @@ async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<A
 struct Job<'a> {
     namespace: &'a str,
     name: &'a str,
+    cache: &'a Store<DeployItem>,
     executions: Api<Execution>,
     items: Api<DeployItem>,
     secrets: Api<Secret>,
@@ -150,11 +173,12 @@ enum Progress {
 }
 
 impl<'a> Job<'a> {
-    fn new(context: &Context, namespace: &'a str, name: &'a str) -> Self {
+    fn new(context: &'a Context, namespace: &'a str, name: &'a str) -> Self {
         let client = context.client.clone();
         Self {
             namespace,
             name,
+            cache: &context.items,
             executions: Api::namespaced(client.clone(), namespace),
             items: Api::namespaced(client.clone(), namespace),
             secrets: Api::namespaced(client.clone(), namespace),
@@ -177,7 +201,7 @@ impl<'a> Job<'a> {
     }
 
     async fn apply(&self, execution: &Execution) -> Result<Action, Error> {
-        let items = self.managed_items().await?;
+        let items = self.cached_items();
         if is_interrupted(execution) {
             self.propagate_annotation(&items, annotations::OPERATION, INTERRUPT)
                 .await?;
@@ -231,7 +255,8 @@ impl<'a> Job<'a> {
         Ok(Action::await_change())
     }
 
-    /// The DeployItems this execution manages, by their `spec.deployItems` name.
+    /// The DeployItems this execution manages, by their `spec.deployItems` name, as the API
+    /// server lists them (deletion must not miss one the cache has not seen yet).
     async fn managed_items(&self) -> Result<BTreeMap<String, DeployItem>, Error> {
         let selector = format!("{MANAGED_BY_LABEL}={}", self.name);
         let list = self
@@ -239,18 +264,22 @@ impl<'a> Job<'a> {
             .list(&ListParams::default().labels(&selector))
             .await
             .map_err(self.api_error("list DeployItems"))?;
-        Ok(list
-            .items
-            .into_iter()
-            .map(|item| {
-                let key = item
-                    .labels()
-                    .get(NAME_LABEL)
-                    .cloned()
-                    .unwrap_or_else(|| item.name_any());
-                (key, item)
-            })
-            .collect())
+        Ok(by_template_name(list.items))
+    }
+
+    /// The DeployItems this execution manages, as the cache sees them.
+    fn cached_items(&self) -> BTreeMap<String, DeployItem> {
+        let mine = |item: &Arc<DeployItem>| {
+            item.metadata.namespace.as_deref() == Some(self.namespace)
+                && item.labels().get(MANAGED_BY_LABEL).map(String::as_str) == Some(self.name)
+        };
+        by_template_name(
+            self.cache
+                .state()
+                .into_iter()
+                .filter(mine)
+                .map(|item| (*item).clone()),
+        )
     }
 
     /// Deletes the items no entry of the spec wants; whether any is left to wait for.
@@ -394,13 +423,20 @@ impl<'a> Job<'a> {
                     status: None,
                 };
                 info!(namespace = %self.namespace, execution = %self.name, item = %template.name, "creating DeployItem");
-                self.items
-                    .create(&PostParams::default(), &item)
-                    .await
-                    .map_err(self.api_error(format!(
+                match self.items.create(&PostParams::default(), &item).await {
+                    // The cache had not seen it yet: it is there, read it.
+                    Err(kube::Error::Api(status)) if status.code == 409 => {
+                        let name = item.name_any();
+                        self.items
+                            .get(&name)
+                            .await
+                            .map_err(self.api_error(format!("read DeployItem {name}")))
+                    }
+                    created => created.map_err(self.api_error(format!(
                         "create DeployItem for spec.deployItems {}",
                         template.name
-                    )))
+                    ))),
+                }
             }
         }
     }
@@ -431,8 +467,8 @@ impl<'a> Job<'a> {
         execution: &Execution,
         items: &BTreeMap<String, DeployItem>,
     ) -> Result<ObjectReference, Error> {
-        // Re-read: the items passed in may predate the deployers' final writes.
-        let fresh = self.managed_items().await?;
+        // Look again: the items passed in may predate the deployers' final writes.
+        let fresh = self.cached_items();
         let mut data = serde_json::Map::new();
         for template in &execution.spec.deploy_items {
             let Some(item) = fresh

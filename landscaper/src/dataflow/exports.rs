@@ -36,7 +36,7 @@ pub async fn construct_exports(
     client: &kube::Client,
     installation: &Installation,
     options: &ExecutionOptions,
-    state: &dyn StateHandler,
+    state: &(dyn StateHandler + Sync),
     scope: &Scope,
 ) -> Result<Exports, DataflowError> {
     let owner = format!("Installation {}/{}", scope.namespace, scope.name);
@@ -109,7 +109,7 @@ pub async fn write_exports(
     client: &kube::Client,
     installation: &Installation,
     options: &ExecutionOptions,
-    state: &dyn StateHandler,
+    state: &(dyn StateHandler + Sync),
     scope: &Scope,
 ) -> Result<Exports, DataflowError> {
     let exports = construct_exports(client, installation, options, state, scope).await?;

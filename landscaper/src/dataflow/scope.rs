@@ -1,6 +1,8 @@
 //! Where an installation sits: its parent, its siblings and the data context it reads its
 //! imports in and its subinstallations read theirs in (upstream `installations/context.go`).
 
+use std::sync::Arc;
+
 use kube::api::{Api, ListParams};
 use landscaper_api::core::Installation;
 
@@ -15,14 +17,43 @@ pub struct Scope {
     /// The name of the installation.
     pub name: String,
     /// The installation it is encompassed by; `None` for a root installation.
-    pub parent: Option<Installation>,
+    pub parent: Option<Arc<Installation>>,
     /// The other installations with the same parent (for roots: the other roots).
-    pub siblings: Vec<Installation>,
+    pub siblings: Vec<Arc<Installation>>,
     /// The context its imports are read in: `""` for roots, `Inst.<parent>` otherwise.
     pub context: String,
 }
 
 impl Scope {
+    /// The scope of `installation` from its parent and the installations that may be its
+    /// siblings (a controller's cache): those with another parent, and itself, are left out.
+    pub fn new(
+        installation: &Installation,
+        parent: Option<Arc<Installation>>,
+        candidates: impl IntoIterator<Item = Arc<Installation>>,
+    ) -> Self {
+        let namespace = installation.metadata.namespace.clone().unwrap_or_default();
+        let name = installation.metadata.name.clone().unwrap_or_default();
+        let parent_name = parent_name(installation);
+        let context = parent_name
+            .as_deref()
+            .map(installation_context)
+            .unwrap_or_default();
+        let siblings = candidates
+            .into_iter()
+            .filter(|other| other.metadata.namespace.as_deref() == Some(namespace.as_str()))
+            .filter(|other| other.metadata.name.as_deref() != Some(name.as_str()))
+            .filter(|other| self::parent_name(other) == parent_name)
+            .collect();
+        Self {
+            namespace,
+            name,
+            parent,
+            siblings,
+            context,
+        }
+    }
+
     /// Whether the installation has no parent.
     pub fn is_root(&self) -> bool {
         self.parent.is_none()
@@ -56,26 +87,18 @@ pub async fn scope_of(
     let api: Api<Installation> = Api::namespaced(client.clone(), &namespace);
     let parent_name = parent_name(installation);
     let parent = match &parent_name {
-        Some(parent) => Some(api.get(parent).await.map_err(|source| DataflowError::Api {
-            context: format!(
-                "Installation {namespace}/{name}: reading its parent Installation {namespace}/{parent}"
-            ),
-            source,
-        })?),
+        Some(parent) => Some(Arc::new(api.get(parent).await.map_err(|source| {
+            DataflowError::Api {
+                context: format!(
+                    "Installation {namespace}/{name}: reading its parent Installation {namespace}/{parent}"
+                ),
+                source,
+            }
+        })?)),
         None => None,
     };
-    let context = parent_name
-        .as_deref()
-        .map(installation_context)
-        .unwrap_or_default();
     if !with_siblings {
-        return Ok(Scope {
-            namespace,
-            name,
-            parent,
-            siblings: Vec::new(),
-            context,
-        });
+        return Ok(Scope::new(installation, parent, []));
     }
     // Subinstallations carry their parent's name in the label; roots have none (upstream
     // `GetRootInstallations` and `ListSubinstallations`).
@@ -92,17 +115,9 @@ pub async fn scope_of(
             ),
             source,
         })?;
-    let siblings = all
-        .items
-        .into_iter()
-        .filter(|other| other.metadata.name.as_deref() != Some(name.as_str()))
-        .filter(|other| self::parent_name(other) == parent_name)
-        .collect();
-    Ok(Scope {
-        namespace,
-        name,
+    Ok(Scope::new(
+        installation,
         parent,
-        siblings,
-        context,
-    })
+        all.items.into_iter().map(Arc::new),
+    ))
 }

@@ -36,11 +36,11 @@ use tracing::{Instrument, info, info_span, warn};
 use self::access::Access;
 use self::caches::Caches;
 use self::order::{Graph, PairState};
-use self::pair::{Pair, recorded_hash, with_reconcile_annotation};
+use self::pair::{recorded_hash, with_reconcile_annotation};
 use self::removal::Removal;
 use crate::settings::Settings;
 
-pub use self::pair::pair_name;
+pub use self::pair::{Pair, pair_name};
 
 /// Field manager and event reporter of this controller.
 const MANAGER: &str = "landscaper-deployer-registration-controller";
@@ -121,20 +121,23 @@ pub async fn run(
         caches,
     });
     let registrations: Api<DeployerRegistration> = Api::all(client);
-    Controller::new(registrations, watcher::Config::default())
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let controller = Controller::new(registrations, watcher::Config::default());
+    let store = controller.store();
+    let running = controller
         // Environments, the pairs' objects and the deployers' progress concern every
         // registration (the order between deployers spans registrations); the debounce folds a
         // burst of changes into one pass.
         .reconcile_all_on(changes)
         .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "DeployerRegistration reconcile failed");
             }
-        })
-        .await;
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
 }
 
 async fn reconcile(

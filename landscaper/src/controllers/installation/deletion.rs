@@ -14,7 +14,8 @@ use serde_json::json;
 use tracing::info;
 
 use super::operations::{annotate_children, children, remove_operation};
-use super::{Context, Error, WAIT_RETRY, scope, status};
+use super::order::Siblings;
+use super::{Context, Error, WAIT_RETRY, status};
 
 /// Advances the deletion of the installation by one step.
 pub async fn reconcile(installation: &Installation, context: &Context) -> Result<Action, Error> {
@@ -95,12 +96,11 @@ async fn init_delete(installation: &Installation, context: &Context) -> Result<A
         .annotations()
         .contains_key(annotations::DELETE_IGNORE_SUCCESSORS)
     {
-        let siblings = scope::siblings(installation, context).await?;
-        let importers: Vec<String> = siblings
-            .iter()
-            .filter(|s| {
-                s.meta().deletion_timestamp.is_none() && scope::imports_from(s, installation)
-            })
+        let siblings = context.siblings(installation);
+        let importers: Vec<String> = Siblings::new(installation, &siblings)
+            .successors()
+            .into_iter()
+            .filter(|s| s.meta().deletion_timestamp.is_none())
             .map(|s| s.name_any())
             .collect();
         if !importers.is_empty() {

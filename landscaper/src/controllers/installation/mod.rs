@@ -5,11 +5,11 @@
 //! `TriggerDelete` and `Deleting`. All state lives on the objects, so a restart resumes.
 
 mod deletion;
-mod imports;
 mod operations;
+mod order;
 mod phases;
 mod retry;
-mod scope;
+mod state;
 mod status;
 mod subobjects;
 
@@ -17,20 +17,20 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
-use landscaper_api::core::{Execution, Installation};
+use landscaper_api::core::{Context as LsContext, Execution, Installation};
 use landscaper_blueprint::{RegistryAccess, RegistryOptions};
 use serde_json::json;
 use tracing::{Instrument, info_span, warn};
 
-use crate::settings::Settings;
+use crate::dataflow::{Scope, names::parent_name};
 
 pub use status::CONDITION;
 
@@ -50,11 +50,18 @@ pub struct Context {
     client: kube::Client,
     recorder: Recorder,
     registry: RegistryAccess,
+    /// Every Installation, as the controller's watch sees them: parents, siblings and
+    /// children are read here, not listed per reconcile.
+    cache: Store<Installation>,
+    /// Every Execution, as the controller's watch of its Executions sees them.
+    execution_cache: Store<Execution>,
+    /// Every Context (a miss is read from the API server: it may have just been created).
+    context_cache: Store<LsContext>,
 }
 
 impl Context {
-    /// A context for the given landscaper cluster.
-    pub fn new(client: kube::Client, _settings: &Settings) -> Self {
+    /// A context for the given landscaper cluster, reading from the caches.
+    fn new(client: kube::Client, caches: Caches) -> Self {
         let recorder = Recorder::new(
             client.clone(),
             Reporter {
@@ -66,7 +73,76 @@ impl Context {
             client,
             recorder,
             registry: RegistryAccess::new(RegistryOptions::default()),
+            cache: caches.installations,
+            execution_cache: caches.executions,
+            context_cache: caches.contexts,
         }
+    }
+
+    /// The Installation `namespace/name`, as the cache sees it.
+    fn installation(&self, namespace: &str, name: &str) -> Option<Arc<Installation>> {
+        self.cache.get(&ObjectRef::new(name).within(namespace))
+    }
+
+    /// The installation's Execution (named as the installation), as the cache sees it.
+    fn execution(&self, installation: &Installation) -> Option<Arc<Execution>> {
+        let namespace = installation.namespace().unwrap_or_default();
+        self.execution_cache
+            .get(&ObjectRef::new(&installation.name_any()).within(&namespace))
+    }
+
+    /// The Context `name` in `namespace`: from the cache, else from the API server.
+    async fn ls_context(
+        &self,
+        installation: &Installation,
+        name: &str,
+    ) -> Result<Option<LsContext>, Error> {
+        let namespace = installation.namespace().unwrap_or_default();
+        if let Some(cached) = self
+            .context_cache
+            .get(&ObjectRef::new(name).within(&namespace))
+        {
+            return Ok(Some((*cached).clone()));
+        }
+        Api::<LsContext>::namespaced(self.client.clone(), &namespace)
+            .get_opt(name)
+            .await
+            .map_err(|source| Error::api(installation, format!("read Context {name}"), source))
+    }
+
+    /// Where `installation` sits, from the cache; `Err` names the parent that is missing.
+    fn scope(&self, installation: &Installation) -> Result<Scope, String> {
+        let namespace = installation.namespace().unwrap_or_default();
+        let parent = match parent_name(installation) {
+            Some(name) => Some(
+                self.cache
+                    .get(&ObjectRef::new(&name).within(&namespace))
+                    .ok_or_else(|| {
+                        format!("its parent Installation {namespace}/{name} is not found")
+                    })?,
+            ),
+            None => None,
+        };
+        Ok(Scope::new(installation, parent, self.cache.state()))
+    }
+
+    /// The siblings of `installation` in the cache (found by their parent's name, so also
+    /// when the parent itself is gone).
+    fn siblings(&self, installation: &Installation) -> Vec<Arc<Installation>> {
+        Scope::new(installation, None, self.cache.state()).siblings
+    }
+
+    /// The subinstallations of `installation` as the cache sees them (they may lag a moment
+    /// behind; a child's change wakes the parent again).
+    fn children(&self, installation: &Installation) -> Vec<Arc<Installation>> {
+        let namespace = installation.namespace();
+        let name = installation.name_any();
+        self.cache
+            .state()
+            .into_iter()
+            .filter(|child| child.namespace() == namespace)
+            .filter(|child| parent_name(child).as_deref() == Some(name.as_str()))
+            .collect()
     }
 
     fn installations(&self, namespace: &str) -> Api<Installation> {
@@ -116,6 +192,9 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// Reading or writing the installation's imports or exports failed at the API server.
+    #[error(transparent)]
+    Dataflow(crate::dataflow::DataflowError),
 }
 
 impl Error {
@@ -129,29 +208,83 @@ impl Error {
     }
 }
 
-/// Runs the controller until `shutdown` completes.
+/// The caches the controller reads instead of the API server.
+struct Caches {
+    installations: Store<Installation>,
+    executions: Store<Execution>,
+    contexts: Store<LsContext>,
+}
+
+/// A watch of every `K` whose objects go to `writer`'s store before the stream yields them,
+/// with managedFields dropped (most of a server-side applied object; nothing reads them).
+fn cached_watch<K>(
+    api: Api<K>,
+    writer: reflector::store::Writer<K>,
+) -> impl Stream<Item = Result<K, watcher::Error>> + Send
+where
+    K: Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    let watch = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .modify(|object: &mut K| object.meta_mut().managed_fields = None);
+    reflector::reflector(writer, watch).touched_objects()
+}
+
+/// Runs the controller on the landscaper cluster until `shutdown` completes.
 pub async fn run(
-    context: Arc<Context>,
+    client: kube::Client,
+    workers: u16,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let installations: Api<Installation> = Api::all(context.client.clone());
-    let executions: Api<Execution> = Api::all(context.client.clone());
-    tracing::info!("starting the Installation controller");
-    Controller::new(installations.clone(), watcher::Config::default())
-        .owns(executions, watcher::Config::default())
-        // A subinstallation's change (its job finished) wakes its parent.
-        .watches(installations, watcher::Config::default(), |child| {
-            let parent = child.labels().get(ENCOMPASSED_BY)?;
-            Some(ObjectRef::<Installation>::new(parent).within(&child.namespace()?))
-        })
-        .graceful_shutdown_on(shutdown)
+    tracing::info!(workers, "starting the Installation controller");
+    // One watch of Installations feeds the cache and then triggers each changed installation
+    // and its parent (a child's job finishing moves the parent on), so a reconcile never sees
+    // a cache older than the event that caused it.
+    let (installations, writer) = reflector::store();
+    let parents = installations.clone();
+    let trigger =
+        cached_watch(Api::<Installation>::all(client.clone()), writer).flat_map(move |changed| {
+            let parent = changed.as_ref().ok().and_then(|child| {
+                let name = child.labels().get(ENCOMPASSED_BY)?;
+                parents.get(&ObjectRef::new(name).within(&child.namespace()?))
+            });
+            let parent = parent.map(|p| Ok((*p).clone()));
+            futures::stream::iter(std::iter::once(changed).chain(parent))
+        });
+    let (executions, execution_writer) = reflector::store();
+    let execution_watch = cached_watch(Api::<Execution>::all(client.clone()), execution_writer);
+    let (contexts, context_writer) = reflector::store();
+    let context_watch =
+        cached_watch(Api::<LsContext>::all(client.clone()), context_writer).for_each(|_| async {});
+    let caches = Caches {
+        installations: installations.clone(),
+        executions,
+        contexts,
+    };
+    let context = Arc::new(Context::new(client, caches));
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let store = installations.clone();
+    let controller = Controller::for_stream(trigger, installations)
+        .owns_stream(execution_watch)
+        .with_config(kube::runtime::controller::Config::default().concurrency(workers))
+        .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(%error, "Installation reconcile failed");
             }
-        })
-        .await;
+        });
+    // The watches end with the controller.
+    tokio::select! {
+        () = super::run_until_shutdown(controller, store, shutdown) => {}
+        () = context_watch => {}
+    }
 }
 
 async fn reconcile(

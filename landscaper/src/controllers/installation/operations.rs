@@ -36,8 +36,10 @@ pub async fn handle(
         Some(Operation::Reconcile | Operation::ForceReconcile)
             if !status::job_running(installation) =>
         {
-            remove_operation(installation, context).await?;
+            // The job first: if removing the annotation fails, the annotation starts one more
+            // job later, while the other order would lose the request.
             start_job(installation, context, "reconcile annotation").await?;
+            remove_operation(installation, context).await?;
             return Ok(Some(Action::await_change()));
         }
         _ => {}

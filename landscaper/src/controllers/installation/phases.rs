@@ -8,16 +8,14 @@ use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use landscaper_api::constants::annotations;
-use landscaper_api::core::{
-    ConditionStatus, DataObject, Execution, ExecutionPhase, Installation, InstallationPhase,
-};
-use landscaper_blueprint::{MemoryState, Templater};
-use serde_json::{Map, Value as Json, json};
+use landscaper_api::core::{ConditionStatus, ExecutionPhase, Installation, InstallationPhase};
+use landscaper_blueprint::ExecutionKind;
+use serde_json::json;
 use tracing::info;
 
-use super::operations::{children, is_root};
-use super::scope::{self, PredecessorState};
-use super::{Context, Error, WAIT_RETRY, imports, retry, status, subobjects};
+use super::order::{PredecessorState, Siblings, predecessor_state};
+use super::{Context, Error, WAIT_RETRY, retry, state, status, subobjects};
+use crate::dataflow::{self, DataflowError, Scope};
 
 /// The longest interval between two looks at a `Progressing` job.
 const PROGRESSING_MAX: Duration = Duration::from_secs(60);
@@ -62,7 +60,7 @@ pub async fn fail(
     message: String,
 ) -> Result<Action, Error> {
     let name = installation.name_any();
-    let message = format!("Installation {name}: {message}");
+    let message = qualified(installation, message);
     info!(name = %name, reason, message = %message, "job failed");
     let mut patch = status::finish(installation, InstallationPhase::Failed);
     patch["lastError"] = json!(status::last_error(operation, reason, &message));
@@ -79,6 +77,35 @@ pub async fn fail(
     Ok(Action::await_change())
 }
 
+/// `message` prefixed with the installation, unless it names it already.
+fn qualified(installation: &Installation, message: String) -> String {
+    let namespace = installation.namespace().unwrap_or_default();
+    let name = installation.name_any();
+    if message.starts_with(&format!("Installation {namespace}/{name}")) {
+        message
+    } else {
+        format!("Installation {namespace}/{name}: {message}")
+    }
+}
+
+/// Ends the job Failed for a data-flow error, or returns an API failure to be retried.
+async fn fail_dataflow(
+    installation: &Installation,
+    context: &Context,
+    operation: &str,
+    error: DataflowError,
+) -> Result<Action, Error> {
+    let reason = match &error {
+        DataflowError::Api { .. } => return Err(Error::Dataflow(error)),
+        DataflowError::ImportNotFound(_) => "ImportNotFound",
+        DataflowError::InvalidImport(_) => "InvalidImport",
+        DataflowError::Mapping(_) => "DataMappingError",
+        DataflowError::InvalidExport(_) => "InvalidExport",
+        DataflowError::Template { .. } => "TemplateError",
+    };
+    fail(installation, context, operation, reason, error.to_string()).await
+}
+
 /// Records why the installation waits and looks again later.
 async fn wait(
     installation: &Installation,
@@ -87,7 +114,7 @@ async fn wait(
     message: String,
     after: Duration,
 ) -> Result<Action, Error> {
-    let message = format!("Installation {}: {message}", installation.name_any());
+    let message = qualified(installation, message);
     if let Some(conditions) = status::condition(
         installation,
         ConditionStatus::False,
@@ -106,57 +133,21 @@ async fn wait(
 }
 
 async fn init(installation: &Installation, context: &Context) -> Result<Action, Error> {
-    let siblings = scope::siblings(installation, context).await?;
-    if let Some(cycle) = scope::cycle(installation, &siblings) {
-        return fail(
-            installation,
-            context,
-            "Init",
-            "DependencyCycle",
-            format!(
-                "a dependency cycle between siblings: {}",
-                cycle.join(" -> ")
-            ),
-        )
-        .await;
-    }
-    let job = job(installation);
-    let root = is_root(installation);
-    for predecessor in scope::predecessors(installation, &siblings) {
-        let name = predecessor.name_any();
-        match scope::predecessor_state(predecessor, job.as_deref(), root) {
-            PredecessorState::Done => {}
-            PredecessorState::Waiting => {
-                return wait(
-                    installation,
-                    context,
-                    "WaitingForPredecessor",
-                    format!("waiting for predecessor {name}"),
-                    WAIT_RETRY,
-                )
-                .await;
-            }
-            PredecessorState::Failed if root => {
-                return wait(
-                    installation,
-                    context,
-                    "PredecessorFailed",
-                    format!("waiting for predecessor {name}, whose last job did not succeed"),
-                    WAIT_RETRY,
-                )
-                .await;
-            }
-            PredecessorState::Failed => {
-                return fail(
-                    installation,
-                    context,
-                    "Init",
-                    "PredecessorFailed",
-                    format!("predecessor {name} did not succeed"),
-                )
-                .await;
-            }
+    let scope = match context.scope(installation) {
+        Ok(scope) => scope,
+        Err(message) => {
+            return wait(
+                installation,
+                context,
+                "WaitingForParent",
+                message,
+                WAIT_RETRY,
+            )
+            .await;
         }
+    };
+    if let Some(action) = wait_for_predecessors(installation, context, &scope).await? {
+        return Ok(action);
     }
     let resolved = match subobjects::blueprint(installation, context).await? {
         Ok(resolved) => resolved,
@@ -164,19 +155,50 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
             return fail(installation, context, "Init", "BlueprintError", message).await;
         }
     };
-    let values = match imports::read(installation, context).await? {
-        Ok(values) => values,
-        Err(message) => return fail(installation, context, "Init", "ImportError", message).await,
+    let client = &context.client;
+    let imports = match dataflow::read_imports(
+        client,
+        installation,
+        &resolved.blueprint,
+        &resolved.filesystem,
+        &scope,
+    )
+    .await
+    {
+        Ok(imports) => imports,
+        Err(error) => return fail_dataflow(installation, context, "Init", error).await,
     };
-    let desired = match subobjects::render(installation, &resolved, &values) {
+    let mut options = subobjects::options(installation, &resolved, &imports.values);
+    options.imports = match dataflow::import_executions(&scope, &options) {
+        Ok(values) => values,
+        Err(error) => return fail_dataflow(installation, context, "Init", error).await,
+    };
+    if let Err(error) = dataflow::write_imports(
+        client,
+        installation,
+        &resolved.blueprint,
+        &options.imports,
+        &scope,
+    )
+    .await
+    {
+        return fail_dataflow(installation, context, "Init", error).await;
+    }
+    let kinds = [ExecutionKind::Deploy, ExecutionKind::Subinstallation];
+    let stored = state::load(installation, context, &options, &kinds).await?;
+    let desired = match subobjects::render(&options, &stored.state) {
         Ok(desired) => desired,
         Err(message) => return fail(installation, context, "Init", "TemplateError", message).await,
     };
+    state::save(installation, context, &stored).await?;
     let execution =
         subobjects::apply_execution(installation, context, &desired.deploy_items).await?;
-    subobjects::apply_subinstallations(installation, context, &desired.subinstallations).await?;
+    let active =
+        subobjects::apply_subinstallations(installation, context, &desired.subinstallations)
+            .await?;
     let mut patch = status::phase(InstallationPhase::ObjectsCreated);
-    patch["importsHash"] = json!(imports::hash(&values));
+    patch["subInstCache"] = json!({"activeSubs": active});
+    patch["importsHash"] = json!(imports.hash);
     patch["executionRef"] = json!(execution);
     if let Some(conditions) = status::condition(
         installation,
@@ -191,6 +213,62 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     }
     status::patch(&api(installation, context), installation, patch).await?;
     Ok(Action::await_change())
+}
+
+/// Fails the job on a cycle between siblings, waits while a predecessor has not finished;
+/// `None` when every predecessor finished and succeeded.
+async fn wait_for_predecessors(
+    installation: &Installation,
+    context: &Context,
+    scope: &Scope,
+) -> Result<Option<Action>, Error> {
+    let siblings = Siblings::new(installation, &scope.siblings);
+    if let Some(cycle) = siblings.cycle() {
+        let message = format!(
+            "a dependency cycle between siblings: {}",
+            cycle.join(" -> ")
+        );
+        return fail(installation, context, "Init", "DependencyCycle", message)
+            .await
+            .map(Some);
+    }
+    let job = job(installation);
+    let root = scope.is_root();
+    for predecessor in siblings.predecessors() {
+        let name = predecessor.name_any();
+        let action = match predecessor_state(predecessor, job.as_deref(), root) {
+            PredecessorState::Done => continue,
+            PredecessorState::Waiting => {
+                let message = format!("waiting for predecessor {name}");
+                wait(
+                    installation,
+                    context,
+                    "WaitingForPredecessor",
+                    message,
+                    WAIT_RETRY,
+                )
+                .await?
+            }
+            PredecessorState::Failed if root => {
+                let message =
+                    format!("waiting for predecessor {name}, whose last job did not succeed");
+                wait(
+                    installation,
+                    context,
+                    "PredecessorFailed",
+                    message,
+                    WAIT_RETRY,
+                )
+                .await?
+            }
+            PredecessorState::Failed => {
+                let message = format!("predecessor {name} did not succeed");
+                fail(installation, context, "Init", "PredecessorFailed", message).await?
+            }
+        };
+        return Ok(Some(action));
+    }
+    Ok(None)
 }
 
 async fn objects_created(installation: &Installation, context: &Context) -> Result<Action, Error> {
@@ -213,13 +291,13 @@ async fn objects_created(installation: &Installation, context: &Context) -> Resu
             })?;
     }
     let api = api(installation, context);
-    for child in children(installation, context).await? {
-        api.patch_status(&child.name_any(), &params, &start)
+    for child in active_subinstallations(installation) {
+        api.patch_status(&child, &params, &start)
             .await
             .map_err(|source| {
                 Error::api(
                     installation,
-                    format!("pass the job ID to subinstallation {}", child.name_any()),
+                    format!("pass the job ID to subinstallation {child}"),
                     source,
                 )
             })?;
@@ -231,6 +309,22 @@ async fn objects_created(installation: &Installation, context: &Context) -> Resu
     )
     .await?;
     Ok(Action::await_change())
+}
+
+/// The subinstallations `Init` created or updated in this job (`status.subInstCache`).
+fn active_subinstallations(installation: &Installation) -> Vec<String> {
+    installation
+        .status
+        .as_ref()
+        .and_then(|s| s.sub_inst_cache.as_ref())
+        .map(|cache| {
+            cache
+                .active_subs
+                .iter()
+                .filter_map(|pair| pair.object_name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// How long to wait before the next look at a job progressing since `since`: a quarter of
@@ -253,12 +347,10 @@ async fn progressing(installation: &Installation, context: &Context) -> Result<A
         .and_then(|s| s.execution_ref.as_ref())
         .is_some()
     {
-        let execution = context
-            .executions(&namespace)
-            .get_opt(&installation.name_any())
-            .await
-            .map_err(|source| Error::api(installation, "read its Execution", source))?;
-        match execution.and_then(|e| e.status) {
+        match context
+            .execution(installation)
+            .and_then(|e| e.status.clone())
+        {
             Some(s) if s.job_id_finished == job => {
                 if s.phase != Some(ExecutionPhase::Succeeded) {
                     failed.push(format!(
@@ -271,14 +363,16 @@ async fn progressing(installation: &Installation, context: &Context) -> Result<A
             _ => unfinished.push(format!("Execution {}", installation.name_any())),
         }
     }
-    for child in children(installation, context).await? {
-        let s = child.status.clone().unwrap_or_default();
+    for name in active_subinstallations(installation) {
+        let s = context
+            .installation(&namespace, &name)
+            .and_then(|child| child.status.clone())
+            .unwrap_or_default();
         if s.job_id_finished != job {
-            unfinished.push(format!("subinstallation {}", child.name_any()));
+            unfinished.push(format!("subinstallation {name}"));
         } else if s.phase != Some(InstallationPhase::Succeeded) {
             failed.push(format!(
-                "subinstallation {} ended {}",
-                child.name_any(),
+                "subinstallation {name} ended {}",
                 s.phase.map(|p| p.to_string()).unwrap_or_default()
             ));
         }
@@ -336,17 +430,50 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
         )
         .await;
     }
-    let values = match imports::read(installation, context).await? {
-        Ok(values) => values,
+    let scope = match context.scope(installation) {
+        Ok(scope) => scope,
         Err(message) => {
-            return fail(installation, context, "Completing", "ImportError", message).await;
+            return fail(
+                installation,
+                context,
+                "Completing",
+                "ParentNotFound",
+                message,
+            )
+            .await;
         }
+    };
+    let resolved = match subobjects::blueprint(installation, context).await? {
+        Ok(resolved) => resolved,
+        Err(message) => {
+            return fail(
+                installation,
+                context,
+                "Completing",
+                "BlueprintError",
+                message,
+            )
+            .await;
+        }
+    };
+    let client = &context.client;
+    let imports = match dataflow::read_imports(
+        client,
+        installation,
+        &resolved.blueprint,
+        &resolved.filesystem,
+        &scope,
+    )
+    .await
+    {
+        Ok(imports) => imports,
+        Err(error) => return fail_dataflow(installation, context, "Completing", error).await,
     };
     let recorded = installation
         .status
         .as_ref()
         .and_then(|s| s.imports_hash.clone());
-    if recorded.as_deref() != Some(imports::hash(&values).as_str()) {
+    if recorded.as_deref() != Some(imports.hash.as_str()) {
         return fail(
             installation,
             context,
@@ -356,10 +483,17 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
         )
         .await;
     }
-    if let Err(message) = write_exports(installation, context, &values).await? {
-        return fail(installation, context, "Completing", "ExportError", message).await;
+    if has_exports(installation) {
+        let options = subobjects::options(installation, &resolved, &imports.values);
+        let stored = state::load(installation, context, &options, &[ExecutionKind::Export]).await?;
+        if let Err(error) =
+            dataflow::write_exports(client, installation, &options, &stored.state, &scope).await
+        {
+            return fail_dataflow(installation, context, "Completing", error).await;
+        }
+        state::save(installation, context, &stored).await?;
     }
-    trigger_successors(installation, context).await?;
+    trigger_successors(installation, context, &scope).await?;
     let mut patch = status::finish(installation, InstallationPhase::Succeeded);
     if let Some(conditions) = status::condition(
         installation,
@@ -376,130 +510,27 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
     Ok(Action::await_change())
 }
 
-/// Computes the exports (the blueprint's export executions over the Execution's exports and
-/// the subinstallations' exported DataObjects) and writes those `spec.exports.data` names.
-async fn write_exports(
-    installation: &Installation,
-    context: &Context,
-    values: &Map<String, Json>,
-) -> Result<Result<(), String>, Error> {
-    let wanted = installation
-        .spec
-        .exports
-        .as_ref()
-        .and_then(|e| e.data.clone())
-        .unwrap_or_default();
-    if wanted.is_empty() {
-        return Ok(Ok(()));
-    }
-    let namespace = installation.namespace().unwrap_or_default();
-    let objects: Api<DataObject> = Api::namespaced(context.client.clone(), &namespace);
-    let mut deploy_items = Json::Object(Map::new());
-    if installation
-        .status
-        .as_ref()
-        .and_then(|s| s.execution_ref.as_ref())
-        .is_some()
-    {
-        let execution: Option<Execution> = context
-            .executions(&namespace)
-            .get_opt(&installation.name_any())
-            .await
-            .map_err(|source| Error::api(installation, "read its Execution", source))?;
-        if let Some(reference) = execution.and_then(|e| e.status).and_then(|s| s.export_ref) {
-            let object = objects.get_opt(&reference.name).await.map_err(|source| {
-                Error::api(
-                    installation,
-                    format!(
-                        "read the Execution's exports (DataObject {})",
-                        reference.name
-                    ),
-                    source,
-                )
-            })?;
-            match object {
-                Some(object) => deploy_items = object.data,
-                None => {
-                    return Ok(Err(format!(
-                        "the Execution's exports: DataObject {} not found",
-                        reference.name
-                    )));
-                }
-            }
-        }
-    }
-    let own_context = format!("Inst.{}", installation.name_any());
-    let mut dataobjects = Map::new();
-    for child in children(installation, context).await? {
-        for export in child
-            .spec
-            .exports
-            .iter()
-            .flat_map(|e| e.data.iter().flatten())
-        {
-            let name = landscaper_api::core::data_object_name(&own_context, &export.data_ref);
-            if let Some(object) = objects.get_opt(&name).await.map_err(|source| {
-                Error::api(
-                    installation,
-                    format!("read DataObject {name} exported by {}", child.name_any()),
-                    source,
-                )
-            })? {
-                dataobjects.insert(export.data_ref.clone(), object.data);
-            }
-        }
-    }
-    let mut values_for_exports = Map::new();
-    values_for_exports.insert("deployitems".into(), deploy_items);
-    values_for_exports.insert("dataobjects".into(), Json::Object(dataobjects));
-    let resolved = match subobjects::blueprint(installation, context).await? {
-        Ok(resolved) => resolved,
-        Err(message) => return Ok(Err(message)),
-    };
-    let options = subobjects::options(installation, &resolved, values);
-    let state = MemoryState::default();
-    let mut exports = match Templater::new(&state).export_executions(&options, &values_for_exports)
-    {
-        Ok(exports) => exports,
-        Err(e) => return Ok(Err(e.to_string())),
-    };
-    // Plain export data mappings are taken as written; expressions are the dataflow module's.
-    for (key, value) in installation.spec.export_data_mappings.iter().flatten() {
-        exports.insert(key.clone(), value.clone());
-    }
-    let data_context = imports::data_context(installation);
-    for export in wanted {
-        let Some(value) = exports.get(&export.name) else {
-            return Ok(Err(format!(
-                "export {} was not computed by the blueprint's export executions",
-                export.name
-            )));
-        };
-        imports::write_export(
-            installation,
-            context,
-            &data_context,
-            &export.data_ref,
-            value.clone(),
-        )
-        .await?;
-    }
-    Ok(Ok(()))
+/// Whether `spec.exports` names anything to write (the export executions run only then).
+fn has_exports(installation: &Installation) -> bool {
+    installation.spec.exports.as_ref().is_some_and(|exports| {
+        exports.data.as_ref().is_some_and(|d| !d.is_empty())
+            || exports.targets.as_ref().is_some_and(|t| !t.is_empty())
+    })
 }
 
 /// Wakes the siblings that import this installation's exports.
-async fn trigger_successors(installation: &Installation, context: &Context) -> Result<(), Error> {
-    let siblings = scope::siblings(installation, context).await?;
+async fn trigger_successors(
+    installation: &Installation,
+    context: &Context,
+    scope: &Scope,
+) -> Result<(), Error> {
     let api = api(installation, context);
     let reason = format!(
         "predecessor {} finished job {}",
         installation.name_any(),
         job(installation).unwrap_or_default()
     );
-    for successor in siblings
-        .iter()
-        .filter(|s| scope::imports_from(s, installation))
-    {
+    for successor in Siblings::new(installation, &scope.siblings).successors() {
         api.patch(
             &successor.name_any(),
             &PatchParams::default(),

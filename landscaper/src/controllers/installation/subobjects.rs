@@ -8,14 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::{
-    Context as LsContext, DeployItemTemplate, Execution, Installation, InstallationTemplate,
-    ObjectReference,
+    DeployItemTemplate, Execution, Installation, InstallationTemplate, ObjectReference, SubNamePair,
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
-use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, MemoryState, Templater};
+use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, StateHandler, Templater};
 use serde_json::{Map, Value as Json, json};
 
 use super::operations::children;
@@ -34,12 +33,8 @@ pub async fn blueprint(
     installation: &Installation,
     context: &Context,
 ) -> Result<Result<ResolvedBlueprint, String>, Error> {
-    let namespace = installation.namespace().unwrap_or_default();
-    let contexts: Api<LsContext> = Api::namespaced(context.client.clone(), &namespace);
     let context_name = source::context_name(&installation.spec);
-    let ls_context = contexts.get_opt(context_name).await.map_err(|source| {
-        Error::api(installation, format!("read Context {context_name}"), source)
-    })?;
+    let ls_context = context.ls_context(installation, context_name).await?;
     Ok(
         source::resolve(&installation.spec, ls_context.as_ref(), &context.registry)
             .await
@@ -47,27 +42,23 @@ pub async fn blueprint(
     )
 }
 
-/// Runs the blueprint's deploy and subinstallation executions on the imports.
-pub fn render(
-    installation: &Installation,
-    resolved: &ResolvedBlueprint,
-    imports: &Map<String, Json>,
-) -> Result<Desired, String> {
-    let options = options(installation, resolved, imports);
-    let state = MemoryState::default();
-    let templater = Templater::new(&state);
+/// Runs the blueprint's deploy and subinstallation executions on `options.imports`, with
+/// their stored `state`.
+pub fn render(options: &ExecutionOptions, state: &dyn StateHandler) -> Result<Desired, String> {
+    let imports = &options.imports;
+    let templater = Templater::new(state);
     let items = templater
-        .deploy_executions(&options)
+        .deploy_executions(options)
         .map_err(|e| e.to_string())?;
     let deploy_items = items
         .into_iter()
         .map(|item| deploy_item(item, imports))
         .collect::<Result<Vec<_>, _>>()?;
     let mut subinstallations = Vec::new();
-    for template in &resolved.blueprint.subinstallations {
+    for template in &options.blueprint.subinstallations {
         match (&template.file, &template.template) {
             (Some(file), _) => {
-                let text = resolved
+                let text = options
                     .filesystem
                     .read_text(file)
                     .map_err(|e| e.to_string())?;
@@ -82,7 +73,7 @@ pub fn render(
     }
     subinstallations.extend(
         templater
-            .subinstallation_executions(&options)
+            .subinstallation_executions(options)
             .map_err(|e| e.to_string())?,
     );
     let mut names = std::collections::BTreeSet::new();
@@ -164,10 +155,7 @@ pub async fn apply_execution(
 ) -> Result<Option<ObjectReference>, Error> {
     let name = installation.name_any();
     let api = context.executions(&installation.namespace().unwrap_or_default());
-    let existing = api
-        .get_opt(&name)
-        .await
-        .map_err(|source| Error::api(installation, format!("read Execution {name}"), source))?;
+    let existing = context.execution(installation);
     if items.is_empty() {
         if existing.is_some() {
             api.delete(&name, &DeleteParams::default())
@@ -183,17 +171,21 @@ pub async fn apply_execution(
         return Ok(None);
     }
     let spec = json!({"context": installation.spec.context, "deployItems": items});
+    let update = || async {
+        api.patch(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": spec})),
+        )
+        .await
+        .map_err(|source| Error::api(installation, format!("update Execution {name}"), source))
+    };
     match existing {
+        Some(current)
+            if current.spec.deploy_items == items
+                && current.spec.context == installation.spec.context => {}
         Some(_) => {
-            api.patch(
-                &name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": spec})),
-            )
-            .await
-            .map_err(|source| {
-                Error::api(installation, format!("update Execution {name}"), source)
-            })?;
+            update().await?;
         }
         None => {
             let execution: Execution = serde_json::from_value(json!({
@@ -206,11 +198,20 @@ pub async fn apply_execution(
                 "spec": spec,
             }))
             .expect("an Execution from its fields");
-            api.create(&PostParams::default(), &execution)
-                .await
-                .map_err(|source| {
-                    Error::api(installation, format!("create Execution {name}"), source)
-                })?;
+            match api.create(&PostParams::default(), &execution).await {
+                Ok(_) => {}
+                // The cache had not seen it yet.
+                Err(kube::Error::Api(status)) if status.code == 409 => {
+                    update().await?;
+                }
+                Err(source) => {
+                    return Err(Error::api(
+                        installation,
+                        format!("create Execution {name}"),
+                        source,
+                    ));
+                }
+            }
         }
     }
     Ok(Some(ObjectReference {
@@ -219,15 +220,27 @@ pub async fn apply_execution(
     }))
 }
 
-/// Creates or updates the subinstallations and deletes those no template names any more.
+/// Creates or updates the subinstallations and deletes those no template names any more;
+/// returns the subinstallations now in use (object name, template name).
 pub async fn apply_subinstallations(
     installation: &Installation,
     context: &Context,
     templates: &[InstallationTemplate],
-) -> Result<(), Error> {
+) -> Result<Vec<SubNamePair>, Error> {
     let api = context.installations(&installation.namespace().unwrap_or_default());
-    let existing: BTreeMap<String, Installation> = children(installation, context)
-        .await?
+    // Children are created with generated names: only the API server's list guarantees that
+    // one created a moment ago is updated, not created twice. Without templates, the cache
+    // serves to find obsolete ones.
+    let children: Vec<Installation> = if templates.is_empty() {
+        context
+            .children(installation)
+            .into_iter()
+            .map(|child| (*child).clone())
+            .collect()
+    } else {
+        children(installation, context).await?
+    };
+    let existing: BTreeMap<String, Installation> = children
         .into_iter()
         .filter_map(|child| {
             child
@@ -237,9 +250,10 @@ pub async fn apply_subinstallations(
                 .map(|n| (n, child))
         })
         .collect();
+    let mut active = Vec::new();
     for template in templates {
         let spec = subinstallation_spec(installation, template);
-        match existing.get(&template.name) {
+        let object_name = match existing.get(&template.name) {
             Some(child) => {
                 api.patch(
                     &child.name_any(),
@@ -254,6 +268,7 @@ pub async fn apply_subinstallations(
                         source,
                     )
                 })?;
+                child.name_any()
             }
             None => {
                 let child: Installation = serde_json::from_value(json!({
@@ -275,9 +290,14 @@ pub async fn apply_subinstallations(
                             format!("create subinstallation {}", template.name),
                             source,
                         )
-                    })?;
+                    })?
+                    .name_any()
             }
-        }
+        };
+        active.push(SubNamePair {
+            object_name: Some(object_name),
+            spec_name: Some(template.name.clone()),
+        });
     }
     for (template_name, child) in &existing {
         if !templates.iter().any(|t| &t.name == template_name) {
@@ -292,7 +312,7 @@ pub async fn apply_subinstallations(
                 })?;
         }
     }
-    Ok(())
+    Ok(active)
 }
 
 /// The spec of the subinstallation of `template`: its blueprint inline (`filesystem`) or a

@@ -1,0 +1,66 @@
+{{/* The chart name, overridable. */}}
+{{- define "manifest-deployer.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The full name of the release's objects. */}}
+{{- define "manifest-deployer.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else if contains (include "manifest-deployer.name" .) .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name (include "manifest-deployer.name" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* Labels of every object. */}}
+{{- define "manifest-deployer.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "manifest-deployer.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+landscaper.gardener.cloud/component: manifest-deployer
+{{- end }}
+
+{{/* Labels that select the deployer's pod. */}}
+{{- define "manifest-deployer.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "manifest-deployer.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* The Secret holding the landscaper cluster's kubeconfig. */}}
+{{- define "manifest-deployer.landscaperKubeconfigSecret" -}}
+{{- $kubeconfig := .Values.deployer.landscaperClusterKubeconfig }}
+{{- if and $kubeconfig.secretRef $kubeconfig.kubeconfig }}
+{{- fail "deployer.landscaperClusterKubeconfig: set either secretRef.name or kubeconfig, not both" }}
+{{- else if $kubeconfig.kubeconfig }}
+{{- printf "%s-landscaper-cluster" (include "manifest-deployer.fullname" .) }}
+{{- else if and $kubeconfig.secretRef $kubeconfig.secretRef.name }}
+{{- $kubeconfig.secretRef.name }}
+{{- else }}
+{{- fail "deployer.landscaperClusterKubeconfig: set secretRef.name or kubeconfig: the deployer must reach the landscaper cluster" }}
+{{- end }}
+{{- end }}
+
+{{/* The deployer's Configuration. */}}
+{{- define "manifest-deployer.config" -}}
+apiVersion: manifest.deployer.landscaper.gardener.cloud/v1alpha2
+kind: Configuration
+identity: {{ default .Release.Name .Values.deployer.identity | quote }}
+{{- with .Values.deployer.targetSelector }}
+targetSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+controller:
+  workers: {{ .Values.deployer.controller.workers | int }}
+{{- with .Values.deployer.progressingTimeout }}
+deployItemTimeouts:
+  progressingDefault: {{ . | quote }}
+{{- end }}
+{{- end }}
+
+{{/* The image. */}}
+{{- define "manifest-deployer.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}

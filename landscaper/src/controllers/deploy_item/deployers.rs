@@ -1,0 +1,350 @@
+//! Our improvement over upstream: an item whose type a registered deployer will serve in the
+//! item's environment, but which is not installed there yet, is not failed by the pickup
+//! timeout; its timer starts when that deployer's Installation has Succeeded. The order in
+//! which deployers come up emerges from this (see `deployer_registration::order`).
+//!
+//! The item's environments are those whose `spec.targetSelectors` match the item's Target:
+//! the selectors the environment's agent and every deployer installed there serve items by.
+
+use std::fmt::Debug;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::Api;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Resource, ResourceExt};
+use landscaper_api::constants::labels;
+use landscaper_api::core::{
+    DeployerRegistration, Environment, Installation, InstallationPhase, Target,
+};
+use landscaper_deployer::responsibility::matches_any;
+use serde::de::DeserializeOwned;
+
+use crate::controllers::deployer_registration::pair_name;
+
+/// A registered deployer of the item's type in one of the item's environments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// The DeployerRegistration.
+    pub registration: String,
+    /// The Environment.
+    pub environment: String,
+    /// The pair's Installation, `<registration>-<environment>` in the deployer management
+    /// namespace.
+    pub installation: String,
+}
+
+/// Whether the item waits for a registered deployer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Deployers {
+    /// No DeployerRegistration serves the item's type in its environments: the pickup timer
+    /// runs from the job's start, as upstream's does.
+    NoneRegistered,
+    /// Deployers are registered for it and none is installed yet: the timer does not run.
+    NotInstalled(Vec<Pair>),
+    /// One is installed: the timer runs from when it was (`since`; unknown for an Installation
+    /// without a phase transition time).
+    Installed {
+        /// The first of the item's pairs to succeed.
+        pair: Pair,
+        /// When its Installation turned Succeeded.
+        since: Option<Timestamp>,
+    },
+}
+
+/// What the registered deployers of `item_type` in the environments of `target` are up to;
+/// `installation` finds a pair's Installation by name.
+pub fn deployers_of(
+    item_type: &str,
+    target: &Target,
+    registrations: &[Arc<DeployerRegistration>],
+    environments: &[Arc<Environment>],
+    installation: impl Fn(&str) -> Option<Arc<Installation>>,
+) -> Deployers {
+    let serving: Vec<&DeployerRegistration> = registrations
+        .iter()
+        .map(Arc::as_ref)
+        .filter(|r| r.meta().deletion_timestamp.is_none())
+        .filter(|r| r.spec.types.iter().any(|t| t == item_type))
+        .collect();
+    if serving.is_empty() {
+        return Deployers::NoneRegistered;
+    }
+    let mut pairs = Vec::new();
+    for environment in environments {
+        if environment.meta().deletion_timestamp.is_some()
+            || !matches_any(&environment.spec.target_selectors, target).unwrap_or(false)
+        {
+            continue;
+        }
+        for registration in &serving {
+            let (registration, environment) = (registration.name_any(), environment.name_any());
+            // A pair whose name cannot be made is never installed; it holds nothing.
+            if let Ok(installation) = pair_name(&registration, &environment) {
+                pairs.push(Pair {
+                    registration,
+                    environment,
+                    installation,
+                });
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return Deployers::NoneRegistered;
+    }
+    let installed = pairs
+        .iter()
+        .filter_map(|pair| {
+            let found = installation(&pair.installation)?;
+            let status = found.status.as_ref()?;
+            (status.phase == Some(InstallationPhase::Succeeded)).then(|| {
+                let since = status.phase_transition_time.as_ref().map(|t| t.0);
+                (pair.clone(), since)
+            })
+        })
+        .min_by_key(|(_, since)| *since);
+    match installed {
+        Some((pair, since)) => Deployers::Installed { pair, since },
+        None => Deployers::NotInstalled(pairs),
+    }
+}
+
+/// Watch caches of the registrations, environments and pair Installations, so that deciding
+/// on an item costs no reads.
+pub struct Caches {
+    /// Every DeployerRegistration.
+    pub registrations: Store<DeployerRegistration>,
+    /// Every Environment.
+    pub environments: Store<Environment>,
+    /// The pairs' Installations in the deployer management namespace.
+    pub installations: Store<Installation>,
+    namespace: String,
+}
+
+/// A stream that yields whenever a cached object changed; it must be polled for the caches to
+/// fill.
+pub type Changes = Pin<Box<dyn Stream<Item = ()> + Send>>;
+
+impl Caches {
+    /// Starts the watches; `namespace` is the deployer management namespace.
+    pub fn start(client: &kube::Client, namespace: &str) -> (Self, Changes) {
+        let mut changes: Vec<Changes> = Vec::new();
+        let registrations = cache(
+            Api::all(client.clone()),
+            watcher::Config::default(),
+            &mut changes,
+        );
+        let environments = cache(
+            Api::all(client.clone()),
+            watcher::Config::default(),
+            &mut changes,
+        );
+        let installations = cache(
+            Api::namespaced(client.clone(), namespace),
+            watcher::Config::default().labels(labels::DEPLOYER_REGISTRATION),
+            &mut changes,
+        );
+        let caches = Self {
+            registrations,
+            environments,
+            installations,
+            namespace: namespace.to_owned(),
+        };
+        (caches, Box::pin(futures::stream::select_all(changes)))
+    }
+
+    /// Waits until every cache has listed its objects once.
+    pub async fn ready(&self) {
+        // A writer only goes away when its stream is dropped, at shutdown.
+        let _ = futures::join!(
+            self.registrations.wait_until_ready(),
+            self.environments.wait_until_ready(),
+            self.installations.wait_until_ready(),
+        );
+    }
+
+    /// Whether a DeployerRegistration (not being deleted) serves `item_type`.
+    pub fn serves(&self, item_type: &str) -> bool {
+        self.registrations.state().iter().any(|registration| {
+            registration.meta().deletion_timestamp.is_none()
+                && registration.spec.types.iter().any(|t| t == item_type)
+        })
+    }
+
+    /// [`deployers_of`] on the cached objects.
+    pub fn deployers_of(&self, item_type: &str, target: &Target) -> Deployers {
+        deployers_of(
+            item_type,
+            target,
+            &self.registrations.state(),
+            &self.environments.state(),
+            |name| {
+                self.installations
+                    .get(&ObjectRef::new(name).within(&self.namespace))
+            },
+        )
+    }
+}
+
+/// A cache of `api`'s objects selected by `config`; its change stream is added to `changes`.
+fn cache<K>(api: Api<K>, config: watcher::Config, changes: &mut Vec<Changes>) -> Store<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let (reader, writer) = reflector::store();
+    let stream = reflector::reflector(writer, watcher(api, config))
+        .default_backoff()
+        .filter_map(|event| async move {
+            match event {
+                Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_) | watcher::Event::InitDone) => {
+                    Some(())
+                }
+                Ok(_) => None,
+                Err(error) => {
+                    tracing::warn!(%error, "watch of the deploy item controller's caches failed; retrying");
+                    None
+                }
+            }
+        });
+    changes.push(Box::pin(stream));
+    reader
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const MOCK: &str = "landscaper.gardener.cloud/mock";
+
+    fn registration(name: &str, types: &[&str]) -> Arc<DeployerRegistration> {
+        Arc::new(
+            serde_json::from_value(json!({
+                "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+                "kind": "DeployerRegistration",
+                "metadata": { "name": name },
+                "spec": { "types": types, "installationTemplate": { "blueprint": {} } },
+            }))
+            .unwrap(),
+        )
+    }
+
+    fn environment(name: &str) -> Arc<Environment> {
+        Arc::new(
+            serde_json::from_value(json!({
+                "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+                "kind": "Environment",
+                "metadata": { "name": name },
+                "spec": {
+                    "namespace": "ls-system",
+                    "hostTarget": { "type": "landscaper.gardener.cloud/kubernetes-cluster" },
+                    "landscaperClusterConfig": { "host": "https://ls", "apiPath": "" },
+                    "targetSelectors": [{ "annotations": [{
+                        "key": "landscaper.gardener.cloud/environment",
+                        "operator": "=",
+                        "values": [name],
+                    }]}],
+                },
+            }))
+            .unwrap(),
+        )
+    }
+
+    fn target(environment: &str) -> Target {
+        serde_json::from_value(json!({
+            "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+            "kind": "Target",
+            "metadata": {
+                "name": "t",
+                "namespace": "apps",
+                "annotations": { "landscaper.gardener.cloud/environment": environment },
+            },
+            "spec": { "type": "landscaper.gardener.cloud/kubernetes-cluster", "config": {} },
+        }))
+        .unwrap()
+    }
+
+    fn installation(phase: &str, since: &str) -> Arc<Installation> {
+        Arc::new(
+            serde_json::from_value(json!({
+                "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+                "kind": "Installation",
+                "metadata": { "name": "mock-edge", "namespace": "ls-system" },
+                "spec": { "blueprint": {} },
+                "status": { "phase": phase, "phaseTransitionTime": since },
+            }))
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn an_item_waits_for_the_registered_deployer_of_its_type_in_its_environment() {
+        let registrations = [registration("mock", &[MOCK])];
+        let environments = [environment("edge"), environment("other")];
+        let none = |_: &str| None;
+        let pair = Pair {
+            registration: "mock".to_owned(),
+            environment: "edge".to_owned(),
+            installation: "mock-edge".to_owned(),
+        };
+        assert_eq!(
+            deployers_of(MOCK, &target("edge"), &registrations, &environments, none),
+            Deployers::NotInstalled(vec![pair.clone()])
+        );
+        let progressing = |_: &str| Some(installation("Progressing", "2026-01-01T10:00:00Z"));
+        assert_eq!(
+            deployers_of(
+                MOCK,
+                &target("edge"),
+                &registrations,
+                &environments,
+                progressing
+            ),
+            Deployers::NotInstalled(vec![pair.clone()])
+        );
+        let succeeded = |_: &str| Some(installation("Succeeded", "2026-01-01T10:00:00Z"));
+        assert_eq!(
+            deployers_of(
+                MOCK,
+                &target("edge"),
+                &registrations,
+                &environments,
+                succeeded
+            ),
+            Deployers::Installed {
+                pair,
+                since: Some("2026-01-01T10:00:00Z".parse().unwrap()),
+            }
+        );
+    }
+
+    #[test]
+    fn other_types_and_targets_outside_every_environment_are_not_held() {
+        let registrations = [registration("mock", &[MOCK])];
+        let environments = [environment("edge")];
+        let none = |_: &str| None;
+        assert_eq!(
+            deployers_of(
+                "landscaper.gardener.cloud/helm",
+                &target("edge"),
+                &registrations,
+                &environments,
+                none
+            ),
+            Deployers::NoneRegistered
+        );
+        assert_eq!(
+            deployers_of(
+                MOCK,
+                &target("elsewhere"),
+                &registrations,
+                &environments,
+                none
+            ),
+            Deployers::NoneRegistered
+        );
+    }
+}

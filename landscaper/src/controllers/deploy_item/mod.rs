@@ -1,0 +1,176 @@
+//! Reconciles DeployItems for the two timeouts the landscaper owns (deployers own the
+//! progressing timeout): a job that no deployer picked up within `deployItemTimeouts.pickup`
+//! ends Failed with `PickupTimeout`, saying whether the item's Target is missing, and a job
+//! that a deployer did not end within `deployItemTimeouts.abort` of an abort request ends
+//! Failed with `AbortingTimeout`. An item whose job ended is left alone. The pickup timer does
+//! not run while a deployer registered for the item's type and environment is not installed
+//! yet (see [`deployers`]). Each wait ends in a requeue exactly at its deadline; all state lives
+//! on the objects, so a restart resumes every timer where it stood.
+
+mod abort;
+pub mod deployers;
+mod pickup;
+pub mod timeouts;
+mod writes;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::ResourceExt;
+use kube::api::Api;
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::watcher;
+use landscaper_api::core::DeployItem;
+use tracing::{Instrument, info, info_span, warn};
+
+use self::deployers::Caches;
+use crate::settings::{DeployItemTimeouts, Settings};
+
+/// Field manager and event reporter of this controller.
+const MANAGER: &str = "landscaper-deploy-item-controller";
+/// How long to wait before retrying after an API error.
+const ERROR_RETRY: Duration = Duration::from_secs(5);
+/// How often a held item is looked at when nothing happens (its deployer's Installation
+/// wakes it before that).
+const RESYNC: Duration = Duration::from_secs(300);
+/// How soon an item that changed under a write is looked at again.
+const CONFLICT_RETRY: Duration = Duration::from_secs(1);
+/// The condition saying whether the item waits for a registered deployer to be installed.
+pub const WAITING_FOR_DEPLOYER: &str = "WaitingForDeployer";
+/// `lastError.reason` of a job no deployer picked up (upstream's).
+pub const PICKUP_TIMEOUT_REASON: &str = "PickupTimeout";
+/// `lastError.operation` of a job no deployer picked up (upstream's).
+pub const PICKUP_TIMEOUT_OPERATION: &str = "WaitingForPickup";
+/// `lastError.reason` of a job not ended after an abort (upstream's).
+pub const ABORTING_TIMEOUT_REASON: &str = "AbortingTimeout";
+/// `lastError.operation` of a job not ended after an abort (upstream's).
+pub const ABORTING_TIMEOUT_OPERATION: &str = "WaitingForAbort";
+
+/// Shared handles of the controller.
+pub struct Context {
+    client: kube::Client,
+    recorder: Recorder,
+    timeouts: DeployItemTimeouts,
+    /// The registered deployers, when deployer management runs.
+    deployers: Option<Caches>,
+}
+
+/// What went wrong while reconciling a DeployItem.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An API request failed.
+    #[error("DeployItem {namespace}/{name}: {action}: {source}")]
+    Api {
+        /// Namespace of the DeployItem.
+        namespace: String,
+        /// The DeployItem.
+        name: String,
+        /// What was being done.
+        action: String,
+        /// The failure.
+        #[source]
+        source: kube::Error,
+    },
+}
+
+impl Error {
+    fn api(item: &DeployItem, action: impl Into<String>, source: kube::Error) -> Self {
+        Self::Api {
+            namespace: item.namespace().unwrap_or_default(),
+            name: item.name_any(),
+            action: action.into(),
+            source,
+        }
+    }
+}
+
+/// Runs the controller until `shutdown` completes.
+pub async fn run(
+    client: kube::Client,
+    settings: Settings,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let recorder = Recorder::new(
+        client.clone(),
+        Reporter {
+            controller: MANAGER.into(),
+            instance: None,
+        },
+    );
+    let (deployers, changes) = match settings.deployer_management {
+        true => {
+            let (caches, changes) = Caches::start(&client, &settings.namespace);
+            (Some(caches), Some(changes))
+        }
+        false => (None, None),
+    };
+    let timeouts = settings.deploy_item_timeouts;
+    let workers = settings.deploy_item_workers;
+    info!(
+        workers,
+        pickup = ?timeouts.pickup,
+        abort = ?timeouts.abort,
+        "starting the DeployItem controller"
+    );
+    let context = Arc::new(Context {
+        client: client.clone(),
+        recorder,
+        timeouts,
+        deployers,
+    });
+    let items: Api<DeployItem> = Api::all(client);
+    let mut controller = Controller::new(items, watcher::Config::default())
+        .with_config(ControllerConfig::default().concurrency(workers));
+    if let Some(changes) = changes {
+        // A registration, environment or deployer Installation that changed may start or
+        // hold the timer of any item.
+        controller = controller.reconcile_all_on(changes);
+    }
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let store = controller.store();
+    let running = controller
+        .graceful_shutdown_on(shutdown.clone())
+        .run(reconcile, error_policy, context)
+        .for_each(|result| async move {
+            if let Err(error) = result {
+                warn!(%error, "DeployItem reconcile failed");
+            }
+        });
+    super::run_until_shutdown(running, store, shutdown).await;
+}
+
+fn error_policy(item: Arc<DeployItem>, error: &Error, _: Arc<Context>) -> Action {
+    warn!(
+        namespace = %item.namespace().unwrap_or_default(),
+        name = %item.name_any(),
+        %error,
+        "DeployItem reconcile failed; retrying"
+    );
+    Action::requeue(ERROR_RETRY)
+}
+
+async fn reconcile(item: Arc<DeployItem>, context: Arc<Context>) -> Result<Action, Error> {
+    let span = info_span!(
+        "reconcile",
+        kind = "DeployItem",
+        namespace = %item.namespace().unwrap_or_default(),
+        name = %item.name_any()
+    );
+    async {
+        if !timeouts::job_running(&item) {
+            return Ok(Action::await_change());
+        }
+        if !timeouts::picked_up(&item) {
+            return pickup::pickup(&item, &context).await;
+        }
+        match context.timeouts.abort {
+            Some(timeout) => abort::abort(&item, timeout, &context).await,
+            None => Ok(Action::await_change()),
+        }
+    }
+    .instrument(span)
+    .await
+}

@@ -1,0 +1,228 @@
+//! The installation flow as a user runs it, with the binaries and kubectl only: `testbed
+//! serve`, `landscaper crds | kubectl apply -f -`, `landscaper run --kubeconfig …` and
+//! `landscaper-agent deployer mock --landscaper-kubeconfig …`; an Installation with inline
+//! blueprints, applied with kubectl, whose data flows producer → consumer → root export
+//! reaches Succeeded with the root's export in its DataObject.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use landscaper_e2e::flow;
+use landscaper_e2e::tools::{external_tool, workspace_binary};
+use serde_json::json;
+
+/// A child process that is killed when the test ends, however it ends.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn(program: &Path, args: &[&str], log: &Path) -> Running {
+    let child = Command::new(program)
+        .args(args)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log file"))
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} starts: {e}", program.display()));
+    Running(child)
+}
+
+/// Runs kubectl against the cluster of `kubeconfig`, with `input` on stdin; its output, or a
+/// panic with what it printed.
+fn kubectl(kubectl: &Path, kubeconfig: &Path, args: &[&str], input: Option<&[u8]>) -> String {
+    let mut child = Command::new(kubectl)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kubectl starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    if let Some(input) = input {
+        stdin.write_all(input).expect("kubectl reads its input");
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("kubectl ends");
+    assert!(
+        output.status.success(),
+        "kubectl {}: {}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Starts `testbed serve` and returns it with the kubeconfig of its cluster.
+fn serve(testbed: &Path, dir: &Path) -> (Running, PathBuf) {
+    let mut child = Command::new(testbed)
+        .arg("serve")
+        .arg("--kubeconfig-dir")
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(dir.join("testbed.log")).expect("log file"))
+        .spawn()
+        .expect("testbed serve starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let running = Running(child);
+    // It prints `<cluster> <url> <kubeconfig>` per cluster once it serves.
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("testbed serve prints its cluster");
+    let kubeconfig = line
+        .split_whitespace()
+        .nth(2)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("testbed serve printed {line:?}"));
+    (running, kubeconfig)
+}
+
+/// Polls `check` every half second until it returns `Some`, for at most `limit`; the logs in
+/// `dir` are printed when it does not.
+fn wait_for<T>(what: &str, limit: Duration, dir: &Path, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        if start.elapsed() > limit {
+            for log in ["landscaper.log", "deployer.log", "testbed.log"] {
+                let text = std::fs::read_to_string(dir.join(log)).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(40).collect();
+                eprintln!("--- {log} (last lines, newest first)\n{}", tail.join("\n"));
+            }
+            panic!("{what}: not within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
+    let (Some(kubectl_bin), Some(testbed), Some(landscaper), Some(agent)) = (
+        external_tool("KUBECTL", "kubectl"),
+        workspace_binary("testbed"),
+        workspace_binary("landscaper"),
+        workspace_binary("landscaper-agent"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_server, kubeconfig) = serve(&testbed, dir.path());
+    let kubectl =
+        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &kubeconfig, args, input);
+
+    let crds = Command::new(&landscaper)
+        .arg("crds")
+        .output()
+        .expect("landscaper crds runs");
+    assert!(crds.status.success(), "landscaper crds failed");
+    kubectl(&["apply", "-f", "-"], Some(&crds.stdout));
+    wait_for(
+        "the CRDs are served",
+        Duration::from_secs(30),
+        dir.path(),
+        || {
+            Command::new(&kubectl_bin)
+                .arg("--kubeconfig")
+                .arg(&kubeconfig)
+                .args(["get", "installations", "-A"])
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+        },
+    );
+    kubectl(&["create", "namespace", "ls-system"], None);
+    kubectl(&["create", "namespace", "demo"], None);
+
+    let config = kubeconfig.to_str().expect("a UTF-8 path");
+    let _landscaper = spawn(
+        &landscaper,
+        &["run", "--kubeconfig", config],
+        &dir.path().join("landscaper.log"),
+    );
+    let _deployer = spawn(
+        &agent,
+        &[
+            "deployer",
+            "mock",
+            "--landscaper-kubeconfig",
+            config,
+            "--namespace",
+            "demo",
+        ],
+        &dir.path().join("deployer.log"),
+    );
+
+    let greeting = json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DataObject",
+        "metadata": {"name": "greeting-in"},
+        "data": "hello",
+    });
+    let root = flow::root_installation("root", "greeting-in", "flow-result");
+    let manifest = format!("{greeting}\n---\n{root}\n");
+    kubectl(
+        &["apply", "-n", "demo", "-f", "-"],
+        Some(manifest.as_bytes()),
+    );
+
+    let phase = wait_for(
+        "the root installation finishes its job",
+        Duration::from_secs(120),
+        dir.path(),
+        || {
+            let out = kubectl(
+                &[
+                    "get",
+                    "installation",
+                    "root",
+                    "-n",
+                    "demo",
+                    "-o",
+                    "jsonpath={.status.jobID} {.status.jobIDFinished} {.status.phase}",
+                ],
+                None,
+            );
+            let fields: Vec<&str> = out.split_whitespace().collect();
+            match fields.as_slice() {
+                [started, finished, phase] if started == finished => Some(phase.to_string()),
+                _ => None,
+            }
+        },
+    );
+    let status = kubectl(
+        &["get", "installation", "root", "-n", "demo", "-o", "json"],
+        None,
+    );
+    assert_eq!(phase, "Succeeded", "{status}");
+    let export = kubectl(
+        &[
+            "get",
+            "dataobject",
+            "flow-result",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.data}",
+        ],
+        None,
+    );
+    assert_eq!(export, "hello, produced, consumed");
+    let listed = kubectl(&["get", "installations", "-n", "demo"], None);
+    assert_eq!(
+        listed.lines().count(),
+        4,
+        "the root and its two subinstallations:\n{listed}"
+    );
+}

@@ -1,0 +1,207 @@
+//! The installation flow under faults: a 500 or a 409 on each write of a job, dropped
+//! watches, and a landscaper restart in each phase all end with the job Succeeded and exactly
+//! one DeployItem per item.
+
+use std::time::Duration;
+
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use landscaper_api::core::{DeployItem, Installation, InstallationPhase};
+use landscaper_e2e::{World, eventually_within, flow};
+use serde_json::{Value, json};
+use testbed::{Fault, Matcher};
+
+/// A root installation `name` with one mock item that succeeds.
+fn one_item(name: &str) -> Installation {
+    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config:\n        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n        kind: ProviderConfiguration\n        phase: Succeeded\n";
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "annotations": {"landscaper.gardener.cloud/operation": "reconcile"}},
+        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
+    }))
+    .expect("an installation")
+}
+
+/// Waits until `name` finished a job Succeeded (the retries after faults take a while);
+/// `case` says which case waits, for the message.
+async fn succeeds(api: &Api<Installation>, name: &str, case: &str) {
+    eventually_within(
+        &format!("installation {name} succeeds ({case})"),
+        Duration::from_secs(90),
+        || async {
+            api.get(name).await.ok().is_some_and(|i| {
+                i.status.is_some_and(|s| {
+                    s.job_id.is_some()
+                        && s.job_id == s.job_id_finished
+                        && s.phase == Some(InstallationPhase::Succeeded)
+                })
+            })
+        },
+    )
+    .await;
+}
+
+async fn item_count(client: &Client, namespace: &str) -> usize {
+    Api::<DeployItem>::namespaced(client.clone(), namespace)
+        .list(&Default::default())
+        .await
+        .expect("items listed")
+        .items
+        .len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_write_at_each_step_of_a_job_ends_succeeded_without_duplicate_items() {
+    let world = World::start().await;
+    let cases = [
+        ("patch", "installations/status"),
+        ("patch", "installations"),
+        ("create", "executions"),
+        ("patch", "executions/status"),
+        ("create", "deployitems"),
+        ("patch", "deployitems/status"),
+        ("create", "dataobjects"),
+    ];
+    let mut namespaces = Vec::new();
+    for (index, (verb, resource)) in cases.iter().enumerate() {
+        for (fault_index, fault) in [Fault::InternalError, Fault::Conflict]
+            .into_iter()
+            .enumerate()
+        {
+            let namespace = format!("fault-{index}-{fault_index}");
+            let client = flow::namespace_with_mock_deployer(&world, &namespace).await;
+            // The first such request of this namespace fails; the controllers must retry.
+            world.landscaper_cluster().faults().fail_next(
+                1,
+                Matcher::any()
+                    .verb(verb)
+                    .resource(resource)
+                    .namespace(&namespace),
+                fault,
+            );
+            Api::<Installation>::namespaced(client.clone(), &namespace)
+                .create(&PostParams::default(), &one_item("root"))
+                .await
+                .expect("installation created");
+            namespaces.push((namespace, client, format!("{verb} {resource}")));
+        }
+    }
+    for (namespace, client, what) in &namespaces {
+        let api = Api::<Installation>::namespaced(client.clone(), namespace);
+        succeeds(&api, "root", &format!("{what} failing once in {namespace}")).await;
+        assert_eq!(
+            item_count(client, namespace).await,
+            1,
+            "{what} failing once in {namespace} made a second item"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropped_watches_during_a_job_do_not_stop_it() {
+    let world = World::start().await;
+    let client = flow::namespace_with_mock_deployer(&world, "dropped").await;
+    let objects: Api<landscaper_api::core::DataObject> = Api::namespaced(client.clone(), "dropped");
+    objects
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "greeting-in"}, "data": "hi"}))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "dropped");
+    let root: Installation =
+        serde_json::from_value(flow::root_installation("root", "greeting-in", "result")).unwrap();
+    installations
+        .create(&PostParams::default(), &root)
+        .await
+        .unwrap();
+    // Drop every watch a few times while the producer and consumer run.
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        world.landscaper_cluster().faults().drop_watches();
+    }
+    succeeds(&installations, "root", "watches dropped").await;
+    assert_eq!(
+        item_count(&client, "dropped").await,
+        2,
+        "one item per stage"
+    );
+}
+
+/// The phase of `name` now.
+async fn phase(api: &Api<Installation>, name: &str) -> Option<InstallationPhase> {
+    api.get(name).await.ok()?.status?.phase
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_in_each_phase_resumes_the_job() {
+    let mut world = World::start().await;
+    world
+        .create_namespace(world.landscaper_cluster(), "restart")
+        .await;
+    let client = world.landscaper_cluster().client();
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "restart");
+    let items: Api<DeployItem> = Api::namespaced(client.clone(), "restart");
+    // No deployer serves the item: the test finishes it while the landscaper is down.
+    let by_hand = |name: &str| -> Installation {
+        let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: example.com/by-hand\n      config: {}\n";
+        serde_json::from_value(json!({
+            "metadata": {"name": name, "annotations": {"landscaper.gardener.cloud/operation": "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
+        }))
+        .unwrap()
+    };
+
+    // Before Init: created while the landscaper is down.
+    world.stop_landscaper().await;
+    installations
+        .create(&PostParams::default(), &by_hand("early"))
+        .await
+        .unwrap();
+    world.start_landscaper().await;
+    // Progressing: stopped while the item runs, finished meanwhile, resumed.
+    eventually_within(
+        "early's item has its job",
+        Duration::from_secs(30),
+        || async { item_job(&items, "early").await.is_some() },
+    )
+    .await;
+    assert_eq!(
+        phase(&installations, "early").await,
+        Some(InstallationPhase::Progressing)
+    );
+    world.stop_landscaper().await;
+    finish_item(&items, "early").await;
+    world.start_landscaper().await;
+    succeeds(&installations, "early", "restarted while Progressing").await;
+    assert_eq!(item_count(&client, "restart").await, 1);
+}
+
+/// The job ID of the item of installation `installation`, once it has one.
+async fn item_job(items: &Api<DeployItem>, installation: &str) -> Option<(String, String)> {
+    let list = items.list(&Default::default()).await.ok()?.items;
+    let item = list
+        .into_iter()
+        .find(|i| i.name_any().starts_with(installation))?;
+    let job = item.status.as_ref()?.job_id.clone()?;
+    Some((item.name_any(), job))
+}
+
+/// Writes what a deployer writes when the item's job succeeded.
+async fn finish_item(items: &Api<DeployItem>, installation: &str) {
+    let (name, job) = item_job(items, installation).await.expect("a running item");
+    let status: Value = json!({"status": {"phase": "Succeeded", "jobIDFinished": job}});
+    items
+        .patch_status(&name, &PatchParams::default(), &Patch::Merge(status))
+        .await
+        .expect("the item's status is written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_landscaper_stopped_right_after_it_started_stops_at_once() {
+    let mut world = World::start().await;
+    // kube's runner waits for its first list before it looks at the shutdown signal.
+    let stopped = tokio::time::timeout(Duration::from_secs(10), world.stop_landscaper()).await;
+    assert!(stopped.is_ok(), "the controllers did not stop within 10 s");
+}

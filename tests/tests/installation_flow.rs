@@ -1,0 +1,372 @@
+//! The installation flow end to end on the testbed, with every landscaper controller and the
+//! mock deployer running: a root installation whose inline blueprint has a producer and a
+//! consumer subinstallation; the data flows root import → producer → consumer → root export;
+//! a changed import fails the job in `Completing`; bad input (a missing blueprint file, an
+//! import that fails its schema, a template error) ends the job Failed with a message naming
+//! the installation and the problem, and nothing retries it.
+
+use std::time::Duration;
+
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use landscaper_api::constants::annotations;
+use landscaper_api::core::{
+    DataObject, DeployItem, Installation, InstallationPhase, data_object_name,
+};
+use landscaper_e2e::{World, eventually, flow};
+use serde_json::{Value, json};
+
+async fn create<K>(api: &Api<K>, value: Value) -> K
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+{
+    let object: K = serde_json::from_value(value).expect("an object");
+    api.create(&PostParams::default(), &object)
+        .await
+        .expect("the object is created")
+}
+
+async fn data_object(client: &Client, namespace: &str, name: &str, data: Value) {
+    let api: Api<DataObject> = Api::namespaced(client.clone(), namespace);
+    create(&api, json!({"metadata": {"name": name}, "data": data})).await;
+}
+
+fn status_phase(installation: &Installation) -> Option<InstallationPhase> {
+    installation.status.as_ref().and_then(|s| s.phase.clone())
+}
+
+/// Waits until `name` finished a job, and returns it.
+async fn finished(api: &Api<Installation>, name: &str) -> Installation {
+    eventually(&format!("installation {name} finishes its job"), || async {
+        api.get(name).await.ok().is_some_and(|i| {
+            i.status
+                .as_ref()
+                .is_some_and(|s| s.job_id.is_some() && s.job_id == s.job_id_finished)
+        })
+    })
+    .await;
+    api.get(name).await.unwrap()
+}
+
+fn last_error(installation: &Installation) -> String {
+    installation
+        .status
+        .as_ref()
+        .and_then(|s| s.last_error.as_ref())
+        .map(|e| e.message.clone())
+        .unwrap_or_default()
+}
+
+fn subinstallation<'a>(list: &'a [Installation], template: &str) -> &'a Installation {
+    list.iter()
+        .find(|i| {
+            i.annotations()
+                .get(landscaper::controllers::installation::SUBINSTALLATION_NAME)
+                .is_some_and(|t| t == template)
+        })
+        .unwrap_or_else(|| panic!("subinstallation {template}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn data_flows_from_the_root_import_through_producer_and_consumer_to_the_root_export() {
+    let world = World::start().await;
+    let client = flow::namespace_with_mock_deployer(&world, "flow").await;
+    data_object(&client, "flow", "greeting-in", json!("hello")).await;
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "flow");
+    create(
+        &installations,
+        flow::root_installation("root", "greeting-in", "flow-result"),
+    )
+    .await;
+    let root = finished(&installations, "root").await;
+    assert_eq!(
+        status_phase(&root),
+        Some(InstallationPhase::Succeeded),
+        "{}",
+        last_error(&root)
+    );
+
+    let objects: Api<DataObject> = Api::namespaced(client.clone(), "flow");
+    let result = objects.get(&data_object_name("", "flow-result")).await;
+    assert_eq!(
+        result.expect("the root's export DataObject").data,
+        json!("hello, produced, consumed")
+    );
+    let produced = objects
+        .get(&data_object_name("Inst.root", "produced"))
+        .await
+        .expect("the producer's export, in the root's context");
+    assert_eq!(produced.data, json!("hello, produced"));
+
+    // The consumer imports the producer's export: its item was made after the producer ended.
+    let list = installations.list(&Default::default()).await.unwrap().items;
+    let producer = subinstallation(&list, "producer");
+    let consumer = subinstallation(&list, "consumer");
+    let producer_done = producer
+        .status
+        .as_ref()
+        .and_then(|s| s.phase_transition_time.clone())
+        .expect("the producer's last transition")
+        .0;
+    let items: Api<DeployItem> = Api::namespaced(client, "flow");
+    let consumer_item = items
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|item| item.name_any().starts_with(&consumer.name_any()))
+        .expect("the consumer's deploy item");
+    assert!(
+        consumer_item.creation_timestamp().unwrap().0 >= producer_done,
+        "the consumer's item was created after the producer finished"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_changed_during_the_job_fails_it_in_completing() {
+    let world = World::start().await;
+    // No deployer serves this item type: the test finishes the item itself, after the change.
+    world
+        .create_namespace(world.landscaper_cluster(), "changed")
+        .await;
+    let client = world.landscaper_cluster().client();
+    data_object(&client, "changed", "setting", json!("one")).await;
+    let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: Blueprint
+imports:
+- name: setting
+  schema: {type: string}
+deployExecutions:
+- name: main
+  type: GoTemplate
+  template: |
+    deployItems:
+    - name: item
+      type: example.com/by-hand
+      config: {setting: {{ .imports.setting | quote }}}
+"#});
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "changed");
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {
+                "blueprint": {"inline": {"filesystem": blueprint}},
+                "imports": {"data": [{"name": "setting", "dataRef": "setting"}]},
+            },
+        }),
+    )
+    .await;
+    let items: Api<DeployItem> = Api::namespaced(client.clone(), "changed");
+    let item_job = || async {
+        let list = items.list(&Default::default()).await.ok()?.items;
+        let item = list.into_iter().next()?;
+        let job = item.status.as_ref()?.job_id.clone()?;
+        Some((item.name_any(), job))
+    };
+    eventually("the item gets the job", || async {
+        item_job().await.is_some()
+    })
+    .await;
+    let (item, job) = item_job().await.unwrap();
+
+    let objects: Api<DataObject> = Api::namespaced(client.clone(), "changed");
+    objects
+        .patch(
+            "setting",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": "two"})),
+        )
+        .await
+        .unwrap();
+    items
+        .patch_status(
+            &item,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": "Succeeded", "jobIDFinished": job}})),
+        )
+        .await
+        .unwrap();
+    let root = finished(&installations, "root").await;
+    assert_eq!(status_phase(&root), Some(InstallationPhase::Failed));
+    let message = last_error(&root);
+    assert!(
+        message.contains("Installation changed/root") && message.contains("imports changed"),
+        "{message}"
+    );
+}
+
+/// Creates a root installation `name` in `namespace` with `spec` and the reconcile annotation.
+async fn root_with(api: &Api<Installation>, name: &str, spec: Value) {
+    create(
+        api,
+        json!({
+            "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": spec,
+        }),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_fails_the_job_with_a_message_naming_the_installation_and_is_not_retried() {
+    let world = World::start().await;
+    world
+        .create_namespace(world.landscaper_cluster(), "bad")
+        .await;
+    let client = world.landscaper_cluster().client();
+    data_object(&client, "bad", "number", json!(42)).await;
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "bad");
+    let header = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\n";
+    root_with(
+        &installations,
+        "no-blueprint",
+        json!({"blueprint": {"inline": {"filesystem": {"other.yaml": "a: b"}}}}),
+    )
+    .await;
+    root_with(
+        &installations,
+        "missing-import",
+        json!({
+            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": header}}},
+            "imports": {"data": [{"name": "x", "dataRef": "absent"}]},
+        }),
+    )
+    .await;
+    root_with(
+        &installations,
+        "wrong-type",
+        json!({
+            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": format!("{header}imports:\n- name: x\n  schema: {{type: string}}\n")}}},
+            "imports": {"data": [{"name": "x", "dataRef": "number"}]},
+        }),
+    )
+    .await;
+    root_with(
+        &installations,
+        "template-error",
+        json!({
+            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": format!("{header}deployExecutions:\n- name: broken\n  type: GoTemplate\n  template: |\n    deployItems: {{{{ .imports.nothing.deeper | fail }}}}\n")}}},
+        }),
+    )
+    .await;
+    let expectations = [
+        ("no-blueprint", "blueprint.yaml"),
+        ("missing-import", "DataObject bad/absent"),
+        ("wrong-type", "(x) at /: 42 is not of type"),
+        ("template-error", "broken"),
+    ];
+    for (name, detail) in expectations {
+        let installation = finished(&installations, name).await;
+        assert_eq!(status_phase(&installation), Some(InstallationPhase::Failed));
+        let message = last_error(&installation);
+        assert!(
+            message.contains(&format!("Installation bad/{name}")) && message.contains(detail),
+            "{name}: {message}"
+        );
+    }
+    // Failed jobs stay failed: no status write for a while (no hot retry).
+    let before: Vec<String> = installations
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|i| i.resource_version().unwrap_or_default())
+        .collect();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after: Vec<String> = installations
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|i| i.resource_version().unwrap_or_default())
+        .collect();
+    assert_eq!(before, after, "a failed installation is written again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn execution_state_is_kept_in_a_secret_between_jobs() {
+    let world = World::start().await;
+    let client = flow::namespace_with_mock_deployer(&world, "stateful").await;
+    let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: Blueprint
+deployExecutions:
+- name: main
+  type: GoTemplate
+  template: |
+    {{- $count := add (default 0 .state.count) 1 }}
+    deployItems:
+    - name: item
+      type: landscaper.gardener.cloud/mock
+      config:
+        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
+        kind: ProviderConfiguration
+        phase: Succeeded
+        providerStatus: {run: {{ $count }}}
+    state:
+      count: {{ $count }}
+"#});
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "stateful");
+    root_with(
+        &installations,
+        "counter",
+        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
+    )
+    .await;
+    let first = finished(&installations, "counter").await;
+    assert_eq!(
+        status_phase(&first),
+        Some(InstallationPhase::Succeeded),
+        "{}",
+        last_error(&first)
+    );
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.clone(), "stateful");
+    let name = landscaper_blueprint::state::secret_name("counter", "deploymain");
+    let stored = |secret: k8s_openapi::api::core::v1::Secret| {
+        let bytes = secret.data.unwrap().remove("config").unwrap().0;
+        serde_json::from_slice::<Value>(&bytes).unwrap()
+    };
+    let secret = secrets.get(&name).await.expect("the state Secret");
+    assert_eq!(
+        secret.owner_references()[0].name,
+        "counter",
+        "the state goes with its installation"
+    );
+    assert_eq!(stored(secret), json!({"count": 1}));
+
+    let first_job = first.status.unwrap().job_id;
+    installations
+        .patch(
+            "counter",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {annotations::OPERATION: "reconcile"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    eventually("the second job finishes", || async {
+        installations.get("counter").await.ok().is_some_and(|i| {
+            let s = i.status.unwrap_or_default();
+            s.job_id != first_job && s.job_id.is_some() && s.job_id == s.job_id_finished
+        })
+    })
+    .await;
+    assert_eq!(
+        stored(secrets.get(&name).await.unwrap()),
+        json!({"count": 2})
+    );
+    let items: Api<DeployItem> = Api::namespaced(client, "stateful");
+    let item = items
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    let config = item.spec.config.expect("the item's configuration");
+    assert_eq!(config["providerStatus"], json!({"run": 2}));
+}
