@@ -1,8 +1,8 @@
 //! Deployers in the testbed's kubelet mode: a Deployment of the agent's image with
 //! `deployer mock` arguments in the fenced cluster runs the mock deployer in-process, with its
 //! landscaper kubeconfig from a mounted Secret; it drives a mock DeployItem in the landscaper
-//! cluster to Succeeded, and once scaled to 0 it picks up nothing more. The same deployer
-//! installed by the agent's helm deployer from a chart runs as well.
+//! cluster to Succeeded, and once scaled to 0 it picks up nothing more. The repository's
+//! mock deployer chart, installed by the agent's helm deployer, runs as well.
 
 use std::time::Duration;
 
@@ -157,61 +157,6 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
     );
 }
 
-/// A chart of a mock deployer as the deployer charts make one: the landscaper kubeconfig in a
-/// Secret, mounted into a Deployment of the agent's image running `deployer mock`.
-fn write_mock_deployer_chart(dir: &std::path::Path) {
-    let files = [
-        (
-            "Chart.yaml",
-            "apiVersion: v2\nname: mock-deployer\nversion: 0.1.0\nappVersion: 0.1.0\n",
-        ),
-        (
-            "templates/secret.yaml",
-            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-landscaper\n  namespace: {{ .Release.Namespace }}\ndata:\n  kubeconfig: {{ .Values.kubeconfig | b64enc }}\n",
-        ),
-        (
-            "templates/deployment.yaml",
-            r#"apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-  namespace: {{ .Release.Namespace }}
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: {{ .Release.Name }}
-  template:
-    metadata:
-      labels:
-        app: {{ .Release.Name }}
-    spec:
-      containers:
-      - name: deployer
-        image: "landscaper-agent:{{ .Chart.AppVersion }}"
-        args:
-        - deployer
-        - mock
-        - --landscaper-kubeconfig=/etc/landscaper/kubeconfig
-        - --namespace={{ .Values.itemNamespace }}
-        volumeMounts:
-        - name: landscaper
-          mountPath: /etc/landscaper
-          readOnly: true
-      volumes:
-      - name: landscaper
-        secret:
-          secretName: {{ .Release.Name }}-landscaper
-"#,
-        ),
-    ];
-    for (path, text) in files {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().expect("a folder")).expect("chart folder");
-        std::fs::write(path, text).expect("chart file");
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
     const ENVIRONMENT: &str = "kubelet";
@@ -240,14 +185,18 @@ async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
     )
     .await;
 
-    let chart = world.dir.path().join("mock-deployer");
-    write_mock_deployer_chart(&chart);
+    // The repository's mock deployer chart, as a registration installs it.
+    let chart =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../charts/mock-deployer");
     let raw = archive_raw(&chart);
     let release = HelmRelease {
         name: "mock-deployer",
         namespace: DEPLOYERS,
         raw: &raw,
-        values: json!({"kubeconfig": landscaper.kubeconfig_yaml(), "itemNamespace": HELM_ITEMS}),
+        values: json!({"deployer": {
+            "identity": "helm-installed-mock",
+            "landscaperClusterKubeconfig": {"kubeconfig": landscaper.kubeconfig_yaml()}
+        }}),
     };
     let installation = helm_deploy_item("mock-deployer", ENVIRONMENT, release);
     let helm_items: Api<DeployItem> = Api::namespaced(landscaper.client(), LS_NAMESPACE);
@@ -285,8 +234,12 @@ async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
                 .expect("item")
                 .status
                 .unwrap_or_default();
+            // The identity comes from the chart's Configuration, read from its mounted Secret.
             status.job_id_finished.as_deref() == Some("job-1")
                 && status.phase == Some(DeployItemPhase::Succeeded)
+                && status
+                    .deployer
+                    .is_some_and(|d| d.identity == "helm-installed-mock")
         },
     )
     .await;
