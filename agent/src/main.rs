@@ -1,11 +1,11 @@
 //! `landscaper-agent`: the Landscaper agent for fenced environments. This file only parses
-//! the command line and hands over to one module per subcommand.
-
-mod commands;
+//! the command line and hands over to the library's `cli`, which in-process runs share.
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use landscaper_agent::cli::{self, Cli, Command, Host};
+use landscaper_agent::commands;
 
 /// jemalloc, with transparent huge pages for its heap (settings in `.cargo/config.toml`): a
 /// `template` run of a large chart allocates tens of megabytes within milliseconds, and
@@ -33,27 +33,6 @@ fn grow_heap_in_huge_pages() {
     )));
 }
 
-/// The Landscaper agent for fenced environments.
-#[derive(Parser)]
-#[command(name = "landscaper-agent", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Register this cluster as an environment of the landscaper and keep it registered.
-    Run(commands::run::Args),
-    /// Remove the environment and everything the agent created (run before uninstall).
-    Cleanup(commands::cleanup::Args),
-    /// Render a Helm chart locally and print the manifests, exactly as `helm template` does.
-    // Boxed: helm's many flags make it much larger than the other commands' arguments.
-    Template(Box<commands::template::Args>),
-    /// Run a deployer standalone: `manifest` or `mock`.
-    Deployer(commands::deployer::Args),
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -62,9 +41,14 @@ fn main() -> ExitCode {
             grow_heap_in_huge_pages();
             return commands::template::run(*args);
         }
-        Command::Run(args) => runtime().block_on(commands::run::run(args)),
-        Command::Cleanup(args) => runtime().block_on(commands::cleanup::run(args)),
-        Command::Deployer(args) => runtime().block_on(commands::deployer::run(args)),
+        command => runtime().block_on(async {
+            cli::execute(
+                command,
+                Host::process(),
+                landscaper_process::shutdown::signal(),
+            )
+            .await
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

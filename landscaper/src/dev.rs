@@ -37,8 +37,15 @@ pub const FENCED_CLUSTER: &str = "fenced";
 
 /// The two-cluster world that dev mode and the end-to-end tests run on: a testbed with the
 /// landscaper cluster and a fenced cluster, for the caller to finish configuring and start.
+/// While the workload simulator is on, Deployments of the agent's image run in-process (the
+/// testbed's kubelet mode), so deployers that the helm deployer installs actually run.
 pub fn two_clusters() -> testbed::Builder {
-    Testbed::builder().named(&[LANDSCAPER_CLUSTER, FENCED_CLUSTER])
+    Testbed::builder()
+        .named(&[LANDSCAPER_CLUSTER, FENCED_CLUSTER])
+        .container_runner(
+            landscaper_agent::kubelet::IMAGE,
+            std::sync::Arc::new(landscaper_agent::kubelet::AgentImage),
+        )
 }
 
 /// Makes the landscaper cluster ready for the landscaper's controllers: the Landscaper CRDs

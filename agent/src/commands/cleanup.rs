@@ -1,10 +1,13 @@
 //! `landscaper-agent cleanup`: the chart's pre-delete hook.
 
+use std::future::Future;
 use std::time::Duration;
 
-use landscaper_agent::cleanup::Cleanup;
-use landscaper_agent::names::Names;
-use landscaper_agent::registration::host::HostRegistration;
+use crate::cli::Host;
+
+use crate::cleanup::Cleanup;
+use crate::names::Names;
+use crate::registration::host::HostRegistration;
 
 use super::run::SettingsArgs;
 
@@ -22,12 +25,23 @@ pub struct Args {
     force: bool,
 }
 
-/// Removes the environment and the deployer identity.
-pub async fn run(args: Args) -> anyhow::Result<()> {
-    let settings = args.settings.settings()?;
+/// Removes the environment and the deployer identity; `shutdown` interrupts it.
+pub async fn run(
+    args: Args,
+    on: &Host,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    tokio::select! {
+        result = cleanup(args, on) => result,
+        () = shutdown => Err(anyhow::anyhow!("cleanup interrupted by shutdown")),
+    }
+}
+
+async fn cleanup(args: Args, on: &Host) -> anyhow::Result<()> {
+    let settings = args.settings.settings_on(on)?;
     let timeout: Duration = landscaper_api::parse_go_duration(&args.timeout)
         .map_err(|e| anyhow::anyhow!("--timeout: {e}"))?;
-    let (host, landscaper) = args.settings.connect(&settings).await?;
+    let (host, landscaper) = args.settings.connect(&settings, on).await?;
     let names = Names::new(&settings.name);
     let cleanup = Cleanup {
         landscaper: &landscaper.client,

@@ -6,6 +6,8 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
+use crate::cli::Host;
+
 use landscaper_api::config::OciConfiguration;
 use landscaper_api::constants::{
     HELM_API_VERSION, MANIFEST_API_VERSION, MOCK_API_VERSION, annotations,
@@ -176,13 +178,13 @@ pub fn resolve(args: &Args) -> Result<Resolved, String> {
     })
 }
 
-/// Runs the deployer until Ctrl-C.
-pub async fn run(args: Args) -> anyhow::Result<()> {
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-    };
-    serve(args, shutdown).await.map_err(anyhow::Error::msg)
+/// Runs the deployer until `shutdown` completes.
+pub async fn run(
+    args: Args,
+    on: &Host,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) -> anyhow::Result<()> {
+    serve(args, on, shutdown).await.map_err(anyhow::Error::msg)
 }
 
 /// Parses the selectors of the command line; the error names the flag.
@@ -206,7 +208,8 @@ pub fn selectors(args: &Args) -> Result<Vec<TargetSelector>, String> {
     Ok(out)
 }
 
-async fn client(path: Option<&PathBuf>, flag: &str) -> Result<kube::Client, String> {
+async fn client(path: Option<&PathBuf>, flag: &str, on: &Host) -> Result<kube::Client, String> {
+    let path = path.map(PathBuf::as_path).or(on.in_cluster_kubeconfig());
     let config = match path {
         Some(p) => {
             let kubeconfig = kube::config::Kubeconfig::read_from(p)
@@ -222,10 +225,11 @@ async fn client(path: Option<&PathBuf>, flag: &str) -> Result<kube::Client, Stri
     kube::Client::try_from(with_bounded_reads(config)).map_err(|e| format!("{flag}: {e}"))
 }
 
-/// Runs the deployer of `args` until `shutdown` completes (what `run` does on Ctrl-C), for
-/// processes that run deployers in-process.
+/// Runs the deployer of `args` until `shutdown` completes; `on` stands for the process (its
+/// in-cluster configuration and readiness) in an in-process run.
 pub async fn serve(
     args: Args,
+    on: &Host,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) -> Result<(), String> {
     let Resolved { config, oci } = resolve(&args)?;
@@ -238,10 +242,11 @@ pub async fn serve(
     let ls = client(
         args.landscaper_kubeconfig.as_ref(),
         "--landscaper-kubeconfig",
+        on,
     )
     .await?;
     let secrets = match &args.secrets_kubeconfig {
-        Some(p) => client(Some(p), "--secrets-kubeconfig").await?,
+        Some(p) => client(Some(p), "--secrets-kubeconfig", on).await?,
         None => ls.clone(),
     };
     tracing::info!(
@@ -252,6 +257,8 @@ pub async fn serve(
         target_selectors = config.target_selectors.len(),
         "starting"
     );
+    // Set up and about to serve: what an in-process run's host counts as ready.
+    on.report_ready(true);
     // A kubeconfig file that changes (a mounted Secret whose token was renewed) ends the
     // process, so that its restart reads the new token: a client keeps the token it was built
     // with.

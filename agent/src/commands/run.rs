@@ -3,10 +3,14 @@
 
 use std::path::PathBuf;
 
-use landscaper_agent::Agent;
-use landscaper_agent::clients::ClusterAccess;
-use landscaper_agent::health;
-use landscaper_agent::settings::{Overrides, Settings};
+use std::future::Future;
+use std::time::Duration;
+
+use crate::Agent;
+use crate::cli::Host;
+use crate::clients::ClusterAccess;
+use crate::health;
+use crate::settings::{Overrides, Settings};
 
 /// Where the agent's settings come from: the file, overridden by environment variables,
 /// overridden by flags.
@@ -49,8 +53,13 @@ pub struct SettingsArgs {
 }
 
 impl SettingsArgs {
-    /// Loads and validates the settings.
+    /// Loads and validates the settings (the binary's process as host).
     pub fn settings(&self) -> anyhow::Result<Settings> {
+        self.settings_on(&Host::process())
+    }
+
+    /// Loads and validates the settings; the mounted ServiceAccount namespace comes from `host`.
+    pub fn settings_on(&self, host: &Host) -> anyhow::Result<Settings> {
         let overrides = Overrides {
             name: self.name.clone(),
             namespace: self.namespace.clone(),
@@ -58,23 +67,27 @@ impl SettingsArgs {
                 .pod_namespace
                 .clone()
                 .filter(|namespace| !namespace.is_empty())
-                .or_else(super::template::namespace::service_account_namespace),
+                .or_else(|| host.service_account_namespace()),
             landscaper_kubeconfig: self.landscaper_kubeconfig.clone(),
             landscaper_namespace: self.landscaper_namespace.clone(),
             heartbeat_period: self.heartbeat_period.clone(),
             token_lifetime: self.token_lifetime.clone(),
         };
-        Ok(Settings::load(self.config.as_deref(), overrides)?)
+        let mut settings = Settings::load(self.config.as_deref(), overrides)?;
+        // A path the configuration file names is a container path in an in-process run.
+        settings.landscaper_kubeconfig = host.path(&settings.landscaper_kubeconfig);
+        Ok(settings)
     }
 
-    /// Connects to both clusters.
+    /// Connects to both clusters; without `--kubeconfig`, to the host cluster in-cluster.
     pub async fn connect(
         &self,
         settings: &Settings,
+        on: &Host,
     ) -> anyhow::Result<(ClusterAccess, ClusterAccess)> {
         let host = match &self.kubeconfig {
             Some(path) => ClusterAccess::from_kubeconfig_file(path, "host cluster").await?,
-            None => ClusterAccess::infer("host cluster").await?,
+            None => on.in_cluster("host cluster").await?,
         };
         let landscaper = ClusterAccess::from_kubeconfig_file(
             &settings.landscaper_kubeconfig,
@@ -106,26 +119,41 @@ pub struct Args {
     health_address: String,
 }
 
-/// Runs the agent until SIGTERM or Ctrl-C.
-pub async fn run(args: Args) -> anyhow::Result<()> {
-    let settings = args.settings.settings()?;
+/// How often an in-process run reports the agent's readiness.
+const READINESS_PERIOD: Duration = Duration::from_millis(500);
+
+/// Runs the agent until `shutdown` completes. The binary answers probes on
+/// `--health-address`; an in-process run reports readiness to its host instead.
+pub async fn run(
+    args: Args,
+    on: &Host,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let settings = args.settings.settings_on(on)?;
     let probes = match args.health_address.as_str() {
+        _ if !on.is_process() => None,
         "" => None,
         address => Some(health::bind(address).await?),
     };
-    let (host, landscaper) = args.settings.connect(&settings).await?;
+    let (host, landscaper) = args.settings.connect(&settings, on).await?;
     tracing::info!(environment = %settings.name, host = %host.endpoint.server, landscaper = %landscaper.endpoint.server, "starting the agent");
     let agent = Agent::new(settings, host, landscaper, env!("CARGO_PKG_VERSION"));
     // Probes are answered until the agent has stopped.
     let probes = probes.map(|listener| tokio::spawn(health::serve(listener, agent.health())));
-    landscaper_agent::helm_deployer::run_with_agent(
-        agent,
-        args.helm_workers,
-        landscaper_process::shutdown::signal(),
-    )
-    .await;
-    if let Some(probes) = probes {
-        probes.abort();
+    let readiness = (!on.is_process()).then(|| {
+        let health = agent.health();
+        let on = on.clone();
+        tokio::spawn(async move {
+            use landscaper_process::probes::Probes as _;
+            loop {
+                on.report_ready(health.ready().is_ok());
+                tokio::time::sleep(READINESS_PERIOD).await;
+            }
+        })
+    });
+    crate::helm_deployer::run_with_agent(agent, args.helm_workers, shutdown).await;
+    for task in probes.into_iter().chain(readiness) {
+        task.abort();
     }
     tracing::info!("agent stopped");
     Ok(())

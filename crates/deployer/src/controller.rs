@@ -137,6 +137,15 @@ pub struct Context<D> {
     retrying: Mutex<HashMap<ObjectRef<DeployItem>, Retrying>>,
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Runs a deployer until `shutdown` completes.
 pub async fn run<D: Deployer>(
     setup: Setup<D>,
@@ -179,10 +188,12 @@ pub async fn run<D: Deployer>(
     )
     .default_backoff()
     .touched_objects();
-    tokio::spawn(async move {
+    // Ends with this function: a deployer stopped in-process (the testbed's kubelet mode) must
+    // not leave its Target watch running.
+    let _target_watch = AbortOnDrop(tokio::spawn(async move {
         let mut events = std::pin::pin!(target_events);
         while events.next().await.is_some() {}
-    });
+    }));
     // A landscaper that cannot be reached keeps the Target watch from getting ready: shutdown
     // must end the wait, or a stopping pod would wait for its kill.
     let shutdown = shutdown.boxed().shared();

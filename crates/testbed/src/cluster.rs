@@ -50,6 +50,10 @@ pub struct ClusterState {
     pub simulate_workloads: AtomicBool,
     /// What the workload simulator keeps of rollouts and images that never become ready.
     pub rollouts: crate::controllers::simulator::Rollouts,
+    /// The container runners of the kubelet mode, by image name.
+    pub runners: crate::kubelet::Runners,
+    /// The containers the kubelet mode runs.
+    pub kubelet: crate::controllers::kubelet::Kubelet,
     /// Signs and verifies ServiceAccount tokens.
     pub issuer: TokenIssuer,
     /// The RBAC policy, kept in step with the store by a hook.
@@ -110,6 +114,8 @@ impl ClusterState {
             addr,
             simulate_workloads: AtomicBool::new(false),
             rollouts: Default::default(),
+            runners: Default::default(),
+            kubelet: Default::default(),
             issuer: TokenIssuer::generate(ISSUER)?,
             policy,
             clock: Clock::default(),

@@ -26,7 +26,8 @@
 //! `objects/` holds what a write does to an object (metadata, kinds, schemas, decoding),
 //! `store/` keeps objects and the change history, `resources/` the served kinds,
 //! `controllers/` what controllers do in a real cluster (CRDs, garbage collection,
-//! namespaces, tokens, the workload simulator), `authn`/`rbac`/`token` who may do what, and
+//! namespaces, tokens, the workload simulator and its kubelet mode), `kubelet` the extension
+//! point that runs containers in-process, `authn`/`rbac`/`token` who may do what, and
 //! `patch`/`selector` the pure algorithms of patches and selectors. Beside the API server,
 //! `chart_repository` and `registry` serve Helm charts on loopback for fetch tests.
 
@@ -42,6 +43,7 @@ pub mod field_error;
 pub mod handlers;
 pub mod ids;
 pub mod kubeconfig;
+pub mod kubelet;
 pub mod objects;
 pub mod patch;
 pub mod rbac;
@@ -57,5 +59,6 @@ pub mod token;
 
 pub use controllers::simulator::NEVER_READY;
 pub use faults::{Fault, Matcher};
+pub use kubelet::{Container, ContainerRun, ContainerRunner, RestartBackoff};
 pub use request_log::RequestRecord;
 pub use testbed::{Builder, Cluster, Faults, StartError, Testbed};

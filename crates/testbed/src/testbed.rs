@@ -8,6 +8,7 @@ use crate::counters::Counters;
 use crate::faults::{Fault, Matcher};
 use crate::ids;
 use crate::kubeconfig;
+use crate::kubelet::{ContainerRunner, RestartBackoff};
 use crate::request_log::RequestRecord;
 use crate::server::{self, tls::Tls};
 use std::path::{Path, PathBuf};
@@ -30,12 +31,28 @@ pub enum StartError {
     Io(#[from] std::io::Error),
 }
 
+/// A container runner to register on every cluster of a testbed.
+#[derive(Clone)]
+struct Registered {
+    image: String,
+    runner: Arc<dyn ContainerRunner>,
+}
+
+impl std::fmt::Debug for Registered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registered")
+            .field("image", &self.image)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How to start a testbed.
 #[derive(Debug, Clone)]
 pub struct Builder {
     names: Vec<String>,
     simulate_workloads: bool,
     kubeconfig_dir: Option<PathBuf>,
+    runners: Vec<Registered>,
 }
 
 impl Default for Builder {
@@ -44,6 +61,7 @@ impl Default for Builder {
             names: vec!["testbed".into()],
             simulate_workloads: false,
             kubeconfig_dir: None,
+            runners: Vec::new(),
         }
     }
 }
@@ -75,6 +93,16 @@ impl Builder {
         self
     }
 
+    /// Runs containers of the image named `image` in-process with `runner` in every cluster
+    /// (the workload simulator's kubelet mode; see [`crate::kubelet`]).
+    pub fn container_runner(mut self, image: &str, runner: Arc<dyn ContainerRunner>) -> Self {
+        self.runners.push(Registered {
+            image: image.to_owned(),
+            runner,
+        });
+        self
+    }
+
     /// Starts the clusters, each on its own loopback port.
     pub async fn start(self) -> Result<Testbed, StartError> {
         let tls = Tls::generate()?;
@@ -97,6 +125,9 @@ impl Builder {
             let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
             let addr = listener.local_addr()?;
             let state = Arc::new(ClusterState::new(name, addr, tls.ca_pem.clone())?);
+            for r in &self.runners {
+                state.runners.add(&r.image, r.runner.clone());
+            }
             state
                 .simulate_workloads
                 .store(self.simulate_workloads, Ordering::Relaxed);
@@ -175,6 +206,7 @@ impl Drop for Testbed {
     fn drop(&mut self) {
         for c in &self.clusters {
             c.state.control.stop.send_replace(true);
+            c.state.kubelet.stop_all();
         }
         if self.temporary {
             let _ = std::fs::remove_dir_all(&self.dir);
@@ -285,6 +317,28 @@ impl Cluster {
     /// ready: a rollout to it stays stuck with the old pods running, as on a real cluster.
     pub fn set_never_ready_image(&self, image: &str) {
         self.state.rollouts.never_ready(image);
+    }
+
+    /// Runs containers of the image named `image` (the last path segment of a reference,
+    /// without tag or digest) in-process with `runner`, while the workload simulator is on:
+    /// the kubelet mode (see [`crate::kubelet`]).
+    pub fn add_container_runner(&self, image: &str, runner: Arc<dyn ContainerRunner>) {
+        self.state.runners.add(image, runner);
+        if self.state.simulating()
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            rt.spawn(controllers::simulator::handle(self.state.clone(), None));
+        }
+    }
+
+    /// Sets how long the kubelet mode waits before restarting a crashed container.
+    pub fn set_restart_backoff(&self, backoff: RestartBackoff) {
+        self.state.runners.set_backoff(backoff);
+    }
+
+    /// How many pods have a container running in-process (or waiting to restart).
+    pub fn running_containers(&self) -> usize {
+        self.state.kubelet.running_pods()
     }
 
     /// Moves the clock the cluster reads ages by forward, so objects look `by` older in

@@ -4,6 +4,7 @@
 
 mod crd;
 mod gc;
+pub mod kubelet;
 mod namespace;
 pub mod simulator;
 mod tokens;
@@ -80,6 +81,12 @@ pub fn spawn_all(state: &Arc<ClusterState>) {
     spawn(state, "namespace", namespace::handle);
     spawn(state, "token", tokens::handle);
     spawn(state, "workload-simulator", simulator::handle);
+    let stopping = state.clone();
+    let mut stop = state.control.stop.subscribe();
+    tokio::spawn(async move {
+        let _ = stop.wait_for(|s| *s).await;
+        stopping.kubelet.stop_all();
+    });
 }
 
 /// The resource stored under a storage key, in its preferred (first registered) version.

@@ -7,6 +7,9 @@
 //! get ready: a workload created with one reports its pods unavailable, and a rollout to one
 //! stays stuck the way the real controllers leave it, the pods of the template that was ready
 //! before still running next to the new, unready ones.
+//!
+//! Deployments of an image with a registered container runner are not simulated here but run
+//! by the kubelet mode (`super::kubelet`).
 
 use super::resource;
 use crate::clock;
@@ -97,6 +100,7 @@ pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
     if !state.simulating() {
         return;
     }
+    super::kubelet::handle(&state, ev.as_deref());
     let objects: Vec<(String, Arc<Stored>)> = match ev {
         None => WORKLOADS
             .iter()
@@ -128,7 +132,7 @@ pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
             .and_then(|a| a.get(NEVER_READY))
             .and_then(Value::as_str)
             == Some("true");
-        if opted_out {
+        if opted_out || (key == "apps/deployments" && super::kubelet::runs(&state, &value)) {
             continue;
         }
         let template = value.pointer("/spec/template");
@@ -198,7 +202,7 @@ fn condition_with(ty: &str, status: &str, reason: &str, message: &str, since: &V
 
 /// A rolling update's `maxSurge` or `maxUnavailable` of `replicas` pods: a count, or a
 /// percentage rounded up (surge) or down (unavailable) as the Deployment controller does.
-fn rolling_bound(obj: &Value, field: &str, replicas: i64, round_up: bool) -> i64 {
+pub(crate) fn rolling_bound(obj: &Value, field: &str, replicas: i64, round_up: bool) -> i64 {
     let value = obj
         .pointer(&format!("/spec/strategy/rollingUpdate/{field}"))
         .cloned()

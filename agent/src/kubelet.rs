@@ -1,0 +1,126 @@
+//! The agent's image in the testbed's kubelet mode: a container of the `landscaper-agent`
+//! image runs its arguments through [`crate::cli::run`], the binary's code path, in-process.
+//! Only with the `kubelet` feature, which dev mode and tests turn on; the binary never links
+//! the testbed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use testbed::{Container, ContainerRun, ContainerRunner};
+
+use crate::cli::{self, Host};
+
+/// The image name the agent chart runs (`image.repository`), which the runner is registered for.
+pub const IMAGE: &str = "landscaper-agent";
+
+/// Runs containers of the agent's image in-process.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AgentImage;
+
+impl ContainerRunner for AgentImage {
+    fn run(&self, container: Container) -> ContainerRun {
+        let args = arguments(&container);
+        let env = environment(&container);
+        let ready = container.ready.clone();
+        let host = Host::in_process(
+            env,
+            container.kubeconfig.clone(),
+            container.namespace.clone(),
+        )
+        .with_mounts(
+            container
+                .mounts
+                .iter()
+                .map(|m| (m.container_path.clone(), m.host_path.clone())),
+        )
+        .on_ready(move |r| ready.set(r));
+        let stop = container.stop.clone();
+        Box::pin(async move {
+            cli::run(args, host, stop.cancelled_owned())
+                .await
+                .map_err(|e| format!("{e:#}"))
+        })
+    }
+}
+
+/// The command line of a container: the image's entrypoint (or the container's `command`,
+/// whose program is the agent either way) and its arguments, mounted paths mapped.
+fn arguments(container: &Container) -> Vec<String> {
+    let mut args = vec![IMAGE.to_owned()];
+    args.extend(container.command.iter().skip(1).cloned());
+    args.extend(container.host_args());
+    args
+}
+
+/// The container's environment; values naming mounted files point at their host copies, as
+/// arguments do.
+fn environment(container: &Container) -> BTreeMap<String, String> {
+    container
+        .env
+        .iter()
+        .map(|(k, v)| {
+            let mapped = v
+                .starts_with('/')
+                .then(|| container.host_path(Path::new(v)))
+                .flatten();
+            (
+                k.clone(),
+                mapped.map_or_else(|| v.clone(), |p| p.display().to_string()),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testbed::kubelet::{CancellationToken, Mount, Readiness};
+
+    #[test]
+    fn the_command_line_and_environment_point_at_the_mounted_files() {
+        let (ready, _) = Readiness::new();
+        let container = Container {
+            namespace: "ns".into(),
+            pod: "p".into(),
+            name: "deployer".into(),
+            image: "landscaper-agent:0.1.0".into(),
+            command: vec!["/landscaper-agent".into()],
+            args: vec![
+                "deployer".into(),
+                "mock".into(),
+                "--landscaper-kubeconfig=/etc/landscaper/kubeconfig".into(),
+            ],
+            env: [
+                (
+                    "LANDSCAPER_AGENT_CONFIG".to_owned(),
+                    "/etc/landscaper/config.yaml".to_owned(),
+                ),
+                ("RUST_LOG".to_owned(), "info".to_owned()),
+            ]
+            .into(),
+            mounts: vec![Mount {
+                container_path: "/etc/landscaper".into(),
+                host_path: "/tmp/pod/volumes/ls".into(),
+            }],
+            kubeconfig: "/tmp/pod/kubeconfig".into(),
+            root: "/tmp/pod".into(),
+            stop: CancellationToken::new(),
+            ready,
+        };
+        assert_eq!(
+            arguments(&container),
+            [
+                "landscaper-agent",
+                "deployer",
+                "mock",
+                "--landscaper-kubeconfig=/tmp/pod/volumes/ls/kubeconfig"
+            ]
+        );
+        let env = environment(&container);
+        assert_eq!(
+            env["LANDSCAPER_AGENT_CONFIG"],
+            "/tmp/pod/volumes/ls/config.yaml"
+        );
+        assert_eq!(env["RUST_LOG"], "info");
+    }
+}
