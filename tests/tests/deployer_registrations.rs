@@ -598,3 +598,63 @@ async fn deleting_a_registration_removes_its_pairs_everywhere() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_renewed_pair_token_reaches_the_installation_and_installs_the_deployer_again() {
+    let (world, registrations) = world_with(&["edge"]).await;
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
+    let first = wait_for_installation(&world, "mock-edge").await;
+    let imports = first.spec.imports.clone().unwrap_or_default();
+    let kubeconfig_import = imports
+        .data
+        .unwrap_or_default()
+        .into_iter()
+        .find(|d| d.name == "landscaperClusterKubeconfig")
+        .expect("the kubeconfig is imported from the pair's Secret");
+    let secret_ref = kubeconfig_import.secret_ref.expect("a secretRef import");
+    assert_eq!(
+        (secret_ref.name.as_str(), secret_ref.key.as_deref()),
+        ("mock-edge-landscaper-cluster", Some("kubeconfig"))
+    );
+    let job_of = |i: &Installation| i.status.as_ref().and_then(|s| s.job_id.clone());
+    eventually("the first job ran", || async {
+        job_of(&installations(&world).get("mock-edge").await.unwrap()).is_some()
+    })
+    .await;
+    let first_job = job_of(&installations(&world).get("mock-edge").await.unwrap());
+
+    // The token is due: the landscaper renews it and installs the deployer again with it.
+    let secrets: Api<Secret> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    let old = secrets
+        .get("mock-edge-landscaper-cluster")
+        .await
+        .unwrap()
+        .data;
+    secrets
+        .patch(
+            "mock-edge-landscaper-cluster",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {
+                "deployers.landscaper.gardener.cloud/token-renew-at": "2000-01-01T00:00:00Z",
+            }}})),
+        )
+        .await
+        .unwrap();
+    eventually("a new token and a new job", || async {
+        let renewed = secrets
+            .get("mock-edge-landscaper-cluster")
+            .await
+            .unwrap()
+            .data
+            != old;
+        let job = job_of(&installations(&world).get("mock-edge").await.unwrap());
+        renewed && job.is_some() && job != first_job
+    })
+    .await;
+}

@@ -26,10 +26,13 @@ use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent,
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
-use landscaper_api::constants::{finalizers, labels};
-use landscaper_api::core::{DeployerEnvironmentStatus, DeployerRegistration, Environment};
+use landscaper_api::constants::{annotations, finalizers, labels};
+use landscaper_api::core::{
+    DeployerEnvironmentStatus, DeployerRegistration, Environment, Installation, Operation,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
 
 use self::access::Access;
@@ -501,6 +504,29 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
             ),
         )
         .await;
+    } else if matches!(access, Access::Renewed(_)) {
+        // The deployer reads the landscaper cluster with the token it was installed with:
+        // a new token means installing it again.
+        Api::<Installation>::namespaced(client.clone(), namespace)
+            .patch(
+                pair.name(),
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"annotations": {
+                    annotations::OPERATION: Operation::Reconcile.as_str(),
+                }}})),
+            )
+            .await
+            .map_err(|source| {
+                api_error(
+                    pair,
+                    &format!(
+                        "start Installation {namespace}/{} with the new token",
+                        pair.name()
+                    ),
+                    source,
+                )
+            })?;
+        info!(pair = %pair.name(), "the pair's token was renewed: its deployer is installed again");
     }
     Ok(access.renew_at())
 }

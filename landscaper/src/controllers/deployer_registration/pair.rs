@@ -12,8 +12,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
 use landscaper_api::constants::{annotations, deploy_item_types, finalizers, labels, target_types};
 use landscaper_api::core::{
-    DeployerRegistration, Environment, Installation, InstallationImports, InstallationSpec,
-    SecretReference, Target, TargetImport, TargetSpec,
+    DataImport, DeployerRegistration, Environment, Installation, InstallationImports,
+    InstallationSpec, LocalSecretReference, SecretReference, Target, TargetImport, TargetSpec,
 };
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -25,6 +25,8 @@ pub const SPEC_HASH: &str = "deployers.landscaper.gardener.cloud/spec-hash";
 pub const MAX_NAME_LENGTH: usize = 63;
 /// The key of the kubeconfig in the pair's access Secret.
 pub const KUBECONFIG_KEY: &str = "kubeconfig";
+/// The data import of a pair's Installation that holds the landscaper cluster's kubeconfig.
+pub const LANDSCAPER_CLUSTER_KUBECONFIG_IMPORT: &str = "landscaperClusterKubeconfig";
 
 /// A registration in an environment.
 pub struct Pair<'a> {
@@ -212,6 +214,18 @@ impl<'a> Pair<'a> {
         ];
         targets.extend(imports.targets.take().unwrap_or_default());
         imports.targets = Some(targets);
+        // The Target keeps its kubeconfig in a Secret, which templates cannot read: the
+        // kubeconfig itself is imported too, for blueprints that declare it (ours do).
+        let mut data = vec![DataImport {
+            name: LANDSCAPER_CLUSTER_KUBECONFIG_IMPORT.to_owned(),
+            secret_ref: Some(LocalSecretReference {
+                name: self.access_secret_name(),
+                key: Some(KUBECONFIG_KEY.to_owned()),
+            }),
+            ..DataImport::default()
+        }];
+        data.extend(imports.data.take().unwrap_or_default());
+        imports.data = Some(data);
         let spec = InstallationSpec {
             component_descriptor: template.component_descriptor.clone(),
             blueprint: template.blueprint.clone(),
