@@ -975,6 +975,11 @@ async fn probes_say_live_while_registration_fails_and_ready_once_registered() {
     .await;
     assert!(environment(&world, "probed").await.is_some());
     assert_eq!(probe(address, "/healthz").await, (200, "ok\n".to_owned()));
-    assert_eq!(probe(address, "/metrics").await.0, 404);
+    let (status, metrics) = probe(address, "/metrics").await;
+    assert_eq!(status, 200, "the probes' address serves the metrics too");
+    assert!(
+        metrics.contains("# TYPE controller_runtime_reconcile_total counter"),
+        "{metrics}"
+    );
     probes.abort();
 }

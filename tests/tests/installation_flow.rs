@@ -370,3 +370,42 @@ deployExecutions:
     let config = item.spec.config.expect("the item's configuration");
     assert_eq!(config["providerStatus"], json!({"run": 2}));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_from_a_secret_that_fails_its_schema_is_reported_without_its_value() {
+    let world = World::start().await;
+    world
+        .create_namespace(world.landscaper_cluster(), "secrets")
+        .await;
+    let client = world.landscaper_cluster().client();
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.clone(), "secrets");
+    create(
+        &secrets,
+        json!({"metadata": {"name": "credentials"}, "stringData": {"token": "s3cr3t-t0ken-value"}}),
+    )
+    .await;
+    let installations: Api<Installation> = Api::namespaced(client, "secrets");
+    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports:\n- name: token\n  schema: {type: object}\n";
+    root_with(
+        &installations,
+        "leaky",
+        json!({
+            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}},
+            "imports": {"data": [{"name": "token", "secretRef": {"name": "credentials", "key": "token"}}]},
+        }),
+    )
+    .await;
+    let installation = finished(&installations, "leaky").await;
+    assert_eq!(status_phase(&installation), Some(InstallationPhase::Failed));
+    let message = last_error(&installation);
+    assert!(
+        message.contains("(token)") && message.contains("not shown"),
+        "{message}"
+    );
+    let status = serde_json::to_string(&installation.status).unwrap();
+    assert!(
+        !status.contains("s3cr3t"),
+        "the Secret's value leaked: {status}"
+    );
+}

@@ -60,9 +60,9 @@ pub async fn read_imports(
     let values = construct(&owner, &blueprint.imports, &sources, &mapped)?;
     let values = landscaper_blueprint::imports::validate(blueprint, filesystem, &values).map_err(
         |problems| {
+            let problems = hide_secret_values(installation, &values, &problems.join("; "));
             DataflowError::InvalidImport(format!(
-                "{owner}: imports do not satisfy the blueprint: {}",
-                problems.join("; ")
+                "{owner}: imports do not satisfy the blueprint: {problems}"
             ))
         },
     )?;
@@ -76,6 +76,29 @@ pub async fn read_imports(
         values,
         hash,
         sources,
+    })
+}
+
+/// `message` with the values of imports read from Secrets replaced: a schema error quotes the
+/// value it rejects, and a Secret's value (a token, a kubeconfig) must not reach a status,
+/// an Event or a log.
+fn hide_secret_values(
+    installation: &Installation,
+    values: &Map<String, Json>,
+    message: &str,
+) -> String {
+    let from_secrets = installation
+        .spec
+        .imports
+        .iter()
+        .flat_map(|imports| imports.data.iter().flatten())
+        .filter(|import| import.secret_ref.is_some())
+        .filter_map(|import| values.get(&import.name));
+    from_secrets.fold(message.to_owned(), |message, value| {
+        message.replace(
+            &value.to_string(),
+            "(a value read from a Secret, not shown)",
+        )
     })
 }
 
