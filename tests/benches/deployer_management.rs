@@ -23,7 +23,7 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::core::{DeployerRegistration, Environment, Installation};
 use landscaper_e2e::LS_NAMESPACE;
-use landscaper_e2e::process::{release_binary, sample_load, usage};
+use landscaper_e2e::process::{load_summary, release_binary, sample_load, top_requests, usage};
 use serde_json::json;
 use testbed::{Cluster, Testbed};
 
@@ -193,13 +193,7 @@ async fn main() {
     let elapsed = started.elapsed();
     let requests = counters.count(None, None, Some(USER));
     let writes = counters.writes(Some(USER));
-    let mut by_kind: Vec<(String, u64)> = counters
-        .snapshot()
-        .into_iter()
-        .filter(|(key, _)| key.user == USER)
-        .map(|(key, count)| (format!("{} {}", key.verb, key.resource), count))
-        .collect();
-    by_kind.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
+    let top = top_requests(counters, USER);
     // The restart below must find nothing to do: every installation's first job ends first.
     while count_settled(&installations).await < pairs {
         if started.elapsed() > LIMIT {
@@ -265,12 +259,7 @@ async fn main() {
         requests as f64 / pairs as f64,
         writes as f64 / pairs as f64
     );
-    let top: Vec<String> = by_kind
-        .iter()
-        .take(12)
-        .map(|(kind, count)| format!("{kind} {count}"))
-        .collect();
-    println!("  requests by kind               {}", top.join(", "));
+    println!("  requests by kind               {top}");
     println!(
         "  landscaper peak RSS            {:>8.1} MiB (VmHWM), CPU {:.2} s",
         created.peak_rss_kib as f64 / 1024.0,
@@ -281,12 +270,7 @@ async fn main() {
         restarted.elapsed().as_secs_f64(),
         restart_usage.peak_rss_kib as f64 / 1024.0
     );
-    println!(
-        "  load average (1 min)           {:.2} mean ({:.2} at most; {} cores)",
-        load.iter().sum::<f64>() / load.len() as f64,
-        load.iter().copied().fold(0.0, f64::max),
-        std::thread::available_parallelism().map_or(0, usize::from)
-    );
+    println!("  load average (1 min)           {}", load_summary(&load));
     if restart_writes != 0 {
         println!("  writes after the restart: {:?}", counters.snapshot());
         std::process::exit(1);

@@ -87,3 +87,30 @@ pub fn release_binary(variable: &str, name: &str) -> PathBuf {
         .map(|profile| profile.join(name))
         .expect("a target folder")
 }
+
+/// The twelve most frequent requests of `user`, as `verb resource count`, most frequent first.
+pub fn top_requests(counters: &testbed::counters::Counters, user: &str) -> String {
+    let mut by_kind: Vec<(String, u64)> = counters
+        .snapshot()
+        .into_iter()
+        .filter(|(key, _)| key.user == user)
+        .map(|(key, count)| (format!("{} {}", key.verb, key.resource), count))
+        .collect();
+    by_kind.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
+    by_kind
+        .iter()
+        .take(12)
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The load samples of [`sample_load`] as a report line's value: mean, peak and cores.
+pub fn load_summary(load: &[f64]) -> String {
+    format!(
+        "{:.2} mean ({:.2} at most; {} cores)",
+        load.iter().sum::<f64>() / load.len().max(1) as f64,
+        load.iter().copied().fold(0.0, f64::max),
+        std::thread::available_parallelism().map_or(0, usize::from)
+    )
+}
