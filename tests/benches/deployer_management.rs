@@ -1,7 +1,7 @@
 //! Benchmark: deployer management at scale. 1,000 Environments × 5 DeployerRegistrations:
 //! from the start of `landscaper run` until all 5,000 pairs have their Installation (each pair's
 //! ServiceAccount, RBAC, access Secret and Target are written before it), and until every
-//! Installation's first job has finished (it fails: the components' registry does not exist);
+//! Installation's first job has finished (it fails: the components' folder does not exist);
 //! then the same landscaper restarted with nothing changed, which must write nothing.
 //!
 //! The landscaper cluster is a testbed in this process; the landscaper is the real
@@ -69,7 +69,9 @@ fn registration(name: &str) -> DeployerRegistration {
                 "componentDescriptor": { "ref": {
                     "componentName": format!("example.com/{name}"),
                     "version": "v1.0.0",
-                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
+                    // No such folder: each pair's job fails at once, without a network
+                    // round trip, so the bench measures deployer management.
+                    "repositoryContext": { "type": "local", "filePath": "/nonexistent/components" },
                 } },
                 "importDataMappings": { "values": { "replicas": 1 } },
             },
