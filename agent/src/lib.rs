@@ -6,7 +6,7 @@
 //! creates the Environment whose host Target points at the Secret by reference, so fenced
 //! credentials never leave the host cluster. It renews a heartbeat, and removes everything
 //! again on `cleanup`. It knows nothing of the landscaper's controllers. Its command line
-//! ([`cli`]) runs in-process as well as in the binary; with the `kubelet` feature, [`kubelet`]
+//! ([`cli`]) runs in-process as well as in the binary; with the `kubelet` feature, the module `kubelet`
 //! runs the agent's image in the testbed's in-process clusters.
 
 pub mod cleanup;

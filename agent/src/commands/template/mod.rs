@@ -162,11 +162,11 @@ pub struct Args {
     #[arg(short = 'g', long = "generate-name")]
     pub generate_name: bool,
 
-    /// Write each template's documents to DIR/<chart path> instead of printing them.
+    /// Write each template's documents to DIR/CHART_PATH (the path of each template in the chart) instead of printing them.
     #[arg(long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 
-    /// With --output-dir, write the templates below DIR/<release name>.
+    /// With --output-dir, write the templates below DIR/RELEASE_NAME.
     #[arg(long = "release-name")]
     pub use_release_name: bool,
 
