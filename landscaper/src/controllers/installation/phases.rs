@@ -10,12 +10,13 @@ use kube::runtime::controller::Action;
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{ConditionStatus, ExecutionPhase, Installation, InstallationPhase};
 use landscaper_blueprint::ExecutionKind;
+use landscaper_blueprint::source::ResolvedBlueprint;
 use serde_json::json;
 use tracing::info;
 
 use super::order::{PredecessorState, Siblings, predecessor_state};
 use super::{Context, Error, WAIT_RETRY, retry, state, status, subobjects};
-use crate::dataflow::{self, DataflowError, Scope};
+use crate::dataflow::{self, DataflowError, Imports, Scope};
 
 /// The longest interval between two looks at a `Progressing` job.
 const PROGRESSING_MAX: Duration = Duration::from_secs(60);
@@ -149,25 +150,12 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     if let Some(action) = wait_for_predecessors(installation, context, &scope).await? {
         return Ok(action);
     }
-    let resolved = match subobjects::blueprint(installation, context).await? {
-        Ok(resolved) => resolved,
-        Err(message) => {
-            return fail(installation, context, "Init", "BlueprintError", message).await;
-        }
-    };
+    let (resolved, imports) =
+        match blueprint_and_imports(installation, context, &scope, "Init").await? {
+            Ok(found) => found,
+            Err(failed) => return Ok(failed),
+        };
     let client = &context.client;
-    let imports = match dataflow::read_imports(
-        client,
-        installation,
-        &resolved.blueprint,
-        &resolved.filesystem,
-        &scope,
-    )
-    .await
-    {
-        Ok(imports) => imports,
-        Err(error) => return fail_dataflow(installation, context, "Init", error).await,
-    };
     let mut options = subobjects::options(installation, &resolved, &imports.values);
     options.imports = match dataflow::import_executions(&scope, &options) {
         Ok(values) => values,
@@ -213,6 +201,37 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     }
     status::patch(&api(installation, context), installation, patch).await?;
     Ok(Action::await_change())
+}
+
+/// The installation's blueprint and its imports read in `scope`; `Err` is the action after
+/// the job was failed (in `operation`) because one of them could not be had.
+async fn blueprint_and_imports(
+    installation: &Installation,
+    context: &Context,
+    scope: &Scope,
+    operation: &str,
+) -> Result<Result<(ResolvedBlueprint, Imports), Action>, Error> {
+    let resolved = match subobjects::blueprint(installation, context).await? {
+        Ok(resolved) => resolved,
+        Err(message) => {
+            let failed = fail(installation, context, operation, "BlueprintError", message);
+            return failed.await.map(Err);
+        }
+    };
+    let read = dataflow::read_imports(
+        &context.client,
+        installation,
+        &resolved.blueprint,
+        &resolved.filesystem,
+        scope,
+    )
+    .await;
+    match read {
+        Ok(imports) => Ok(Ok((resolved, imports))),
+        Err(error) => fail_dataflow(installation, context, operation, error)
+            .await
+            .map(Err),
+    }
 }
 
 /// Fails the job on a cycle between siblings, waits while a predecessor has not finished;
@@ -443,32 +462,12 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
             .await;
         }
     };
-    let resolved = match subobjects::blueprint(installation, context).await? {
-        Ok(resolved) => resolved,
-        Err(message) => {
-            return fail(
-                installation,
-                context,
-                "Completing",
-                "BlueprintError",
-                message,
-            )
-            .await;
-        }
-    };
+    let (resolved, imports) =
+        match blueprint_and_imports(installation, context, &scope, "Completing").await? {
+            Ok(found) => found,
+            Err(failed) => return Ok(failed),
+        };
     let client = &context.client;
-    let imports = match dataflow::read_imports(
-        client,
-        installation,
-        &resolved.blueprint,
-        &resolved.filesystem,
-        &scope,
-    )
-    .await
-    {
-        Ok(imports) => imports,
-        Err(error) => return fail_dataflow(installation, context, "Completing", error).await,
-    };
     let recorded = installation
         .status
         .as_ref()
