@@ -23,7 +23,9 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::core::{DeployerRegistration, Environment, Installation};
 use landscaper_e2e::LS_NAMESPACE;
-use landscaper_e2e::process::{load_summary, release_binary, sample_load, top_requests, usage};
+use landscaper_e2e::process::{
+    load_summary, release_binary, sample_load, top_requests, usage, wait_or_exit,
+};
 use serde_json::json;
 use testbed::{Cluster, Testbed};
 
@@ -180,35 +182,31 @@ async fn main() {
     let started = Instant::now();
     let mut landscaper = spawn_landscaper(&kubeconfig, &log);
     let pid = landscaper.id().to_string();
-    while count_installations(&installations).await < pairs {
-        if started.elapsed() > LIMIT {
-            eprintln!(
-                "not all {pairs} pairs after {LIMIT:?}; log: {}",
-                log.display()
-            );
-            let _ = landscaper.kill();
-            std::mem::forget(dir);
-            std::process::exit(1);
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    wait_or_exit(
+        &format!("all {pairs} pairs' Installations"),
+        started,
+        LIMIT,
+        Duration::from_millis(250),
+        &mut landscaper,
+        &log,
+        || async { count_installations(&installations).await >= pairs },
+    )
+    .await;
     let elapsed = started.elapsed();
     let requests = counters.count(None, None, Some(USER));
     let writes = counters.writes(Some(USER));
     let top = top_requests(counters, USER);
     // The restart below must find nothing to do: every installation's first job ends first.
-    while count_settled(&installations).await < pairs {
-        if started.elapsed() > LIMIT {
-            eprintln!(
-                "not all {pairs} pairs' jobs finished after {LIMIT:?}; log: {}",
-                log.display()
-            );
-            let _ = landscaper.kill();
-            std::mem::forget(dir);
-            std::process::exit(1);
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    wait_or_exit(
+        &format!("all {pairs} pairs' first jobs finished"),
+        started,
+        LIMIT,
+        Duration::from_millis(500),
+        &mut landscaper,
+        &log,
+        || async { count_settled(&installations).await >= pairs },
+    )
+    .await;
     let settled = started.elapsed();
     // Statuses that summarise the jobs (the registrations') follow a moment later.
     let mut last = counters.writes(Some(USER));

@@ -23,7 +23,9 @@ use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::{Installation, InstallationPhase};
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_e2e::process::{load_summary, release_binary, sample_load, top_requests, usage};
+use landscaper_e2e::process::{
+    load_summary, release_binary, sample_load, top_requests, usage, wait_or_exit,
+};
 use serde_json::json;
 use testbed::Testbed;
 
@@ -136,18 +138,16 @@ async fn main() {
         .spawn()
         .expect("the landscaper starts");
     let pid = landscaper.id().to_string();
-    while count_succeeded(&installations).await < count {
-        if started.elapsed() > LIMIT {
-            eprintln!(
-                "not all {count} installations Succeeded after {LIMIT:?}; log: {}",
-                log.display()
-            );
-            let _ = landscaper.kill();
-            std::mem::forget(dir);
-            std::process::exit(1);
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    wait_or_exit(
+        &format!("all {count} installations Succeeded"),
+        started,
+        LIMIT,
+        Duration::from_millis(250),
+        &mut landscaper,
+        &log,
+        || async { count_succeeded(&installations).await >= count },
+    )
+    .await;
     let elapsed = started.elapsed();
     let used = usage(&pid);
     let requests = counters.count(None, None, Some(USER));

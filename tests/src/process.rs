@@ -114,3 +114,28 @@ pub fn load_summary(load: &[f64]) -> String {
         std::thread::available_parallelism().map_or(0, usize::from)
     )
 }
+
+/// Polls `done` every `every` until it holds. Past `limit` since `started` it kills `child`,
+/// says what did not happen and where the child's `log` is (kept: `exit` runs no destructor,
+/// so a temporary folder stays), and exits with status 1.
+pub async fn wait_or_exit<F, Fut>(
+    what: &str,
+    started: std::time::Instant,
+    limit: Duration,
+    every: Duration,
+    child: &mut std::process::Child,
+    log: &std::path::Path,
+    mut done: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    while !done().await {
+        if started.elapsed() > limit {
+            eprintln!("{what}: not after {limit:?}; log: {}", log.display());
+            let _ = child.kill();
+            std::process::exit(1);
+        }
+        tokio::time::sleep(every).await;
+    }
+}
