@@ -125,6 +125,7 @@ fn the_configuration_is_what_the_values_say() {
     assert_eq!(settings.namespace, "deployers");
     assert_eq!(settings.execution_workers, 7);
     assert_eq!(settings.installation_workers, 5);
+    assert_eq!(settings.deploy_item_workers, 3);
     assert!(settings.deployer_management);
     let deployment: Deployment =
         serde_json::from_value(kind(&rendered, "Deployment")[0].clone()).unwrap();
