@@ -20,8 +20,8 @@ struct Cli {
 enum Command {
     /// Run the landscaper's controllers against the landscaper cluster.
     Run(commands::run::Args),
-    /// Run everything in one process: two in-process clusters, the landscaper, an agent for
-    /// environment `default`, and the examples.
+    /// Run everything in one process: in-process clusters, the landscaper, an agent per
+    /// environment (`default`, `edge`), the deployers the examples register, and the examples.
     #[cfg(feature = "dev")]
     Dev(commands::dev::Args),
     /// Print the CustomResourceDefinitions of all landscaper kinds as YAML.
@@ -36,10 +36,19 @@ enum Command {
     Component(commands::component::Command),
 }
 
+/// Logging as every command logs; dev mode's live table needs the log elsewhere.
+fn init_logging(command: &Command) {
+    match command {
+        #[cfg(feature = "dev")]
+        Command::Dev(args) => commands::dev::init_logging(args),
+        _ => landscaper_process::logging::init(),
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    landscaper_process::logging::init();
     let cli = Cli::parse();
+    init_logging(&cli.command);
     let result = match cli.command {
         Command::Run(args) => commands::run::run(&args).await,
         #[cfg(feature = "dev")]

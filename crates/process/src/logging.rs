@@ -17,3 +17,20 @@ pub fn init() {
         builder.json().try_init()
     };
 }
+
+/// Installs the global subscriber writing readable text to the file at `path` (created, or
+/// truncated), for a command whose terminal output is a live display; the level as for
+/// [`init`].
+pub fn init_to_file(path: &std::path::Path) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = std::fs::File::create(path)?;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init();
+    Ok(())
+}

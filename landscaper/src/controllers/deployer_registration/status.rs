@@ -69,7 +69,8 @@ pub fn pair_entry(pair: &Pair<'_>, graph: &Graph, caches: &Caches) -> DeployerEn
         .and_then(|installation| installation.status.as_ref())
         .filter(|_| !ready)
         .and_then(|status| status.last_error.as_ref())
-        .map(|error| format!("Installation {}: {}", pair.name(), error.message));
+        // The installation's errors name it already.
+        .map(|error| error.message.clone());
     let message = if waits.is_empty() {
         failure
     } else {

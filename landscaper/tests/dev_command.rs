@@ -1,0 +1,132 @@
+//! `landscaper dev` as a user runs it: with output that is not a terminal it prints change
+//! lines (no screen redraws), ends `--until-ready` with the summary and exit code 0 once every
+//! deployer and example is Succeeded, exit code 1 when the timeout passes first; without it,
+//! it keeps running after the summary (kubectl sees its clusters) until Ctrl-C stops it
+//! cleanly.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn dev(dir: &Path, arguments: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_landscaper"));
+    command
+        .arg("dev")
+        .arg("--dir")
+        .arg(dir)
+        .args(arguments)
+        .current_dir(repository())
+        .env("RUST_LOG", "warn");
+    command
+}
+
+fn interrupt(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+fn wait_with_limit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("the child is waited for") {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("landscaper dev did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn until_ready_exits_0_with_the_summary_once_everything_is_succeeded() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dev(dir.path(), &["--until-ready", "--timeout", "5m"])
+        .output()
+        .expect("landscaper dev runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "exit {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!stdout.contains('\x1b'), "no screen redraws: {stdout}");
+    for line in [
+        "] deployer manifest in environment edge: Succeeded",
+        "] Installation ls-system/hello: Succeeded",
+        "Everything is ready after",
+        "6/6 deployers installed (environment × registration), 3/3 examples Succeeded",
+        "get deployerregistrations,environments,installations,deployitems -A",
+    ] {
+        assert!(stdout.contains(line), "{line:?} missing from\n{stdout}");
+    }
+}
+
+#[test]
+fn until_ready_exits_1_with_the_reasons_when_the_timeout_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dev(dir.path(), &["--until-ready", "--timeout", "1ms"])
+        .output()
+        .expect("landscaper dev runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("Not ready when the timeout passed (1ms):")
+            && stdout.contains("deployers installed (environment × registration)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn dev_mode_keeps_running_after_the_summary_until_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = dev(dir.path(), &["--no-examples", "--environments", "solo"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("landscaper dev starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.expect("a line of output");
+        let done = line.starts_with("Dev mode keeps running");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let seen = seen.join("\n");
+    assert!(
+        seen.contains("Everything is ready after")
+            && seen.contains("0/0 deployers installed")
+            && seen.contains("solo.kubeconfig get deployments,configmaps -A   # environment solo"),
+        "{seen}"
+    );
+    if let Some(kubectl) = std::env::var_os("KUBECTL") {
+        let output = Command::new(kubectl)
+            .arg("--kubeconfig")
+            .arg(dir.path().join("landscaper.kubeconfig"))
+            .args(["get", "environments,installations", "-A"])
+            .output()
+            .expect("kubectl runs");
+        assert!(
+            output.status.success() && String::from_utf8_lossy(&output.stdout).contains("solo"),
+            "{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    interrupt(&child);
+    let status = wait_with_limit(&mut child, Duration::from_secs(30));
+    assert!(status.success(), "exit {status:?} after Ctrl-C");
+}
