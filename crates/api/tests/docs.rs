@@ -22,6 +22,11 @@ const RUN_BY: &[(&str, &str, &str)] = &[
         "landscaper::dev::",
     ),
     (
+        "cargo run -p landscaper -- dev --until-ready",
+        "landscaper/tests/dev_command.rs",
+        "\"--until-ready\"",
+    ),
+    (
         "eval \"$(.ci/install-tools)\"",
         ".ci/run",
         "eval \"$(.ci/install-tools)\"",
