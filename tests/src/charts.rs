@@ -215,6 +215,18 @@ pub fn run_helm(helm: &Path, args: &[&str]) -> (bool, String) {
     (output.status.success(), text)
 }
 
+/// [`run_helm`] off the async runtime, so that a testbed helm talks to keeps answering.
+pub async fn run_helm_async(helm: &Path, args: &[&str]) -> (bool, String) {
+    let helm = helm.to_owned();
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_helm(&helm, &args)
+    })
+    .await
+    .expect("helm ran")
+}
+
 /// Asserts, for each of `variants`, that `helm template` of the chart in `dir` prints exactly
 /// what our engine renders, and that `helm lint` passes with those values.
 pub fn assert_renders_as_helm_does(

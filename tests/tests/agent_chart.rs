@@ -2,7 +2,7 @@
 //! installs with helm beside the documented landscaper-side RBAC in one cluster, and the RBAC
 //! each grants is exactly enough for the agent to register its environment, and no more.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Probe, Secret};
@@ -16,7 +16,7 @@ use landscaper_api::core::{Environment, Target};
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::chart;
 use landscaper_chart::helm::render::{self, TemplateOptions};
-use landscaper_e2e::charts::{ValuesInput, assert_renders_as_helm_does, helm, run_helm};
+use landscaper_e2e::charts::{ValuesInput, assert_renders_as_helm_does, helm, run_helm_async};
 use landscaper_e2e::rbac::{
     create_all, documented_landscaper_rbac, documents, install_agent_chart_rbac,
     service_account_token,
@@ -33,18 +33,6 @@ fn chart_dir() -> PathBuf {
 /// Renders the chart with our engine, as `helm template my-env CHART -n agent-system --set …`.
 fn render_ours(sets: &[&str]) -> String {
     landscaper_e2e::rbac::render_agent_chart(RELEASE, RELEASE_NAMESPACE, sets)
-}
-
-/// [`run_helm`] off the runtime, so that the testbed helm talks to keeps answering.
-async fn run_helm_blocking(helm: &Path, args: &[&str]) -> (bool, String) {
-    let helm = helm.to_owned();
-    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-    tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_helm(&helm, &args)
-    })
-    .await
-    .expect("helm ran")
 }
 
 const VALUE_VARIANTS: &[&[&str]] = &[
@@ -248,7 +236,7 @@ async fn chart_and_documented_rbac_install_in_one_cluster_and_the_agent_serves_f
     let chart = chart_dir();
     let kubeconfig = cluster.kubeconfig_path().display().to_string();
     // Upstream's values: `agent.namespace` left empty.
-    let (ok, output) = run_helm_blocking(
+    let (ok, output) = run_helm_async(
         &helm,
         &[
             "install",

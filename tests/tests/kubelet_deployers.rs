@@ -2,7 +2,8 @@
 //! `deployer mock` arguments in the fenced cluster runs the mock deployer in-process, with its
 //! landscaper kubeconfig from a mounted Secret; it drives a mock DeployItem in the landscaper
 //! cluster to Succeeded, and once scaled to 0 it picks up nothing more. The repository's
-//! mock deployer chart, installed by the agent's helm deployer, runs as well.
+//! mock deployer chart runs as well, installed by the agent's helm deployer or by real helm
+//! (and stops with `helm uninstall`).
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::Target;
 use landscaper_api::core::{DeployItem, DeployItemPhase};
-use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
+use landscaper_e2e::charts::{HelmRelease, archive_raw, helm, helm_deploy_item, run_helm_async};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
 use serde_json::json;
 
@@ -243,4 +244,99 @@ async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
         },
     )
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deployer_chart_installed_with_helm_runs_in_process_until_uninstalled() {
+    const HELM_CLI_ITEMS: &str = "helm-cli-items";
+    let Some(helm) = helm() else { return };
+    let world = World::start().await;
+    let fenced = world.fenced_cluster();
+    fenced.set_simulate_workloads(true);
+    let landscaper = world.landscaper_cluster();
+    world.create_namespace(landscaper, HELM_CLI_ITEMS).await;
+    let values = world.dir.path().join("mock-values.yaml");
+    let values_yaml = serde_yaml_ng::to_string(&json!({"deployer": {
+        "identity": "helm-cli-mock",
+        "landscaperClusterKubeconfig": {"kubeconfig": landscaper.kubeconfig_yaml()},
+    }}))
+    .expect("values as YAML");
+    std::fs::write(&values, values_yaml).expect("values written");
+    let chart =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../charts/mock-deployer");
+    let kubeconfig = fenced.kubeconfig_path().display().to_string();
+    let (ok, output) = run_helm_async(
+        &helm,
+        &[
+            "install",
+            "mock",
+            chart.to_str().unwrap(),
+            "--kubeconfig",
+            &kubeconfig,
+            "--namespace",
+            DEPLOYERS,
+            "--create-namespace",
+            "--values",
+            values.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert!(ok, "helm install failed: {output}");
+
+    let items: Api<DeployItem> = Api::namespaced(landscaper.client(), HELM_CLI_ITEMS);
+    start_item(&items, "user-item", "job-1").await;
+    eventually_within(
+        "the deployer helm installed finishes the user's item",
+        Duration::from_secs(60),
+        || async {
+            let status = items
+                .get("user-item")
+                .await
+                .expect("item")
+                .status
+                .unwrap_or_default();
+            status.job_id_finished.as_deref() == Some("job-1")
+                && status.phase == Some(DeployItemPhase::Succeeded)
+                && status
+                    .deployer
+                    .is_some_and(|d| d.identity == "helm-cli-mock")
+        },
+    )
+    .await;
+
+    let (ok, output) = run_helm_async(
+        &helm,
+        &[
+            "uninstall",
+            "mock",
+            "--kubeconfig",
+            &kubeconfig,
+            "--namespace",
+            DEPLOYERS,
+        ],
+    )
+    .await;
+    assert!(ok, "helm uninstall failed: {output}");
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(fenced.client(), DEPLOYERS);
+    eventually("the deployer's pod is gone", || async {
+        pods.list(&Default::default())
+            .await
+            .expect("pods listed")
+            .items
+            .is_empty()
+    })
+    .await;
+    // Stopped: a new job stays untouched.
+    start_item(&items, "after-uninstall", "job-2").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let status = items
+        .get("after-uninstall")
+        .await
+        .expect("item")
+        .status
+        .unwrap_or_default();
+    assert!(
+        status.job_id_finished.is_none() && status.deployer.is_none(),
+        "the uninstalled deployer still worked: {status:?}"
+    );
 }
