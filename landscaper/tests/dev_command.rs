@@ -130,3 +130,43 @@ fn dev_mode_keeps_running_after_the_summary_until_ctrl_c() {
     let status = wait_with_limit(&mut child, Duration::from_secs(30));
     assert!(status.success(), "exit {status:?} after Ctrl-C");
 }
+
+/// On a terminal (`script` gives the command one) the table is redrawn in place and the log
+/// goes to a file, so no log line tears the table.
+#[test]
+fn on_a_terminal_the_table_is_redrawn_and_the_log_goes_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "{} dev --dir {} --until-ready --timeout 5m",
+        env!("CARGO_BIN_EXE_landscaper"),
+        dir.path().display()
+    );
+    let output = Command::new("script")
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .current_dir(repository())
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    let screen = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "exit {:?}\n{screen}",
+        output.status
+    );
+    assert!(
+        screen.contains("\x1b[H\x1b[2J")
+            && screen.contains("ENVIRONMENT  DEPLOYER  PHASE")
+            && screen.contains("Everything is ready after"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains(" INFO "),
+        "log lines on the terminal: {screen}"
+    );
+    let log = std::fs::read_to_string(dir.path().join("landscaper.log")).expect("the log file");
+    assert!(
+        log.contains(" INFO ") && log.contains("the environment is registered"),
+        "{log}"
+    );
+}
