@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use landscaper::dev::board::{Board, Verdict};
-use landscaper::dev::{DevMode, ENVIRONMENTS, Options};
+use landscaper::dev::{DevMode, Options};
 use landscaper::settings::Settings;
 use tokio::time::Instant;
 
@@ -33,7 +33,12 @@ pub struct Args {
     #[arg(long)]
     no_examples: bool,
     /// The environments: each gets a fenced cluster and an agent of that name.
-    #[arg(long, value_delimiter = ',', default_values_t = ENVIRONMENTS.map(String::from), value_name = "NAME,...")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "default,edge",
+        value_name = "NAME,..."
+    )]
     environments: Vec<String>,
     /// The agents' heartbeat period (Go duration).
     #[arg(long, default_value = "10s")]
@@ -247,4 +252,25 @@ fn relative(path: &Path) -> PathBuf {
         .ok()
         .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_owned))
         .unwrap_or_else(|| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_default_environments_are_the_libraries() {
+        let cli = Cli::parse_from(["dev"]);
+        assert_eq!(cli.args.environments, landscaper::dev::ENVIRONMENTS);
+        let cli = Cli::parse_from(["dev", "--environments", "a,b,c"]);
+        assert_eq!(cli.args.environments, ["a", "b", "c"]);
+    }
 }
