@@ -641,7 +641,7 @@ async fn the_mock_deployer_reports_its_configured_outcome() {
     env.item("bad", MOCK, None, json!({"phase": "Failed"}))
         .await;
     let ok = env.finished("ok", "job-1").await.status.unwrap();
-    assert_eq!(ok.phase, Some(DeployItemPhase::Succeeded));
+    assert_succeeded(&ok);
     assert_eq!(ok.provider_status, Some(json!({"a": 1})));
     let secret = Api::<Secret>::namespaced(env.ls.clone(), NS)
         .get("ok-export")

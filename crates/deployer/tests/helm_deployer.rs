@@ -221,10 +221,7 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     .await;
     env.trigger("web", "job-3").await;
     let di = env.finished("web", "job-3").await;
-    assert_eq!(
-        di.status.clone().unwrap().phase,
-        Some(DeployItemPhase::Succeeded)
-    );
+    assert_succeeded(&di.status.clone().unwrap());
     let data = env
         .configmap("apps", "web-config")
         .await
@@ -313,7 +310,7 @@ async fn a_template_error_fails_naming_the_chart_and_a_fix_succeeds() {
     set_config(&env, "web", helm_config(&archive(false), json!({}))).await;
     env.trigger("web", "job-2").await;
     let di = env.finished("web", "job-2").await;
-    assert_eq!(di.status.unwrap().phase, Some(DeployItemPhase::Succeeded));
+    assert_succeeded(&di.status.unwrap());
     assert_eq!(records(&env).await.len(), 1);
     deployer.stop().await;
 }

@@ -204,7 +204,7 @@ async fn a_during_responsibility_hook_overrides_the_target_selectors() {
     env.item("claimed", MOCK, Some("other-env"), json!({}))
         .await;
     let di = env.finished("claimed", "job-1").await;
-    assert_eq!(di.status.unwrap().phase, Some(DeployItemPhase::Succeeded));
+    assert_succeeded(&di.status.unwrap());
 }
 
 #[tokio::test]
