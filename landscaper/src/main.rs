@@ -19,7 +19,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the landscaper's controllers against the landscaper cluster.
-    Run(commands::run::Args),
+    Run(landscaper::cli::RunArgs),
     /// Run everything in one process: two in-process clusters, the landscaper, an agent for
     /// environment `default`, and the examples.
     #[cfg(feature = "dev")]
@@ -41,7 +41,13 @@ async fn main() -> ExitCode {
     landscaper_process::logging::init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(args) => commands::run::run(&args).await,
+        Command::Run(args) => landscaper::cli::run_command(
+            args,
+            &landscaper::cli::Host::process(),
+            landscaper_process::shutdown::signal(),
+        )
+        .await
+        .map(|()| ExitCode::SUCCESS),
         #[cfg(feature = "dev")]
         Command::Dev(args) => commands::dev::run(&args).await,
         Command::Crds(args) => commands::crds::run(&args),
