@@ -158,20 +158,6 @@ pub async fn update(
             .iter()
             .any(|c| c.type_ == DEPENDENCY_CYCLE && c.status == ConditionStatus::True);
     set_condition(&mut status.conditions, cycle_update, now);
-    for entry in newly_ready(&previous, &status) {
-        info!(registration = %name, environment = %entry.environment, "deployer installed");
-        publish(
-            context,
-            registration,
-            "DeployerInstalled",
-            format!(
-                "the deployer is installed in environment {} (Installation {})",
-                entry.environment,
-                entry.installation.as_deref().unwrap_or_default()
-            ),
-        )
-        .await;
-    }
     if cycle_is_new {
         warn!(registration = %name, cycle = %cycle_message, "dependency cycle between deployers");
         publish_as(
@@ -194,10 +180,25 @@ pub async fn update(
     )
     .await
     .map_err(|source| Error::Api {
-        registration: name,
+        registration: name.clone(),
         action: "writing its status".to_owned(),
         source,
     })?;
+    // Reported once written: a failed write retries, and the recorder counts a repetition.
+    for entry in newly_ready(&previous, &status) {
+        info!(registration = %name, environment = %entry.environment, "deployer installed");
+        publish(
+            context,
+            registration,
+            "DeployerInstalled",
+            format!(
+                "the deployer is installed in environment {} (Installation {})",
+                entry.environment,
+                entry.installation.as_deref().unwrap_or_default()
+            ),
+        )
+        .await;
+    }
     Ok(())
 }
 
