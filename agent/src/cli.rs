@@ -11,7 +11,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use crate::clients::ClusterAccess;
 use crate::commands;
@@ -214,17 +214,28 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
+    parse_as::<Cli, _, _>(args, host)
+}
+
+/// Parses the command line of any clap command `C` (the landscaper's too); an in-process
+/// host's environment stands in for the process's, as clap's `env` settings would read it.
+pub fn parse_as<C, I, T>(args: I, host: &Host) -> Result<C, clap::Error>
+where
+    C: Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
     let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let Some(inside) = &host.inside else {
-        return Cli::try_parse_from(args);
+        return C::try_parse_from(args);
     };
-    let mut command = Cli::command();
+    let mut command = C::command();
     // Built, so every argument says how many values it takes.
     command.build();
     let flags = env_flags(&command, &args, &inside.env);
     args.extend(flags.into_iter().map(OsString::from));
-    let matches = without_env(Cli::command()).try_get_matches_from(args)?;
-    Cli::from_arg_matches(&matches)
+    let matches = without_env(C::command()).try_get_matches_from(args)?;
+    C::from_arg_matches(&matches)
 }
 
 /// The command with no argument read from the process's environment.
@@ -281,6 +292,7 @@ fn env_flags(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
     fn host(env: &[(&str, &str)]) -> Host {
         Host::in_process(

@@ -75,6 +75,39 @@ impl Probes for Health {
     }
 }
 
+/// The health of `landscaper-agent deployer`: alive while the process answers, ready once
+/// the deployer is set up (its clients built) and serving.
+#[derive(Debug, Default)]
+pub struct DeployerHealth {
+    serving: AtomicBool,
+}
+
+impl DeployerHealth {
+    /// A deployer that is not serving yet.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// The deployer is set up and serves its items.
+    pub fn set_serving(&self) {
+        self.serving.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Probes for DeployerHealth {
+    fn live(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn ready(&self) -> Result<(), String> {
+        if self.serving.load(Ordering::Relaxed) {
+            Ok(())
+        } else {
+            Err("the deployer is not set up yet".to_owned())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +124,15 @@ mod tests {
         assert!(health.live().unwrap_err().contains("not come round"));
         assert!(health.ready().is_err());
         health.round_done();
+        assert_eq!(health.ready(), Ok(()));
+    }
+
+    #[test]
+    fn a_deployer_is_ready_once_serving() {
+        let health = DeployerHealth::new();
+        assert_eq!(health.live(), Ok(()));
+        assert!(health.ready().unwrap_err().contains("not set up"));
+        health.set_serving();
         assert_eq!(health.ready(), Ok(()));
     }
 }

@@ -46,7 +46,14 @@ impl ContainerRunner for AgentImage {
 /// The command line of a container: the image's entrypoint (or the container's `command`,
 /// whose program is the agent either way) and its arguments, mounted paths mapped.
 fn arguments(container: &Container) -> Vec<String> {
-    let mut args = vec![IMAGE.to_owned()];
+    command_line(container, IMAGE)
+}
+
+/// The command line of a container of an image whose program is `program`: the program (the
+/// image's entrypoint, or the container's `command`, which names it either way) and its
+/// arguments, mounted paths mapped.
+pub fn command_line(container: &Container, program: &str) -> Vec<String> {
+    let mut args = vec![program.to_owned()];
     args.extend(container.command.iter().skip(1).cloned());
     args.extend(container.host_args());
     args
@@ -54,7 +61,7 @@ fn arguments(container: &Container) -> Vec<String> {
 
 /// The container's environment; values naming mounted files point at their host copies, as
 /// arguments do.
-fn environment(container: &Container) -> BTreeMap<String, String> {
+pub fn environment(container: &Container) -> BTreeMap<String, String> {
     container
         .env
         .iter()

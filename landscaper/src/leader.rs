@@ -193,9 +193,16 @@ fn conflict_is_lost<T>(result: Result<T, kube::Error>) -> Result<bool, kube::Err
 /// A replica identity: the pod name (`POD_NAME`, else the host name) and a random suffix, so two
 /// processes on one host differ too.
 pub fn replica_identity() -> String {
-    let host = std::env::var("POD_NAME")
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_else(|_| "landscaper".to_owned());
+    replica_identity_of(std::env::var("POD_NAME").ok().as_deref())
+}
+
+/// A replica identity for the pod `pod` (else the host name) and a random suffix, so two
+/// replicas in one process (the testbed's kubelet mode) differ too.
+pub fn replica_identity_of(pod: Option<&str>) -> String {
+    let host = pod
+        .map(str::to_owned)
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "landscaper".to_owned());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.subsec_nanos())

@@ -7,12 +7,15 @@
 //! embedded agent of the landscaper's own cluster; the `landscaper` binary wires them to a
 //! cluster.
 
+pub mod cli;
 pub mod controllers;
 pub mod crds;
 pub mod dataflow;
 #[cfg(feature = "dev")]
 pub mod dev;
 pub mod health;
+#[cfg(feature = "dev")]
+pub mod kubelet;
 pub mod leader;
 pub mod metrics;
 pub mod own_environment;

@@ -19,7 +19,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the landscaper's controllers against the landscaper cluster.
-    Run(commands::run::Args),
+    Run(landscaper::cli::RunArgs),
     /// Run everything in one process: in-process clusters, the landscaper, an agent per
     /// environment (`default`, `edge`), the deployers the examples register, and the examples.
     #[cfg(feature = "dev")]
@@ -50,7 +50,13 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(&cli.command);
     let result = match cli.command {
-        Command::Run(args) => commands::run::run(&args).await,
+        Command::Run(args) => landscaper::cli::run_command(
+            args,
+            &landscaper::cli::Host::process(),
+            landscaper_process::shutdown::signal(),
+        )
+        .await
+        .map(|()| ExitCode::SUCCESS),
         #[cfg(feature = "dev")]
         Command::Dev(args) => commands::dev::run(&args).await,
         Command::Crds(args) => commands::crds::run(&args),

@@ -160,6 +160,9 @@ fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
             config,
             "--namespace",
             "demo",
+            // The landscaper's probes have the default port.
+            "--health-address",
+            "127.0.0.1:0",
         ],
         &dir.path().join("deployer.log"),
     );

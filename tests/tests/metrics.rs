@@ -433,3 +433,104 @@ async fn agent_metrics_count_deployer_reconciles_renders_and_token_renewals() {
         });
     assert!(renders.unwrap_or(0.0) >= 1.0, "renders are timed");
 }
+
+/// A free loopback address for a server the test does not bind itself.
+fn free_loopback_address() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    listener.local_addr().expect("bound address")
+}
+
+#[tokio::test]
+async fn the_deployer_command_serves_probes_and_its_reconcile_metrics() {
+    const NS: &str = "mocked";
+    let world = World::start().await;
+    world.create_namespace(world.landscaper_cluster(), NS).await;
+    let kubeconfig = world.kubeconfig_file(world.landscaper_cluster(), None);
+    let address = free_loopback_address();
+    let args = [
+        "landscaper-agent".to_owned(),
+        "deployer".to_owned(),
+        "mock".to_owned(),
+        format!("--landscaper-kubeconfig={}", kubeconfig.display()),
+        format!("--namespace={NS}"),
+        format!("--health-address={address}"),
+    ];
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    // The binary's host: the probe server listens as in a pod.
+    tokio::spawn(landscaper_agent::cli::run(
+        args,
+        landscaper_agent::cli::Host::process(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    eventually("the deployer answers /readyz", || async {
+        tokio::net::TcpStream::connect(address).await.is_ok()
+            && get(address, "/readyz").await.0 == 200
+    })
+    .await;
+    assert_eq!(get(address, "/healthz").await.0, 200);
+    let before = scrape(address).await;
+
+    let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), NS);
+    let item: DeployItem = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployItem",
+        "metadata": {"name": "mocked"},
+        "spec": {
+            "type": "landscaper.gardener.cloud/mock",
+            "config": {
+                "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
+                "kind": "ProviderConfiguration",
+                "phase": "Succeeded",
+            },
+        },
+    }))
+    .expect("a DeployItem");
+    items.create(&PostParams::default(), &item).await.unwrap();
+    items
+        .patch_status(
+            "mocked",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"status": {
+                "jobID": "job-1",
+                "jobIDGenerationTime": k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::now()),
+            }})),
+        )
+        .await
+        .unwrap();
+    eventually("the mock deployer finishes the job", || async {
+        items
+            .get("mocked")
+            .await
+            .ok()
+            .and_then(|i| i.status)
+            .is_some_and(|s| {
+                s.job_id_finished.as_deref() == Some("job-1")
+                    && s.phase == Some(DeployItemPhase::Succeeded)
+            })
+    })
+    .await;
+    let after = scrape(address).await;
+    assert!(
+        reconciles(&after, "mock-deployer") > reconciles(&before, "mock-deployer"),
+        "the deployer's reconciles are counted under its name"
+    );
+    assert!(
+        observations(
+            &after,
+            "controller_runtime_reconcile_time_seconds",
+            "mock-deployer"
+        ) >= 1
+    );
+    assert!(
+        value(
+            &after,
+            "landscaper_deployitems",
+            &[
+                ("type", "landscaper.gardener.cloud/mock"),
+                ("phase", "Succeeded")
+            ]
+        ) >= 1.0
+    );
+}

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use crate::cli::Host;
+use crate::health::{self, DeployerHealth};
 
 use landscaper_api::config::OciConfiguration;
 use landscaper_api::constants::{
@@ -78,6 +79,17 @@ pub struct Args {
     /// else 8).
     #[arg(long)]
     pub workers: Option<u16>,
+
+    /// Address of `/healthz`, `/readyz` (the deployer is set up) and `/metrics` (Prometheus:
+    /// its reconciles and DeployItems): HOST:PORT, or :PORT for every address (IPv6 and IPv4);
+    /// empty to serve none. An in-process run serves none and reports readiness to its host.
+    #[arg(
+        long,
+        env = "LANDSCAPER_DEPLOYER_HEALTH_ADDRESS",
+        default_value = ":8081",
+        value_name = "HOST:PORT"
+    )]
+    pub health_address: String,
 }
 
 /// Items reconciled at the same time when neither the flag nor the configuration says.
@@ -239,6 +251,16 @@ pub async fn serve(
         .cloned()
         .collect();
     let contents = Contents::read(watched);
+    // Bound first, so that a taken address fails the start at once.
+    let probes = match args.health_address.as_str() {
+        _ if !on.is_process() => None,
+        "" => None,
+        address => Some(health::bind(address).await.map_err(|e| format!("{e:#}"))?),
+    };
+    let health = DeployerHealth::new();
+    // Probes and metrics are answered until the deployer has stopped.
+    let _probes =
+        probes.map(|listener| AbortOnDrop(tokio::spawn(health::serve(listener, health.clone()))));
     let ls = client(
         args.landscaper_kubeconfig.as_ref(),
         "--landscaper-kubeconfig",
@@ -257,7 +279,8 @@ pub async fn serve(
         target_selectors = config.target_selectors.len(),
         "starting"
     );
-    // Set up and about to serve: what an in-process run's host counts as ready.
+    // Set up and about to serve: what `/readyz` and an in-process run's host count as ready.
+    health.set_serving();
     on.report_ready(true);
     // A kubeconfig file that changes (a mounted Secret whose token was renewed) ends the
     // process, so that its restart reads the new token: a client keeps the token it was built
@@ -294,6 +317,15 @@ pub async fn serve(
             file.display()
         )),
         Err(_) => Ok(()),
+    }
+}
+
+/// Aborts the probe server's task when the deployer stops.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

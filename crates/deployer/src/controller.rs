@@ -14,16 +14,16 @@ use crate::responsibility;
 use crate::target_access::TargetAccess;
 use futures::{FutureExt, StreamExt};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::Resource as _;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::events::EventType;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher::{self, watcher};
 use landscaper_api::config::DeployItemTimeouts;
 use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployerInformation, Target, TargetSelector,
 };
+use landscaper_process::events::Events;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -127,7 +127,7 @@ pub struct Context<D> {
     targets: Store<Target>,
     items: Store<DeployItem>,
     target_access: Arc<TargetAccess>,
-    recorder: Recorder,
+    events: Events,
     failures: Mutex<HashMap<ObjectRef<DeployItem>, u32>>,
     done: Mutex<FinishedJobs>,
     /// When this process started each item's running job, to the nanosecond: the status's
@@ -213,13 +213,13 @@ pub async fn run<D: Deployer>(
         items_referencing(&items_for_targets, &target)
     });
 
-    let reporter = Reporter {
-        controller: config.info.name.clone(),
-        instance: Some(config.info.identity.clone()),
-    };
     let items_by_phase = items.clone();
     let ctx = Arc::new(Context {
-        recorder: Recorder::new(ls_client.clone(), reporter),
+        events: Events::of_instance(
+            ls_client.clone(),
+            &config.info.name,
+            Some(config.info.identity.clone()),
+        ),
         target_access: Arc::new(TargetAccess::new(secrets_client)),
         ls: ls_client,
         deployer,
@@ -688,16 +688,7 @@ impl<D: Deployer> Context<D> {
     }
 
     async fn event(&self, item: &DeployItem, type_: EventType, reason: &str, note: String) {
-        let ev = Event {
-            type_,
-            reason: reason.into(),
-            note: Some(note),
-            action: "Reconcile".into(),
-            secondary: None,
-        };
-        if let Err(e) = self.recorder.publish(&ev, &item.object_ref(&())).await {
-            tracing::debug!(error = %e, "could not publish an event");
-        }
+        self.events.publish(item, type_, reason, note).await;
     }
 
     /// The pickup of a job the default logic starts: phase Init (InitDelete), the job's start

@@ -15,7 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference,
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
+use kube::runtime::events::EventType;
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
@@ -24,8 +24,9 @@ use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_N
 use landscaper_api::constants::{conditions, finalizers, labels};
 use landscaper_api::core::{
     ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Installation, Target,
-    TargetSpec, set_condition,
+    TargetSpec, find_condition, set_condition,
 };
+use landscaper_process::events::Events;
 use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
 
@@ -45,23 +46,16 @@ const RESYNC: Duration = Duration::from_secs(300);
 pub struct Context {
     client: kube::Client,
     settings: Settings,
-    recorder: Recorder,
+    events: Events,
 }
 
 impl Context {
     /// A context for the given landscaper cluster and settings.
     pub fn new(client: kube::Client, settings: Settings) -> Self {
-        let recorder = Recorder::new(
-            client.clone(),
-            Reporter {
-                controller: MANAGER.into(),
-                instance: None,
-            },
-        );
         Self {
+            events: Events::new(client.clone(), MANAGER),
             client,
             settings,
-            recorder,
         }
     }
 }
@@ -243,7 +237,15 @@ async fn apply(environment: &Environment, context: &Context) -> Result<Action, E
         },
     };
     let (heartbeat, next_check) = heartbeat_state(environment, context).await?;
+    let change = heartbeat_change(environment, &heartbeat);
     update_conditions(environment, vec![target, heartbeat], context).await?;
+    if let Some((type_, reason, note)) = change {
+        info!(name = %name, reason, "the agent's heartbeat changed");
+        context
+            .events
+            .publish(environment, type_, reason, note)
+            .await;
+    }
     match failure {
         Some(error) => Err(error),
         None => Ok(Action::requeue(next_check.min(RESYNC))),
@@ -702,19 +704,29 @@ pub async fn patch_status(
 }
 
 async fn publish(context: &Context, environment: &Environment, reason: &str, note: String) {
-    let event = KubeEvent {
-        type_: EventType::Normal,
-        reason: reason.into(),
-        note: Some(note),
-        action: "Reconcile".into(),
-        secondary: None,
-    };
-    if let Err(error) = context
-        .recorder
-        .publish(&event, &environment.object_ref(&()))
-        .await
-    {
-        warn!(%error, "could not publish an event");
+    context.events.normal(environment, reason, note).await;
+}
+
+/// The Event a change of the `AgentReady` condition to `heartbeat` deserves: the heartbeat
+/// lost (it was renewed), recovered (it had been missed) or the agent's first one.
+fn heartbeat_change(
+    environment: &Environment,
+    heartbeat: &ConditionUpdate<'_>,
+) -> Option<(EventType, &'static str, String)> {
+    let previous = environment
+        .status
+        .as_ref()
+        .and_then(|status| find_condition(&status.conditions, conditions::AGENT_READY));
+    let was_ready = previous.is_some_and(|c| c.status == ConditionStatus::True);
+    let is_ready = heartbeat.status == ConditionStatus::True;
+    let note = heartbeat.message.clone();
+    match (was_ready, is_ready) {
+        (true, false) => Some((EventType::Warning, "HeartbeatLost", note)),
+        (false, true) if previous.is_some_and(|c| c.reason == "HeartbeatMissed") => {
+            Some((EventType::Normal, "HeartbeatRecovered", note))
+        }
+        (false, true) => Some((EventType::Normal, "AgentReady", note)),
+        _ => None,
     }
 }
 

@@ -24,6 +24,7 @@ use landscaper_api::core::{
     DataObject, DeployItem, DeployItemPhase, DeployItemSpec, DeployItemTemplate, Execution,
     ExecutionPhase, LastError, ObjectReference, execution_data_object_name,
 };
+use landscaper_process::events::Events;
 use serde_json::{Value, json};
 use tracing::{Instrument, info, info_span, warn};
 
@@ -49,6 +50,7 @@ pub struct Context {
     client: kube::Client,
     /// The DeployItems Executions manage, as the controller's watch of them sees them.
     items: Store<DeployItem>,
+    events: Events,
 }
 
 /// What went wrong while reconciling an Execution.
@@ -103,7 +105,11 @@ pub async fn run(
     .default_backoff()
     .modify(|item: &mut DeployItem| item.metadata.managed_fields = None);
     let item_watch = reflector::reflector(writer, item_watch).touched_objects();
-    let context = Arc::new(Context { client, items });
+    let context = Arc::new(Context {
+        events: Events::new(client.clone(), MANAGER),
+        client,
+        items,
+    });
     let controller = Controller::new(executions, watcher::Config::default())
         .owns_stream(item_watch)
         .with_config(kube::runtime::controller::Config::default().concurrency(workers));
@@ -138,7 +144,7 @@ async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<A
     let namespace = execution.namespace().unwrap_or_default();
     let name = execution.name_any();
     let span = info_span!("reconcile", kind = "Execution", %namespace, %name);
-    let job = Job::new(&context, &namespace, &name);
+    let job = Job::new(&context, &execution, &namespace, &name);
     async {
         let held = execution
             .finalizers()
@@ -161,6 +167,9 @@ async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<A
 
 /// One reconcile of one Execution.
 struct Job<'a> {
+    /// The Execution as this reconcile read it: what its Events are about.
+    execution: &'a Execution,
+    events: &'a Events,
     namespace: &'a str,
     name: &'a str,
     cache: &'a Store<DeployItem>,
@@ -181,9 +190,16 @@ enum Progress {
 }
 
 impl<'a> Job<'a> {
-    fn new(context: &'a Context, namespace: &'a str, name: &'a str) -> Self {
+    fn new(
+        context: &'a Context,
+        execution: &'a Execution,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> Self {
         let client = context.client.clone();
         Self {
+            execution,
+            events: &context.events,
             namespace,
             name,
             cache: &context.items,
@@ -549,7 +565,8 @@ impl<'a> Job<'a> {
         self.patch_status(&patch, "set the phase").await
     }
 
-    /// Ends the job: the final phase, `jobIDFinished` and, on failure, the last error.
+    /// Ends the job: the final phase, `jobIDFinished` and, on failure, the last error and a
+    /// Warning Event with its reason.
     async fn finish(
         &self,
         job_id: &str,
@@ -573,14 +590,24 @@ impl<'a> Job<'a> {
             "phase": phase.as_str(),
             "phaseTransitionTime": now,
             "jobIDFinished": job_id,
-            "lastError": last_error,
+            "lastError": &last_error,
             "transitionTimes": { "finishedTime": now },
         });
         if let Some(reference) = export_ref {
             status["exportRef"] = json!(reference);
         }
         self.patch_status(&json!({ "status": status }), "finish the job")
-            .await
+            .await?;
+        if let Some(error) = last_error {
+            let note = format!(
+                "Execution {}/{}: {}",
+                self.namespace, self.name, error.message
+            );
+            self.events
+                .warning(self.execution, &error.reason, note)
+                .await;
+        }
+        Ok(())
     }
 
     async fn patch_status(&self, patch: &Value, action: &str) -> Result<(), Error> {

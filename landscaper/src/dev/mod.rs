@@ -49,16 +49,23 @@ pub fn two_clusters() -> testbed::Builder {
 }
 
 /// A testbed with the landscaper cluster and the named fenced clusters. While the workload
-/// simulator is on, Deployments of the agent's image run in-process (the testbed's kubelet
-/// mode), so deployers that the helm deployer installs actually run.
+/// simulator is on, Deployments of the agent's and the landscaper's images run in-process (the
+/// testbed's kubelet mode), so deployers that the helm deployer installs, and a landscaper
+/// installed with its chart, actually run.
 pub fn clusters(fenced: &[&str]) -> testbed::Builder {
     let names: Vec<&str> = std::iter::once(LANDSCAPER_CLUSTER)
         .chain(fenced.iter().copied())
         .collect();
-    Testbed::builder().named(&names).container_runner(
-        landscaper_agent::kubelet::IMAGE,
-        std::sync::Arc::new(landscaper_agent::kubelet::AgentImage),
-    )
+    Testbed::builder()
+        .named(&names)
+        .container_runner(
+            landscaper_agent::kubelet::IMAGE,
+            std::sync::Arc::new(landscaper_agent::kubelet::AgentImage),
+        )
+        .container_runner(
+            crate::kubelet::IMAGE,
+            std::sync::Arc::new(crate::kubelet::LandscaperImage),
+        )
 }
 
 /// Makes the landscaper cluster ready for the landscaper's controllers: the Landscaper CRDs

@@ -20,9 +20,9 @@ use std::time::Duration;
 use kube::ResourceExt;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
-use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::watcher;
 use landscaper_api::core::DeployItem;
+use landscaper_process::events::Events;
 use tracing::{Instrument, info, info_span, warn};
 
 use self::deployers::Caches;
@@ -55,7 +55,7 @@ pub const ABORTING_TIMEOUT_OPERATION: &str = "WaitingForAbort";
 /// Shared handles of the controller.
 pub struct Context {
     client: kube::Client,
-    recorder: Recorder,
+    events: Events,
     timeouts: DeployItemTimeouts,
     /// The registered deployers, when deployer management runs.
     deployers: Option<Caches>,
@@ -97,13 +97,6 @@ pub async fn run(
     health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let recorder = Recorder::new(
-        client.clone(),
-        Reporter {
-            controller: MANAGER.into(),
-            instance: None,
-        },
-    );
     let (deployers, changes) = match settings.deployer_management {
         true => {
             let (caches, changes) = Caches::start(&client, &settings.namespace);
@@ -121,7 +114,7 @@ pub async fn run(
     );
     let context = Arc::new(Context {
         client: client.clone(),
-        recorder,
+        events: Events::new(client.clone(), MANAGER),
         timeouts,
         deployers,
     });

@@ -3,10 +3,10 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event as KubeEvent, EventType};
-use kube::{Resource, ResourceExt};
+use kube::runtime::events::EventType;
 use landscaper_api::core::{DeployItem, DeployItemPhase, ErrorCode, LastError};
 use serde_json::{Value, json};
 use tracing::{info, warn};
@@ -105,18 +105,5 @@ pub(super) async fn publish(
     note: String,
     context: &Context,
 ) {
-    let event = KubeEvent {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: "Reconcile".into(),
-        secondary: None,
-    };
-    if let Err(error) = context
-        .recorder
-        .publish(&event, &item.object_ref(&()))
-        .await
-    {
-        warn!(name = %item.name_any(), %error, "could not publish an Event");
-    }
+    context.events.publish(item, type_, reason, note).await;
 }

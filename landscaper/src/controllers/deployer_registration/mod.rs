@@ -21,7 +21,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
-use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
@@ -30,6 +29,7 @@ use landscaper_api::constants::{annotations, finalizers, labels};
 use landscaper_api::core::{
     DeployerEnvironmentStatus, DeployerRegistration, Environment, Installation, Operation,
 };
+use landscaper_process::events::Events;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -60,7 +60,7 @@ const REMOVAL_CHECK: Duration = Duration::from_secs(5);
 pub struct Context {
     client: kube::Client,
     settings: Settings,
-    recorder: Recorder,
+    events: Events,
     caches: Caches,
 }
 
@@ -112,18 +112,11 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let (caches, changes) = Caches::start(&client, &settings.namespace);
-    let recorder = Recorder::new(
-        client.clone(),
-        Reporter {
-            controller: MANAGER.into(),
-            instance: None,
-        },
-    );
     info!(namespace = %settings.namespace, "starting the DeployerRegistration controller");
     let context = Arc::new(Context {
         client: client.clone(),
         settings,
-        recorder,
+        events: Events::new(client.clone(), MANAGER),
         caches,
     });
     let registrations: Api<DeployerRegistration> = Api::all(client);

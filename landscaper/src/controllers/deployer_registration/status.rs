@@ -3,17 +3,17 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::events::{Event as KubeEvent, EventType};
+use kube::runtime::events::EventType;
 use kube::runtime::reflector::ObjectRef;
-use kube::{Resource, ResourceExt};
 use landscaper_api::core::{
     ConditionStatus, ConditionUpdate, DeployerEnvironmentStatus, DeployerRegistration,
     DeployerRegistrationStatus, Installation, InstallationPhase, set_condition,
 };
 use serde_json::json;
 use std::collections::BTreeSet;
-use tracing::warn;
+use tracing::{info, warn};
 
 use super::caches::Caches;
 use super::order::Graph;
@@ -181,11 +181,43 @@ pub async fn update(
     )
     .await
     .map_err(|source| Error::Api {
-        registration: name,
+        registration: name.clone(),
         action: "writing its status".to_owned(),
         source,
     })?;
+    // Reported once written: a failed write retries, and the recorder counts a repetition.
+    for entry in newly_ready(&previous, &status) {
+        info!(registration = %name, environment = %entry.environment, "deployer installed");
+        publish(
+            context,
+            registration,
+            "DeployerInstalled",
+            format!(
+                "the deployer is installed in environment {} (Installation {})",
+                entry.environment,
+                entry.installation.as_deref().unwrap_or_default()
+            ),
+        )
+        .await;
+    }
     Ok(())
+}
+
+/// The pairs that are ready in `status` and were not in `previous`.
+fn newly_ready<'a>(
+    previous: &DeployerRegistrationStatus,
+    status: &'a DeployerRegistrationStatus,
+) -> impl Iterator<Item = &'a DeployerEnvironmentStatus> {
+    let was_ready: BTreeSet<&str> = previous
+        .environments
+        .iter()
+        .filter(|entry| entry.ready)
+        .map(|entry| entry.environment.as_str())
+        .collect();
+    status
+        .environments
+        .iter()
+        .filter(move |entry| entry.ready && !was_ready.contains(entry.environment.as_str()))
 }
 
 /// Publishes a Normal event on the registration.
@@ -205,18 +237,8 @@ async fn publish_as(
     reason: &str,
     note: String,
 ) {
-    let event = KubeEvent {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: "Reconcile".into(),
-        secondary: None,
-    };
-    if let Err(error) = context
-        .recorder
-        .publish(&event, &registration.object_ref(&()))
-        .await
-    {
-        warn!(%error, "could not publish an event");
-    }
+    context
+        .events
+        .publish(registration, type_, reason, note)
+        .await;
 }

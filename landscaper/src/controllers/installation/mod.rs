@@ -20,13 +20,14 @@ use std::time::Duration;
 use futures::{Stream, StreamExt};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
+use kube::runtime::events::EventType;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
 use landscaper_api::core::{Context as LsContext, Execution, Installation};
 use landscaper_blueprint::{RegistryAccess, RegistryOptions};
+use landscaper_process::events::Events;
 use serde_json::json;
 use tracing::{Instrument, info_span, warn};
 
@@ -51,7 +52,7 @@ pub const SUBINSTALLATION_NAME: &str = "landscaper.gardener.cloud/subinstallatio
 /// Shared handles of the controller.
 pub struct Context {
     client: kube::Client,
-    recorder: Recorder,
+    events: Events,
     registry: RegistryAccess,
     /// Every Installation, as the controller's watch sees them: parents, siblings and
     /// children are read here, not listed per reconcile.
@@ -65,16 +66,9 @@ pub struct Context {
 impl Context {
     /// A context for the given landscaper cluster, reading from the caches.
     fn new(client: kube::Client, caches: Caches) -> Self {
-        let recorder = Recorder::new(
-            client.clone(),
-            Reporter {
-                controller: MANAGER.into(),
-                instance: None,
-            },
-        );
         Self {
+            events: Events::new(client.clone(), MANAGER),
             client,
-            recorder,
             registry: RegistryAccess::new(RegistryOptions::default()),
             cache: caches.installations,
             execution_cache: caches.executions,
@@ -158,24 +152,12 @@ impl Context {
 
     /// Publishes an Event on the installation; a failure to publish is only logged.
     async fn event(&self, installation: &Installation, warning: bool, reason: &str, note: String) {
-        let event = KubeEvent {
-            type_: if warning {
-                EventType::Warning
-            } else {
-                EventType::Normal
-            },
-            reason: reason.into(),
-            note: Some(note),
-            action: "Reconcile".into(),
-            secondary: None,
+        let type_ = if warning {
+            EventType::Warning
+        } else {
+            EventType::Normal
         };
-        if let Err(error) = self
-            .recorder
-            .publish(&event, &installation.object_ref(&()))
-            .await
-        {
-            warn!(name = %installation.name_any(), %error, "could not publish an Event");
-        }
+        self.events.publish(installation, type_, reason, note).await;
     }
 }
 

@@ -506,6 +506,13 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
         patch["conditions"] = conditions;
     }
     status::patch(&api(installation, context), installation, patch).await?;
+    let note = qualified(
+        installation,
+        format!("job {} succeeded", job(installation).unwrap_or_default()),
+    );
+    context
+        .event(installation, false, "JobSucceeded", note)
+        .await;
     Ok(Action::await_change())
 }
 

@@ -1,0 +1,41 @@
+//! The landscaper's image in the testbed's kubelet mode: a container of the `landscaper` image
+//! (the landscaper chart's `image.repository`) runs its arguments through [`crate::cli::run`],
+//! the binary's code path, in-process. Only with the `dev` feature: the image never links the
+//! testbed.
+
+use landscaper_agent::kubelet::{command_line, environment};
+use testbed::{Container, ContainerRun, ContainerRunner};
+
+use crate::cli::{self, Host};
+
+/// The image name the landscaper chart runs, which the runner is registered for.
+pub const IMAGE: &str = "landscaper";
+
+/// Runs containers of the landscaper's image (`landscaper run …`) in-process.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LandscaperImage;
+
+impl ContainerRunner for LandscaperImage {
+    fn run(&self, container: Container) -> ContainerRun {
+        let args = command_line(&container, IMAGE);
+        let ready = container.ready.clone();
+        let host = Host::in_process(
+            environment(&container),
+            container.kubeconfig.clone(),
+            container.namespace.clone(),
+        )
+        .with_mounts(
+            container
+                .mounts
+                .iter()
+                .map(|m| (m.container_path.clone(), m.host_path.clone())),
+        )
+        .on_ready(move |r| ready.set(r));
+        let stop = container.stop.clone();
+        Box::pin(async move {
+            cli::run(args, host, stop.cancelled_owned())
+                .await
+                .map_err(|e| format!("{e:#}"))
+        })
+    }
+}

@@ -1,0 +1,307 @@
+//! Kubernetes Events for the state changes a person looks for, as `kubectl get events` shows
+//! them through the Events API: a failed install names its reason on the Installation, its
+//! Execution and its DeployItem, and failing again the same way counts up one Event instead of
+//! adding another; an environment's heartbeat lost and recovered; a deployer installed in an
+//! environment.
+
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use landscaper_api::constants::annotations;
+use landscaper_api::core::{DeployerRegistration, Environment, Installation, InstallationPhase};
+use landscaper_e2e::flow::namespace_with_mock_deployer;
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
+use serde_json::json;
+
+/// The namespace of the failing installation.
+const NS: &str = "events";
+
+/// The Events about the object `kind`/`name` in `namespace`.
+async fn events_about(client: &Client, namespace: &str, kind: &str, name: &str) -> Vec<Event> {
+    let events: Api<Event> = Api::namespaced(client.clone(), namespace);
+    events
+        .list(&ListParams::default())
+        .await
+        .expect("Events listed")
+        .items
+        .into_iter()
+        .filter(|event| {
+            event.regarding.as_ref().is_some_and(|regarding| {
+                regarding.kind.as_deref() == Some(kind) && regarding.name.as_deref() == Some(name)
+            })
+        })
+        .collect()
+}
+
+/// The one Event about `kind`/`name` with `reason`, once there is one.
+async fn event_with_reason(
+    client: &Client,
+    namespace: &str,
+    kind: &str,
+    name: &str,
+    reason: &str,
+) -> Event {
+    let what = format!("a {reason} Event about {kind} {name}");
+    eventually(&what, || async {
+        events_about(client, namespace, kind, name)
+            .await
+            .iter()
+            .any(|event| event.reason.as_deref() == Some(reason))
+    })
+    .await;
+    let mut found: Vec<Event> = events_about(client, namespace, kind, name)
+        .await
+        .into_iter()
+        .filter(|event| event.reason.as_deref() == Some(reason))
+        .collect();
+    assert_eq!(found.len(), 1, "one Event per reason: {found:#?}");
+    found.remove(0)
+}
+
+/// A root installation whose one mock item fails.
+fn failing_installation() -> Installation {
+    let blueprint = r#"apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: Blueprint
+deployExecutions:
+- name: main
+  type: GoTemplate
+  template: |
+    deployItems:
+    - name: item
+      type: landscaper.gardener.cloud/mock
+      config:
+        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
+        kind: ProviderConfiguration
+        phase: Failed
+"#;
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Installation",
+        "metadata": {"name": "broken", "annotations": {annotations::OPERATION: "reconcile"}},
+        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
+    }))
+    .expect("an Installation")
+}
+
+/// The installation's phase and job once its current job finished.
+async fn finished_job(
+    installations: &Api<Installation>,
+    name: &str,
+) -> (InstallationPhase, String) {
+    let finished = || async {
+        let status = installations
+            .get_opt(name)
+            .await
+            .expect("read")
+            .and_then(|i| i.status)
+            .unwrap_or_default();
+        match (status.phase, status.job_id) {
+            (Some(phase), Some(job)) if status.job_id_finished.as_ref() == Some(&job) => {
+                Some((phase, job))
+            }
+            _ => None,
+        }
+    };
+    eventually(&format!("Installation {name} finishes its job"), || async {
+        finished().await.is_some()
+    })
+    .await;
+    finished().await.expect("a finished job")
+}
+
+#[tokio::test]
+async fn a_failed_install_is_reported_with_its_reason_on_each_object_once() {
+    let world = World::start().await;
+    let client = namespace_with_mock_deployer(&world, NS).await;
+    let installations: Api<Installation> = Api::namespaced(client.clone(), NS);
+    installations
+        .create(&PostParams::default(), &failing_installation())
+        .await
+        .expect("Installation created");
+    let (phase, first_job) = finished_job(&installations, "broken").await;
+    assert_eq!(phase, InstallationPhase::Failed);
+
+    let started = event_with_reason(&client, NS, "Installation", "broken", "JobStarted").await;
+    assert_eq!(started.type_.as_deref(), Some("Normal"));
+    let failed = event_with_reason(&client, NS, "Installation", "broken", "SubobjectsFailed").await;
+    assert_eq!(failed.type_.as_deref(), Some("Warning"));
+    let note = failed.note.clone().unwrap_or_default();
+    assert!(
+        note.contains("Installation events/broken") && note.contains("Execution broken"),
+        "{note}"
+    );
+    let installation = installations.get("broken").await.expect("read");
+    let regarding = failed.regarding.clone().expect("regarding");
+    assert_eq!(
+        regarding.uid,
+        installation.uid(),
+        "kubectl describe finds it by uid"
+    );
+    assert_eq!(
+        failed.reporting_controller.as_deref(),
+        Some("landscaper-installation-controller")
+    );
+
+    let execution = event_with_reason(&client, NS, "Execution", "broken", "DeployItemFailed").await;
+    assert_eq!(execution.type_.as_deref(), Some("Warning"));
+    let note = execution.note.unwrap_or_default();
+    assert!(
+        note.contains("Execution events/broken") && note.contains("DeployItem broken-item"),
+        "{note}"
+    );
+    let item = event_with_reason(&client, NS, "DeployItem", "broken-item", "MockFailed").await;
+    assert_eq!(item.type_.as_deref(), Some("Warning"));
+
+    // The same failure again is the same Event, counted, as `kubectl get events` expects.
+    installations
+        .patch(
+            "broken",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {annotations::OPERATION: "reconcile"}}}),
+            ),
+        )
+        .await
+        .expect("a new job requested");
+    eventually("the second job fails", || async {
+        let status = installations
+            .get("broken")
+            .await
+            .expect("read")
+            .status
+            .unwrap_or_default();
+        status.job_id.as_ref() != Some(&first_job)
+            && status.job_id == status.job_id_finished
+            && status.phase == Some(InstallationPhase::Failed)
+    })
+    .await;
+    eventually("the failure Event counts two", || async {
+        let again =
+            event_with_reason(&client, NS, "Installation", "broken", "SubobjectsFailed").await;
+        again.series.is_some_and(|series| series.count >= 2)
+    })
+    .await;
+}
+
+/// An Environment with a Target the landscaper can write and a registration's pair.
+fn environment(name: &str, landscaper: serde_json::Value) -> Environment {
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Environment",
+        "metadata": { "name": name },
+        "spec": {
+            "namespace": format!("{name}-deployers"),
+            "hostTarget": {
+                "type": "landscaper.gardener.cloud/kubernetes-cluster",
+                "config": { "kubeconfig": "host kubeconfig of the test" },
+            },
+            "landscaperClusterConfig": landscaper,
+            "targetSelectors": [{ "annotations": [{
+                "key": "landscaper.gardener.cloud/environment", "operator": "=", "values": [name],
+            }] }],
+        },
+    }))
+    .expect("an Environment")
+}
+
+#[tokio::test]
+async fn a_deployer_installed_in_an_environment_is_an_event_on_its_registration() {
+    let world = World::start().await;
+    let client = world.landscaper_cluster().client();
+    let landscaper = world.access(world.landscaper_cluster(), None).await;
+    Api::<Environment>::all(client.clone())
+        .create(
+            &PostParams::default(),
+            &environment("edge", json!(landscaper.endpoint.rest_config())),
+        )
+        .await
+        .expect("Environment created");
+    let registration: DeployerRegistration = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployerRegistration",
+        "metadata": { "name": "mock" },
+        "spec": {
+            "types": ["landscaper.gardener.cloud/mock"],
+            "installationTemplate": {
+                "blueprint": { "ref": { "resourceName": "mock-deployer-blueprint" } },
+                "componentDescriptor": { "ref": {
+                    "componentName": "example.com/mock-deployer",
+                    "version": "v1.0.0",
+                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
+                } },
+            },
+        },
+    }))
+    .expect("a DeployerRegistration");
+    Api::<DeployerRegistration>::all(client.clone())
+        .create(&PostParams::default(), &registration)
+        .await
+        .expect("registration created");
+
+    // The pair's Installation finishes its job Succeeded, as when its deployer came up (the
+    // component it names is not reachable here, so the test writes the outcome).
+    let installations: Api<Installation> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    let (_, job) = finished_job(&installations, "mock-edge").await;
+    installations
+        .patch_status(
+            "mock-edge",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {
+                "phase": "Succeeded",
+                "jobIDFinished": job,
+                "lastError": null,
+            }})),
+        )
+        .await
+        .expect("pair Installation Succeeded");
+
+    // A cluster-scoped object's Events live in `default`.
+    let installed = event_with_reason(
+        &client,
+        "default",
+        "DeployerRegistration",
+        "mock",
+        "DeployerInstalled",
+    )
+    .await;
+    assert_eq!(installed.type_.as_deref(), Some("Normal"));
+    let note = installed.note.unwrap_or_default();
+    assert!(
+        note.contains("environment edge") && note.contains("mock-edge"),
+        "{note}"
+    );
+}
+
+#[tokio::test]
+async fn a_lost_and_recovered_heartbeat_are_events_on_the_environment() {
+    let world = World::start().await;
+    let client = world.landscaper_cluster().client();
+    let settings = world.agent_settings("edge");
+    let (stop, task) = spawn_agent(world.agent(settings.clone()).await);
+    let ready = event_with_reason(&client, "default", "Environment", "edge", "AgentReady").await;
+    assert_eq!(ready.type_.as_deref(), Some("Normal"));
+
+    let _ = stop.send(());
+    task.await.expect("the agent stopped");
+    let stopped = Timestamp::now();
+    let lost = event_with_reason(&client, "default", "Environment", "edge", "HeartbeatLost").await;
+    assert_eq!(lost.type_.as_deref(), Some("Warning"));
+    let note = lost.note.unwrap_or_default();
+    assert!(note.contains("has not renewed Lease"), "{note}");
+    assert!(
+        lost.event_time.is_some_and(|t| t.0 >= stopped),
+        "reported after the agent stopped"
+    );
+
+    let (_stop, _task) = spawn_agent(world.agent(settings).await);
+    let recovered = event_with_reason(
+        &client,
+        "default",
+        "Environment",
+        "edge",
+        "HeartbeatRecovered",
+    )
+    .await;
+    assert_eq!(recovered.type_.as_deref(), Some("Normal"));
+}
