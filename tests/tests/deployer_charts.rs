@@ -88,7 +88,28 @@ fn the_deployment_runs_the_deployer_on_mounted_files() {
                     .to_owned(),
             );
         }
+        expected.push("--health-address=:8081".to_owned());
         assert_eq!(container.args.clone().unwrap(), expected, "{chart}");
+        let probe_path = |probe: Option<&k8s_openapi::api::core::v1::Probe>| {
+            probe
+                .and_then(|p| p.http_get.as_ref())
+                .and_then(|g| g.path.clone())
+        };
+        assert_eq!(
+            probe_path(container.liveness_probe.as_ref()).as_deref(),
+            Some("/healthz"),
+            "{chart}"
+        );
+        assert_eq!(
+            probe_path(container.readiness_probe.as_ref()).as_deref(),
+            Some("/readyz"),
+            "{chart}"
+        );
+        assert_eq!(
+            container.ports.clone().unwrap()[0].container_port,
+            8081,
+            "{chart}"
+        );
         let volumes: Vec<(String, String)> = pod
             .volumes
             .unwrap()
