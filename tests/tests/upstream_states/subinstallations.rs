@@ -42,23 +42,45 @@ async fn ensure(test: &str) -> (Testbed, Api<Installation>, Vec<Installation>) {
         .as_ref()
         .map(|r| r.resource_name.clone())
         .unwrap_or_default();
+    let imports = (blueprint != "root-5").then(|| json!({"data": [{"name": "b", "dataRef": "b"}]}));
+    let children = run_root(&client, &installations, "root", REGISTRY, imports).await;
+    (bed, installations, children)
+}
+
+/// Starts a job on `root` (its blueprint from the local registry `registry`, its
+/// `spec.imports` set to `imports` when given) and gives its subinstallations once its `Init`
+/// created them.
+async fn run_root(
+    client: &kube::Client,
+    installations: &Api<Installation>,
+    root: &str,
+    registry_folder: &str,
+    imports: Option<serde_json::Value>,
+) -> Vec<Installation> {
+    let test = installations
+        .get(root)
+        .await
+        .unwrap()
+        .metadata
+        .namespace
+        .unwrap();
     // The same registry root upstream's test gives as `LocalRegistryConfiguration.RootPath`.
     let mut spec = json!({"componentDescriptor": {"ref": {
-        "repositoryContext": local_repository(&registry(REGISTRY)),
+        "repositoryContext": local_repository(&registry(registry_folder)),
     }}});
-    if blueprint != "root-5" {
-        spec["imports"] = json!({"data": [{"name": "b", "dataRef": "b"}]});
+    if let Some(imports) = imports {
+        spec["imports"] = imports;
     }
     patch(
-        &installations,
-        "root",
+        installations,
+        root,
         json!({"metadata": {"annotations": {annotations::OPERATION: "reconcile"}}, "spec": spec}),
     )
     .await;
-    let _controller = installation_controller(&client);
+    let _controller = installation_controller(client);
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let status = installations.get("root").await.unwrap().status;
+        let status = installations.get(root).await.unwrap().status;
         let status = status.unwrap_or_default();
         // `Init` records the subinstallations it made; the job may be over by now (the
         // subinstallations lack their imports and fail), but not in `Init`.
@@ -66,24 +88,30 @@ async fn ensure(test: &str) -> (Testbed, Api<Installation>, Vec<Installation>) {
             .last_error
             .as_ref()
             .is_some_and(|error| error.operation == "Init");
-        assert!(!init_failed, "{test}/root failed in Init: {status:?}");
+        assert!(!init_failed, "{test}/{root} failed in Init: {status:?}");
         if status.job_id.is_some() && status.sub_inst_cache.is_some() {
             break;
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "{test}/root did not create its subobjects: {status:?}"
+            "{test}/{root} did not create its subobjects: {status:?}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let children = children(&installations).await;
-    (bed, installations, children)
+    children_of(installations, root).await
 }
 
 /// The root's subinstallations that are not being deleted.
 async fn children(installations: &Api<Installation>) -> Vec<Installation> {
+    children_of(installations, "root").await
+}
+
+/// The subinstallations of `parent` that are not being deleted.
+async fn children_of(installations: &Api<Installation>, parent: &str) -> Vec<Installation> {
     installations
-        .list(&ListParams::default().labels("landscaper.gardener.cloud/encompassed-by=root"))
+        .list(&ListParams::default().labels(&format!(
+            "landscaper.gardener.cloud/encompassed-by={parent}"
+        )))
         .await
         .expect("listed")
         .items
@@ -249,4 +277,67 @@ async fn test12_the_subinstallation_inherits_the_context() {
     let (_bed, _installations, children) = ensure("test12").await;
     let def_1 = subinstallation(&children, "def-1", "test12");
     assert_eq!(def_1.spec.context.as_deref(), Some("custom"));
+}
+
+/// "should install subinstallation that references blueprint in a component reference": def-1
+/// gets the referenced component `example.com/external` and its resource `def-1`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn test11_a_blueprint_from_a_component_reference() {
+    let (_bed, _installations, children) = ensure("test11").await;
+    let def_1 = subinstallation(&children, "def-1", "test11");
+    let spec = serde_json::to_value(&def_1.spec).unwrap();
+    assert_eq!(spec["blueprint"]["ref"]["resourceName"], "def-1");
+    assert_eq!(
+        spec["componentDescriptor"]["ref"]["componentName"],
+        "example.com/external"
+    );
+    assert_eq!(spec["componentDescriptor"]["ref"]["version"], "1.0.0");
+}
+
+/// `imports/conditional_imports_test.go` on `installations/imports/testdata/state/test8`: the
+/// template names of `subinst-import`'s imports once the root ran with `imports`.
+async fn conditional_imports(imports: Option<serde_json::Value>) -> Vec<String> {
+    let bed = cluster_with_crds().await;
+    let client = bed.cluster().client();
+    let folder = "installations/imports/testdata/state/test8";
+    load(&client, folder, Loader::FakeClient).await;
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "test8");
+    let registry = "installations/testdata/registry";
+    let children = run_root(
+        &client,
+        &installations,
+        "conditional-import-inst",
+        registry,
+        imports,
+    )
+    .await;
+    let child = subinstallation(&children, "subinst-import", "test8");
+    let data = child
+        .spec
+        .imports
+        .clone()
+        .and_then(|i| i.data)
+        .unwrap_or_default();
+    let mut names: Vec<String> = data.into_iter().map(|i| i.name).collect();
+    names.sort();
+    drop(bed);
+    names
+}
+
+/// "should remove imports based on optional/conditional parent imports from subinstallation".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imports_test8_unset_optional_imports_are_removed_from_subinstallations() {
+    assert_eq!(conditional_imports(None).await, ["internalBaz"]);
+}
+
+/// "should not remove imports based on optional/conditional parent imports from
+/// subinstallation which are satisfied".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imports_test8_set_optional_imports_are_kept_in_subinstallations() {
+    let from_config_map = |key: &str| json!({"name": format!("rootcond.{key}"), "configMapRef": {"name": "inst-import", "key": key}});
+    let imports = json!({"data": [from_config_map("foo"), from_config_map("bar")]});
+    assert_eq!(
+        conditional_imports(Some(imports)).await,
+        ["internalBar", "internalBaz", "internalFoo"]
+    );
 }
