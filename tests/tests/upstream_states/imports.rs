@@ -10,7 +10,9 @@ use landscaper_e2e::states::{LoadedState, Loader, cluster_with_crds, load};
 use serde_json::{Value as Json, json};
 use testbed::Testbed;
 
-use crate::support::{construct_imports, patch, registry};
+use landscaper::dataflow;
+
+use crate::support::{construct_imports, installation, options, patch, prepare, registry};
 
 const STATE: &str = "installations/imports/testdata/state";
 const REGISTRY: &str = "installations/testdata/registry";
@@ -186,6 +188,51 @@ async fn test9_a_target_list_from_target_names() {
             &json!("val-ext-a2"),
             &json!("val-sib-a")
         ]
+    );
+}
+
+/// The imports of `test11/<name>` after its blueprint's import executions (upstream's
+/// `Constructor.RenderImportExecutions`).
+async fn import_executions(
+    client: &kube::Client,
+    name: &str,
+) -> Result<serde_json::Map<String, Json>, DataflowError> {
+    let installation = installation(client, "test11", name).await;
+    let (scope, resolved) = prepare(client, &installation, &registry(REGISTRY)).await;
+    let imports = construct(client, "test11", name).await?;
+    let mut options = options(&installation, &resolved);
+    options.imports = imports.values;
+    dataflow::import_executions(&scope, &options)
+}
+
+/// importexec: "should extend imports by import executions".
+#[tokio::test]
+async fn test11_import_executions_extend_the_imports() {
+    let (_bed, client, _state) = loaded().await;
+    let imports = import_executions(&client, "root").await.unwrap();
+    assert_eq!(imports["processed"], "mytestvalue(extended)");
+}
+
+/// importexec: "should extend imports incrementally by import executions": the second sees
+/// the first one's binding.
+#[tokio::test]
+async fn test11_import_executions_extend_the_imports_incrementally() {
+    let (_bed, client, _state) = loaded().await;
+    let imports = import_executions(&client, "multi").await.unwrap();
+    assert_eq!(imports["processed"], "mytestvalue(extended)");
+    assert_eq!(imports["further"], "mytestvalue(extended)(further)");
+}
+
+/// importexec: "should validate imports by import executions"; "should reject wrong imports
+/// by import executions".
+#[tokio::test]
+async fn test11_import_executions_validate_the_imports() {
+    let (_bed, client, _state) = loaded().await;
+    import_executions(&client, "ok").await.unwrap();
+    let error = import_executions(&client, "error").await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Installation test11/error: import validation failed: invalid test data:other"
     );
 }
 
