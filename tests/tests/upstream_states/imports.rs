@@ -1,6 +1,7 @@
 //! `installations/imports/testdata/state` (fake-client loader: the whole tree, one namespace per
-//! folder), as upstream's `imports/constructor_test.go`, `conditional_imports_test.go` and
-//! `reconcilehelper/validation_test.go` read it; the blueprints come from the shared registry
+//! folder), as upstream's `imports/constructor_test.go`, `conditional_imports_test.go`,
+//! `importexec_test.go` and `reconcilehelper/validation_test.go` read it (what the conditional
+//! imports leave of subinstallation templates is in `subinstallations.rs`); the blueprints come from the shared registry
 //! `installations/testdata/registry`.
 
 use kube::api::{Api, DeleteParams};
