@@ -1,17 +1,15 @@
 //! `installations/imports/testdata/state` (fake-client loader: the whole tree, one namespace per
 //! folder), as upstream's `imports/constructor_test.go`, `conditional_imports_test.go`,
 //! `importexec_test.go` and `reconcilehelper/validation_test.go` read it (what the conditional
-//! imports leave of subinstallation templates is in `subinstallations.rs`); the blueprints come from the shared registry
-//! `installations/testdata/registry`.
+//! imports leave of subinstallation templates is in `subinstallations.rs`); the blueprints come
+//! from the shared registry `installations/testdata/registry`.
 
 use kube::api::{Api, DeleteParams};
-use landscaper::dataflow::{DataflowError, Imports};
+use landscaper::dataflow::{self, DataflowError, Imports};
 use landscaper_api::core::{DataObject, Target, data_object_name};
 use landscaper_e2e::states::{LoadedState, Loader, cluster_with_crds, load};
 use serde_json::{Value as Json, json};
 use testbed::Testbed;
-
-use landscaper::dataflow;
 
 use crate::support::{construct_imports, installation, options, patch, prepare, registry};
 
