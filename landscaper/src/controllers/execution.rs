@@ -146,6 +146,11 @@ async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<A
     let span = info_span!("reconcile", kind = "Execution", %namespace, %name);
     let job = Job::new(&context, &namespace, &name);
     async {
+        // Before the items' watch has listed them, the cache holds none: a reconcile then
+        // would create the items again and miss orphans.
+        if context.items.wait_until_ready().await.is_err() {
+            return Ok(Action::requeue(ERROR_RETRY));
+        }
         let held = execution
             .finalizers()
             .iter()
