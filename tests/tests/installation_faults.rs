@@ -1,6 +1,6 @@
 //! The installation flow under faults: a 500 or a 409 on each write of a job, dropped
-//! watches, and a landscaper restart in each phase all end with the job Succeeded and exactly
-//! one DeployItem per item.
+//! watches, and a landscaper restart in each phase (before Init, ObjectsCreated, Progressing,
+//! Completing) all end with the job Succeeded and exactly one DeployItem per item.
 
 use std::time::Duration;
 
@@ -176,6 +176,108 @@ async fn a_restart_in_each_phase_resumes_the_job() {
     world.start_landscaper().await;
     succeeds(&installations, "early", "restarted while Progressing").await;
     assert_eq!(item_count(&client, "restart").await, 1);
+
+    // ObjectsCreated: the job ID cannot reach the Execution (its status writes fail), so the
+    // job stays in that phase until the restart.
+    let objects_created = Matcher::any()
+        .verb("patch")
+        .resource("executions/status")
+        .namespace("restart");
+    world.landscaper_cluster().faults().fail_next(
+        usize::MAX,
+        objects_created,
+        Fault::InternalError,
+    );
+    installations
+        .create(&PostParams::default(), &by_hand("handing-down"))
+        .await
+        .unwrap();
+    stays_in(
+        &installations,
+        "handing-down",
+        InstallationPhase::ObjectsCreated,
+    )
+    .await;
+    world.stop_landscaper().await;
+    world.landscaper_cluster().faults().clear();
+    world.start_landscaper().await;
+    eventually_within(
+        "handing-down's item has its job",
+        Duration::from_secs(30),
+        || async { item_job(&items, "handing-down").await.is_some() },
+    )
+    .await;
+    finish_item(&items, "handing-down").await;
+    succeeds(
+        &installations,
+        "handing-down",
+        "restarted in ObjectsCreated",
+    )
+    .await;
+
+    // Completing: its export cannot be written (DataObject creates fail) until the restart.
+    let exporting = {
+        let mut installation = by_hand("exporting");
+        let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nexports:\n- name: out\n  schema: {type: string}\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: example.com/by-hand\n      config: {}\nexportExecutions:\n- name: out\n  type: GoTemplate\n  template: |\n    exports:\n      out: done\n";
+        installation.spec.blueprint.inline =
+            serde_json::from_value(json!({"filesystem": {"blueprint.yaml": blueprint}})).unwrap();
+        installation.spec.exports =
+            serde_json::from_value(json!({"data": [{"name": "out", "dataRef": "exported"}]}))
+                .unwrap();
+        installation
+    };
+    let completing = Matcher::any()
+        .verb("create")
+        .resource("dataobjects")
+        .namespace("restart");
+    world
+        .landscaper_cluster()
+        .faults()
+        .fail_next(usize::MAX, completing, Fault::InternalError);
+    installations
+        .create(&PostParams::default(), &exporting)
+        .await
+        .unwrap();
+    eventually_within(
+        "exporting's item has its job",
+        Duration::from_secs(30),
+        || async { item_job(&items, "exporting").await.is_some() },
+    )
+    .await;
+    finish_item(&items, "exporting").await;
+    stays_in(&installations, "exporting", InstallationPhase::Completing).await;
+    world.stop_landscaper().await;
+    world.landscaper_cluster().faults().clear();
+    world.start_landscaper().await;
+    succeeds(&installations, "exporting", "restarted in Completing").await;
+    let exported: Api<landscaper_api::core::DataObject> =
+        Api::namespaced(client.clone(), "restart");
+    assert_eq!(exported.get("exported").await.unwrap().data, "done");
+    assert_eq!(
+        item_count(&client, "restart").await,
+        3,
+        "one item per installation"
+    );
+}
+
+/// Waits until `name` is in `phase` (held there by an injected fault) with its job running.
+async fn stays_in(api: &Api<Installation>, name: &str, held: InstallationPhase) {
+    eventually_within(
+        &format!("{name} is held in {held:?}"),
+        Duration::from_secs(30),
+        || async {
+            api.get(name)
+                .await
+                .ok()
+                .and_then(|i| i.status)
+                .is_some_and(|s| {
+                    s.phase.as_ref() == Some(&held)
+                        && s.job_id.is_some()
+                        && s.job_id != s.job_id_finished
+                })
+        },
+    )
+    .await;
 }
 
 /// The job ID of the item of installation `installation`, once it has one.

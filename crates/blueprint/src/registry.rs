@@ -377,6 +377,9 @@ impl RegistryAccess {
                 descriptor.version()
             )));
         }
+        if let Some(dir) = local_blob_dir(repository, &resource) {
+            return Filesystem::from_dir(&dir);
+        }
         let data = self
             .resource_content(repository, descriptor, &resource)
             .await?;
@@ -488,6 +491,23 @@ impl RegistryAccess {
 
 /// A blob pushed as a layer: its media type and content.
 type Layer = (String, Vec<u8>);
+
+/// The folder of a local repository's `localFilesystemBlob` that is a directory rather than
+/// an archive: upstream's local registries keep blueprints unpacked under `blobs/<filename>/`.
+fn local_blob_dir(repository: &Repository, resource: &Json) -> Option<PathBuf> {
+    let Repository::Local { path } = repository else {
+        return None;
+    };
+    let access = resource.get("access")?;
+    let type_ = access.get("type").and_then(Json::as_str)?;
+    if !matches!(type_, "localFilesystemBlob" | "localFilesystemBlob/v1") {
+        return None;
+    }
+    let dir = path
+        .join("blobs")
+        .join(access.get("filename").and_then(Json::as_str)?);
+    dir.is_dir().then_some(dir)
+}
 
 /// The descriptor as it is stored in the OCI repository `base_url`, and its local blobs as
 /// layers.

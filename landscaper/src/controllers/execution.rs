@@ -16,7 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference,
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::reflector::{self, Store};
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers, labels};
@@ -111,7 +111,13 @@ pub async fn run(
         items,
     });
     let controller = Controller::new(executions, watcher::Config::default())
-        .owns_stream(item_watch)
+        // By the managed-by label, not the owner: items adopted from elsewhere (upstream's
+        // state, a restore) have no owner reference until their next job.
+        .watches_stream(item_watch, |item: DeployItem| {
+            let namespace = item.namespace()?;
+            let execution = item.labels().get(MANAGED_BY_LABEL)?;
+            Some(ObjectRef::new(execution).within(&namespace))
+        })
         .with_config(kube::runtime::controller::Config::default().concurrency(workers));
     let _counted = manager::count(&metrics::EXECUTIONS, controller.store(), |execution| {
         vec![phase_label(
@@ -146,6 +152,11 @@ async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<A
     let span = info_span!("reconcile", kind = "Execution", %namespace, %name);
     let job = Job::new(&context, &execution, &namespace, &name);
     async {
+        // Before the items' watch has listed them, the cache holds none: a reconcile then
+        // would create the items again and miss orphans.
+        if context.items.wait_until_ready().await.is_err() {
+            return Ok(Action::requeue(ERROR_RETRY));
+        }
         let held = execution
             .finalizers()
             .iter()

@@ -97,12 +97,36 @@ async fn init_delete(installation: &Installation, context: &Context) -> Result<A
         .contains_key(annotations::DELETE_IGNORE_SUCCESSORS)
     {
         let siblings = context.siblings(installation);
-        let importers: Vec<String> = Siblings::new(installation, &siblings)
-            .successors()
-            .into_iter()
-            .filter(|s| s.meta().deletion_timestamp.is_none())
+        let successors = Siblings::new(installation, &siblings).successors();
+        // A successor whose deletion failed still reads the exports: this deletion fails too,
+        // as upstream's does (upstream also asks for the same job; each of our installations
+        // runs a deletion job of its own, so any failed one counts).
+        let failed: Vec<String> = successors
+            .iter()
+            .filter(|s| s.meta().deletion_timestamp.is_some())
+            .filter(|s| {
+                s.status.as_ref().and_then(|s| s.phase.clone())
+                    == Some(InstallationPhase::DeleteFailed)
+            })
             .map(|s| s.name_any())
             .collect();
+        if !failed.is_empty() {
+            let message = format!(
+                "Installation {name}: deletion of a sibling failed ({})",
+                failed.join(", ")
+            );
+            let mut patch = status::finish(installation, InstallationPhase::DeleteFailed);
+            patch["lastError"] =
+                json!(status::last_error("Delete", "SiblingDeleteError", &message));
+            status::patch(&api, installation, patch).await?;
+            context
+                .event(installation, true, "SiblingDeleteError", message)
+                .await;
+            return Ok(Action::await_change());
+        }
+        // A successor being deleted still reads the exports until it is gone, so deletion
+        // runs backwards along the imports.
+        let importers: Vec<String> = successors.iter().map(|s| s.name_any()).collect();
         if !importers.is_empty() {
             let message = format!(
                 "Installation {name}: a sibling still imports some of the exports ({})",

@@ -11,6 +11,7 @@ mod phases;
 mod retry;
 mod state;
 mod status;
+mod subinstallation_spec;
 mod subobjects;
 
 use std::future::Future;

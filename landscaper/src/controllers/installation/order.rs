@@ -227,4 +227,37 @@ mod tests {
         assert!(index.predecessors().is_empty());
         assert_eq!(index.cycle(), None);
     }
+
+    /// Upstream's `InstallationsDependingOnReady` cases on `installations/imports` test1: the
+    /// predecessors of `d` (job 2) are ready when all finished job 2 Succeeded; a Failed one
+    /// fails `d`'s job, one still running (job 2, finished 1) or one that finished an older job
+    /// (1) keeps it waiting.
+    #[test]
+    fn predecessors_are_ready_only_when_they_finished_this_job_succeeded() {
+        let with_status = |status: serde_json::Value| -> Installation {
+            serde_json::from_value(json!({
+                "metadata": {"name": "a", "namespace": "test1"},
+                "spec": {"blueprint": {}},
+                "status": status,
+            }))
+            .unwrap()
+        };
+        let state = |status| predecessor_state(&with_status(status), Some("2"), false);
+        assert_eq!(
+            state(json!({"phase": "Succeeded", "jobID": "2", "jobIDFinished": "2"})),
+            PredecessorState::Done
+        );
+        assert_eq!(
+            state(json!({"phase": "Failed", "jobID": "2", "jobIDFinished": "2"})),
+            PredecessorState::Failed
+        );
+        assert_eq!(
+            state(json!({"phase": "Progressing", "jobID": "2", "jobIDFinished": "1"})),
+            PredecessorState::Waiting
+        );
+        assert_eq!(
+            state(json!({"phase": "Succeeded", "jobID": "1", "jobIDFinished": "1"})),
+            PredecessorState::Waiting
+        );
+    }
 }

@@ -174,7 +174,7 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     }
     let kinds = [ExecutionKind::Deploy, ExecutionKind::Subinstallation];
     let stored = state::load(installation, context, &options, &kinds).await?;
-    let desired = match subobjects::render(&options, &stored.state) {
+    let desired = match subobjects::render(installation, &options, &stored.state) {
         Ok(desired) => desired,
         Err(message) => return fail(installation, context, "Init", "TemplateError", message).await,
     };

@@ -18,14 +18,15 @@ use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, StateHandl
 use serde_json::{Map, Value as Json, json};
 
 use super::operations::children;
+use super::subinstallation_spec;
 use super::{Context, ENCOMPASSED_BY, Error, SUBINSTALLATION_NAME};
 
 /// What an installation's blueprint makes, or why it could not be made.
 pub struct Desired {
     /// The Execution's deploy items (none: no Execution).
     pub deploy_items: Vec<DeployItemTemplate>,
-    /// The subinstallation templates.
-    pub subinstallations: Vec<InstallationTemplate>,
+    /// The subinstallations: their template's name and their spec.
+    pub subinstallations: Vec<(String, Json)>,
 }
 
 /// Resolves the blueprint; `Err(message)` names what is wrong with the installation's input.
@@ -44,7 +45,11 @@ pub async fn blueprint(
 
 /// Runs the blueprint's deploy and subinstallation executions on `options.imports`, with
 /// their stored `state`.
-pub fn render(options: &ExecutionOptions, state: &dyn StateHandler) -> Result<Desired, String> {
+pub fn render(
+    installation: &Installation,
+    options: &ExecutionOptions,
+    state: &dyn StateHandler,
+) -> Result<Desired, String> {
     let imports = &options.imports;
     let templater = Templater::new(state);
     let items = templater
@@ -85,6 +90,15 @@ pub fn render(options: &ExecutionOptions, state: &dyn StateHandler) -> Result<De
             ));
         }
     }
+    let subinstallations = subinstallations
+        .iter()
+        .map(|t| {
+            Ok((
+                t.name.clone(),
+                subinstallation_spec::spec(installation, t, options)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(Desired {
         deploy_items,
         subinstallations,
@@ -225,7 +239,7 @@ pub async fn apply_execution(
 pub async fn apply_subinstallations(
     installation: &Installation,
     context: &Context,
-    templates: &[InstallationTemplate],
+    templates: &[(String, Json)],
 ) -> Result<Vec<SubNamePair>, Error> {
     let api = context.installations(&installation.namespace().unwrap_or_default());
     // Children are created with generated names: only the API server's list guarantees that
@@ -251,9 +265,8 @@ pub async fn apply_subinstallations(
         })
         .collect();
     let mut active = Vec::new();
-    for template in templates {
-        let spec = subinstallation_spec(installation, template);
-        let object_name = match existing.get(&template.name) {
+    for (template_name, spec) in templates {
+        let object_name = match existing.get(template_name) {
             Some(child) => {
                 api.patch(
                     &child.name_any(),
@@ -273,10 +286,10 @@ pub async fn apply_subinstallations(
             None => {
                 let child: Installation = serde_json::from_value(json!({
                     "metadata": {
-                        "generateName": format!("{}-", template.name),
+                        "generateName": format!("{template_name}-"),
                         "namespace": installation.namespace(),
                         "labels": {ENCOMPASSED_BY: installation.name_any()},
-                        "annotations": {SUBINSTALLATION_NAME: template.name},
+                        "annotations": {SUBINSTALLATION_NAME: template_name},
                         "ownerReferences": [owner(installation)],
                     },
                     "spec": spec,
@@ -287,7 +300,7 @@ pub async fn apply_subinstallations(
                     .map_err(|source| {
                         Error::api(
                             installation,
-                            format!("create subinstallation {}", template.name),
+                            format!("create subinstallation {template_name}"),
                             source,
                         )
                     })?
@@ -296,11 +309,11 @@ pub async fn apply_subinstallations(
         };
         active.push(SubNamePair {
             object_name: Some(object_name),
-            spec_name: Some(template.name.clone()),
+            spec_name: Some(template_name.clone()),
         });
     }
     for (template_name, child) in &existing {
-        if !templates.iter().any(|t| &t.name == template_name) {
+        if !templates.iter().any(|(name, _)| name == template_name) {
             api.delete(&child.name_any(), &DeleteParams::default())
                 .await
                 .map_err(|source| {
@@ -313,26 +326,4 @@ pub async fn apply_subinstallations(
         }
     }
     Ok(active)
-}
-
-/// The spec of the subinstallation of `template`: its blueprint inline (`filesystem`) or a
-/// resource of the parent's component (`cd://resources/<name>`), the parent's context.
-fn subinstallation_spec(parent: &Installation, template: &InstallationTemplate) -> Json {
-    let mut spec = json!({
-        "context": parent.spec.context,
-        "imports": template.imports,
-        "importDataMappings": template.import_data_mappings,
-        "exports": template.exports,
-        "exportDataMappings": template.export_data_mappings,
-    });
-    if let Some(filesystem) = &template.blueprint.filesystem {
-        spec["blueprint"] = json!({"inline": {"filesystem": filesystem}});
-    } else if let Some(reference) = &template.blueprint.reference {
-        let resource = reference
-            .strip_prefix("cd://resources/")
-            .unwrap_or(reference);
-        spec["blueprint"] = json!({"ref": {"resourceName": resource}});
-        spec["componentDescriptor"] = json!(parent.spec.component_descriptor);
-    }
-    spec
 }
