@@ -547,7 +547,13 @@ fn classify<'a>(source: &'a ChartSource, item: &str) -> Result<Source<'a>, Error
     match source.resource_ref.as_deref().map(str::trim) {
         Some(key) if !key.is_empty() => GlobalResourceIdentity::from_key(key)
             .map(Source::ResourceKey)
-            .map_err(|e| invalid(item, "resourceRef", &e.to_string())),
+            .map_err(|e| {
+                let message = match e {
+                    landscaper_blueprint::Error::Component(message) => message,
+                    other => other.to_string(),
+                };
+                invalid(item, "resourceRef", &message)
+            }),
         _ => Err(Error::config(
             OPERATION,
             "InvalidChartSource",
