@@ -82,7 +82,7 @@ fn parse_uri(text: &str) -> Result<ResourceReference, String> {
     if segments.is_empty() {
         return Err("a path must be defined".into());
     }
-    if segments.len() % 2 != 0 {
+    if !segments.len().is_multiple_of(2) {
         return Err("even number of path arguments expected".into());
     }
     let mut reference_path = Vec::new();
