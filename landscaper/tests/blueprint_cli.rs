@@ -205,3 +205,91 @@ fn references_resolve_in_the_repository_context_for_get_component() {
         "{stdout}"
     );
 }
+
+/// Writes a transport archive (CTF) folder holding `example.test/leaf` 1.0.0 with the local
+/// blob `config` (YAML text). The descriptor layer is plain YAML, which OCM also reads; the
+/// blobs are named by fixed digests, as a CTF is not checked against them.
+fn write_ctf(root: &Path) {
+    let blob = |n: u8| format!("sha256:{}", format!("{n:02x}").repeat(32));
+    std::fs::create_dir_all(root.join("blobs")).unwrap();
+    let put = |digest: &str, data: &str| {
+        std::fs::write(root.join("blobs").join(digest.replace(':', ".")), data).unwrap();
+    };
+    let descriptor = format!(
+        "meta: {{schemaVersion: v2}}\ncomponent: {{name: example.test/leaf, version: 1.0.0, provider: internal, repositoryContexts: [], sources: [], componentReferences: [], resources: [{{name: config, version: 1.0.0, type: blob, relation: local, access: {{type: localBlob, localReference: '{}', mediaType: application/yaml}}}}]}}\n",
+        blob(3)
+    );
+    put(&blob(1), &descriptor);
+    put(&blob(3), "replicas: 3\n");
+    put(
+        &blob(2),
+        &format!(
+            r#"{{"schemaVersion":2,"config":{{"mediaType":"application/vnd.ocm.software.component.config.v1+json","digest":"{}","size":2}},"layers":[{{"mediaType":"application/vnd.ocm.software.component-descriptor.v2+yaml","digest":"{}"}}]}}"#,
+            blob(4),
+            blob(1)
+        ),
+    );
+    put(&blob(4), "{}");
+    std::fs::write(
+        root.join("artifact-index.json"),
+        format!(
+            r#"{{"schemaVersion":1,"artifacts":[{{"repository":"component-descriptors/example.test/leaf","tag":"1.0.0","digest":"{}"}}]}}"#,
+            blob(2)
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn resource_keys_and_contents_resolve_in_a_transport_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctf = dir.path().join("ctf");
+    write_ctf(&ctf);
+    let root = dir.path().join("root.yaml");
+    std::fs::write(
+        &root,
+        "meta: {schemaVersion: v2}\ncomponent: {name: example.test/root, version: 1.0.0, provider: internal, repositoryContexts: [], sources: [], resources: [], componentReferences: [{name: leaf, componentName: example.test/leaf, version: 1.0.0}]}\n",
+    )
+    .unwrap();
+    let blueprint = dir.path().join("bp");
+    std::fs::create_dir(&blueprint).unwrap();
+    write_blueprint(
+        &blueprint,
+        "deployItems:\n- name: a\n  type: t\n  config:\n    key: {{ getResourceKey \"cd://componentReferences/leaf/resources/config\" }}\n    content:\n{{ getResourceContent \"cd://componentReferences/leaf/resources/config\" | indent 6 }}\n",
+    );
+    let out = landscaper(&[
+        "blueprint",
+        "render",
+        &blueprint.to_string_lossy(),
+        "--component-descriptor",
+        &root.to_string_lossy(),
+        "--repository-context",
+        &ctf.to_string_lossy(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // base64 of "component:\n  name: example.test/leaf\n  version: 1.0.0\nresource:\n  name: config\n"
+    assert!(
+        stdout.contains(
+            "key: Y29tcG9uZW50OgogIG5hbWU6IGV4YW1wbGUudGVzdC9sZWFmCiAgdmVyc2lvbjogMS4wLjAKcmVzb3VyY2U6CiAgbmFtZTogY29uZmlnCg==\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  content:\n    replicas: 3\n"), "{stdout}");
+
+    let missing = landscaper(&[
+        "blueprint",
+        "render",
+        &blueprint.to_string_lossy(),
+        "--component-descriptor",
+        &root.to_string_lossy(),
+        "--repository-context",
+        &dir.path().join("nothing.tgz").to_string_lossy(),
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("nothing.tgz"),
+        "{}",
+        text(&missing.stderr)
+    );
+}

@@ -1,5 +1,6 @@
 //! Our generated CRDs cover upstream's: names, scope, short names, subresources, printer
-//! columns (ours may add some), and every spec and status field path with a compatible type.
+//! columns (ours may add some), and every spec and status field path with a compatible type;
+//! a subtree upstream types is typed in ours too, not kept free-form.
 
 mod common;
 
@@ -168,6 +169,15 @@ fn compare_schema(
         return 1;
     }
     if preserves && ours["properties"].is_null() {
+        // Free-form where upstream types the subtree would let through what upstream refuses.
+        let typed_upstream = upstream["properties"].is_object()
+            || upstream["items"].is_object()
+            || upstream["additionalProperties"].is_object();
+        if typed_upstream {
+            problems.push(format!(
+                "{crd}: {path} is free-form, upstream types its fields"
+            ));
+        }
         return 1;
     }
     if upstream_type == Some("integer")

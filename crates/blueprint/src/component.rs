@@ -295,9 +295,13 @@ impl LocalRepository {
         &self.root
     }
 
-    /// A blob stored beside the descriptors (`localFilesystemBlob` access).
+    /// A blob stored beside the descriptors (`localFilesystemBlob` access); a blob that is a
+    /// folder (as upstream's local registries hold blueprints) is its tar+gzip archive.
     pub fn blob(&self, filename: &str) -> Result<Vec<u8>, Error> {
         let path = self.root.join("blobs").join(filename);
+        if path.is_dir() {
+            return crate::registry::archive_blueprint(&path);
+        }
         std::fs::read(&path).map_err(|e| Error::Component(format!("{}: {e}", path.display())))
     }
 }

@@ -10,6 +10,7 @@ use crate::component::{Descriptor, SchemaVersion};
 use crate::filesystem::Filesystem;
 use crate::gotemplate::{self, Context};
 use crate::output::{self, DeployItemSpecification};
+use crate::resource_ref::ComponentSource;
 use crate::state::StateHandler;
 use crate::{Error, ExecutionKind};
 
@@ -31,6 +32,9 @@ pub struct ExecutionOptions {
     pub components: Option<Vec<Descriptor>>,
     /// The imports: name to value; target imports are Target objects.
     pub imports: Map<String, Json>,
+    /// Where components that are not in `components`, and resource contents, are looked up
+    /// (`getResourceKey`, `getResourceContent`): the repository of the installation's component.
+    pub source: Option<Arc<dyn ComponentSource>>,
 }
 
 impl ExecutionOptions {
@@ -99,6 +103,7 @@ impl ExecutionOptions {
             component: self.component.clone(),
             components: self.components.clone().unwrap_or_default(),
             schema: self.schema_version()?,
+            source: self.source.clone(),
         }))
     }
 }
@@ -279,8 +284,12 @@ impl<'s> Templater<'s> {
                     &binding,
                     stored.as_deref(),
                     options.filesystem.clone(),
-                    options.components.clone().unwrap_or_default(),
-                    options.schema_version()?,
+                    crate::spiff::Components {
+                        component: options.component.clone(),
+                        components: options.components.clone().unwrap_or_default(),
+                        schema: options.schema_version()?,
+                        source: options.source.clone(),
+                    },
                 )
                 .map_err(|message| {
                     fail(format!(
@@ -348,6 +357,7 @@ pub fn render_go_template(
         component: None,
         components: Vec::new(),
         schema: SchemaVersion::V2,
+        source: None,
     };
     gotemplate::render(None, text, binding, Arc::new(context))
 }

@@ -9,6 +9,7 @@
 //! knows nothing of Kubernetes clients.
 
 pub mod component;
+pub mod ctf;
 pub mod executions;
 pub mod filesystem;
 mod gotemplate;
@@ -18,6 +19,7 @@ pub mod oci_ref;
 pub mod output;
 pub mod registry;
 pub mod report;
+pub mod resource_ref;
 pub mod source;
 mod spiff;
 pub mod state;
@@ -27,7 +29,8 @@ pub use component::{Descriptor, LocalRepository, SchemaVersion};
 pub use executions::{ExecutionOptions, ImportResult, Templater};
 pub use filesystem::Filesystem;
 pub use output::{DeployItemSpecification, TemplateTarget};
-pub use registry::{RegistryAccess, RegistryOptions, Repository};
+pub use registry::{RegistryAccess, RegistryOptions, Repository, RepositorySource};
+pub use resource_ref::{ComponentSource, GlobalResourceIdentity, ResourceReference};
 pub use state::{MemoryState, StateHandler};
 
 /// The kinds of executions a blueprint has.

@@ -9,6 +9,8 @@
 //!   `ociArtifact` access), whose first layer is the blob.
 //! * `type: local` (`filePath`): a folder in which every plain file is one descriptor, and
 //!   blobs are files under `blobs/`.
+//! * `type: CommonTransportFormat/v1` (`filePath`, `fileFormat`): OCM's transport format, an
+//!   OCI repository kept as files (see [`crate::ctf`]).
 //!
 //! Descriptors are cached by component version and blobs by digest, in memory and (bounded)
 //! on disk, so many installations of one blueprint fetch it once.
@@ -28,7 +30,9 @@ use serde_json::{Value as Json, json};
 
 use crate::Error;
 use crate::component::{Descriptor, LocalRepository};
+use crate::ctf::{Ctf, FileFormat};
 use crate::filesystem::{BLUEPRINT_FILE, Filesystem};
+use crate::resource_ref::ComponentSource;
 
 /// The config media type of a component version's manifest (OCM's current one).
 pub const COMPONENT_CONFIG_MEDIA_TYPE: &str =
@@ -41,7 +45,7 @@ pub const BLUEPRINT_MEDIA_TYPE: &str = "application/vnd.gardener.landscaper.blue
 /// The resource types of blueprints.
 const BLUEPRINT_TYPES: &[&str] = &["landscaper.gardener.cloud/blueprint", "blueprint"];
 /// The file in a descriptor layer's tar that holds the descriptor.
-const DESCRIPTOR_FILE: &str = "component-descriptor.yaml";
+pub(crate) const DESCRIPTOR_FILE: &str = "component-descriptor.yaml";
 /// Blueprints and descriptors larger than this are refused.
 const MAX_BLOB_SIZE: u64 = 64 * 1024 * 1024;
 
@@ -57,6 +61,13 @@ pub enum Repository {
     Local {
         /// `filePath`.
         path: PathBuf,
+    },
+    /// An OCM transport archive (CTF).
+    Ctf {
+        /// `filePath`.
+        path: PathBuf,
+        /// `fileFormat`; told from the file when the context names none.
+        format: Option<FileFormat>,
     },
 }
 
@@ -82,8 +93,17 @@ impl Repository {
             Some("local") => Ok(Self::Local {
                 path: PathBuf::from(field("filePath").unwrap_or(".")),
             }),
+            Some("CommonTransportFormat" | "CommonTransportFormat/v1") => {
+                let path = field("filePath").filter(|p| !p.is_empty()).ok_or_else(|| {
+                    Error::Component("repository context: filePath is missing".into())
+                })?;
+                Ok(Self::Ctf {
+                    path: PathBuf::from(path),
+                    format: field("fileFormat").map(FileFormat::parse).transpose()?,
+                })
+            }
             Some(other) => Err(Error::Component(format!(
-                "repository context: unknown type {other:?} (ociRegistry or local)"
+                "repository context: unknown type {other:?} (ociRegistry, local or CommonTransportFormat/v1)"
             ))),
             None => Err(Error::Component(
                 "repository context: type is missing".into(),
@@ -122,6 +142,8 @@ pub struct RegistryAccess {
     blobs: Mutex<HashMap<String, Arc<Vec<u8>>>>,
     /// The first layer (media type, digest, size) of each artifact read, by reference.
     layers: Mutex<HashMap<String, (String, String, i64)>>,
+    /// The transport archives opened, by path.
+    ctfs: Mutex<HashMap<PathBuf, Arc<Ctf>>>,
     disk: Option<Cache>,
     requests: AtomicUsize,
 }
@@ -149,6 +171,7 @@ impl RegistryAccess {
             descriptors: Mutex::default(),
             blobs: Mutex::default(),
             layers: Mutex::default(),
+            ctfs: Mutex::default(),
             disk,
             requests: AtomicUsize::new(0),
         }
@@ -181,10 +204,23 @@ impl RegistryAccess {
         }
         let descriptor = match repository {
             Repository::Local { path } => LocalRepository::open(path)?.get(name, version)?.clone(),
+            Repository::Ctf { path, format } => {
+                self.ctf(path, *format)?.descriptor(name, version)?
+            }
             Repository::Oci { base_url } => self.oci_descriptor(base_url, name, version).await?,
         };
         lock(&self.descriptors).insert(key, descriptor.clone());
         Ok(descriptor)
+    }
+
+    /// The transport archive at `path`, opened once.
+    fn ctf(&self, path: &Path, format: Option<FileFormat>) -> Result<Arc<Ctf>, Error> {
+        if let Some(hit) = lock(&self.ctfs).get(path) {
+            return Ok(hit.clone());
+        }
+        let ctf = Arc::new(Ctf::open(path, format)?);
+        lock(&self.ctfs).insert(path.to_path_buf(), ctf.clone());
+        Ok(ctf)
     }
 
     async fn oci_descriptor(
@@ -310,6 +346,13 @@ impl RegistryAccess {
                     .map(Arc::new)
                     .map_err(|e| fail(e.to_string()))
             }
+            (
+                "localBlob" | "localBlob/v1" | "localOciBlob" | "localOciBlob/v1",
+                Repository::Ctf { path, format },
+            ) => self
+                .ctf(path, *format)?
+                .local_blob(descriptor, resource)
+                .map(Arc::new),
             (
                 "localBlob"
                 | "localBlob/v1"
@@ -486,6 +529,56 @@ impl RegistryAccess {
             pushed.push(stored);
         }
         Ok(pushed)
+    }
+}
+
+/// A component repository read through a shared [`RegistryAccess`], for template functions
+/// (`getResourceKey`, `getResourceContent`) that look components up while they run.
+pub struct RepositorySource {
+    /// The client, with its caches.
+    pub access: Arc<RegistryAccess>,
+    /// The repository components are looked up in.
+    pub repository: Repository,
+}
+
+impl std::fmt::Debug for RepositorySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RepositorySource")
+            .field("repository", &self.repository)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ComponentSource for RepositorySource {
+    fn descriptor(&self, name: &str, version: &str) -> Result<Descriptor, Error> {
+        block_on(self.access.descriptor(&self.repository, name, version))?
+    }
+
+    fn content(&self, descriptor: &Descriptor, resource: &Json) -> Result<Arc<Vec<u8>>, Error> {
+        block_on(
+            self.access
+                .resource_content(&self.repository, descriptor, resource),
+        )?
+    }
+}
+
+/// Runs a lookup from synchronous code (a template function). Lookups answered from the caches,
+/// a local folder or a transport archive finish at once; one that must wait for a registry
+/// blocks the thread, which a multi-threaded Tokio runtime allows.
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, Error> {
+    let mut future = std::pin::pin!(future);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut context) {
+        return Ok(output);
+    }
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            Ok(tokio::task::block_in_place(|| handle.block_on(future)))
+        }
+        _ => Err(Error::Component(
+            "a component lookup that waits for a registry needs a multi-threaded Tokio runtime"
+                .into(),
+        )),
     }
 }
 
@@ -676,7 +769,7 @@ pub fn archive_blueprint(dir: &Path) -> Result<Vec<u8>, Error> {
         .map_err(|e| Error::Filesystem(format!("archiving {}: {e}", dir.display())))
 }
 
-fn tar_of(name: &str, data: &[u8]) -> Result<Vec<u8>, Error> {
+pub(crate) fn tar_of(name: &str, data: &[u8]) -> Result<Vec<u8>, Error> {
     let mut builder = tar::Builder::new(Vec::new());
     let mut header = tar::Header::new_gnu();
     header.set_size(data.len() as u64);
@@ -689,7 +782,7 @@ fn tar_of(name: &str, data: &[u8]) -> Result<Vec<u8>, Error> {
 }
 
 /// The text of `name` in a tar archive.
-fn tar_file(data: &[u8], name: &str) -> Result<String, String> {
+pub(crate) fn tar_file(data: &[u8], name: &str) -> Result<String, String> {
     let mut archive = tar::Archive::new(data);
     for entry in archive.entries().map_err(|e| e.to_string())? {
         let mut entry = entry.map_err(|e| e.to_string())?;

@@ -1,6 +1,6 @@
 //! Spiff executions: the `landscaper-spiff` engine with the binding as values, the blueprint
-//! filesystem behind `read()`, Landscaper's `getResource` and `getComponent`, and the
-//! execution's state through spiff's `&state` marker.
+//! filesystem behind `read()`, Landscaper's `getResource`, `getComponent`, `getResourceKey` and
+//! `getResourceContent`, and the execution's state through spiff's `&state` marker.
 
 use std::sync::Arc;
 
@@ -9,6 +9,19 @@ use serde_json::{Map, Value as Json};
 
 use crate::component::{Descriptor, SchemaVersion};
 use crate::filesystem::Filesystem;
+use crate::resource_ref::{self, ComponentSource, Resolved};
+
+/// The component versions an execution's functions see.
+pub struct Components {
+    /// The installation's component.
+    pub component: Option<Descriptor>,
+    /// The resolved component versions.
+    pub components: Vec<Descriptor>,
+    /// The schema version descriptors are returned in.
+    pub schema: SchemaVersion,
+    /// Where further components and resource contents are looked up.
+    pub source: Option<Arc<dyn ComponentSource>>,
+}
 
 /// The blueprint filesystem as spiff's `read()` sees it.
 struct BlueprintFiles(Arc<Filesystem>);
@@ -45,8 +58,7 @@ pub fn render(
     binding: &Map<String, Json>,
     state: Option<&[u8]>,
     filesystem: Arc<Filesystem>,
-    components: Vec<Descriptor>,
-    schema: SchemaVersion,
+    components: Components,
 ) -> Result<(Json, Json), String> {
     let state = state
         .map(|data| Template::from_yaml(&String::from_utf8_lossy(data)))
@@ -54,7 +66,7 @@ pub fn render(
         .map_err(|e| format!("stored state: {e}"))?;
     let spiff = Spiff::new()
         .with_values(Json::Object(binding.clone()))
-        .with_functions(functions(components, schema))
+        .with_functions(functions(Arc::new(components)))
         .with_file_system(Arc::new(BlueprintFiles(filesystem)));
     let output = spiff
         .cascade(template, &[], state.as_ref())
@@ -62,7 +74,7 @@ pub fn render(
     Ok((output.document, output.state))
 }
 
-fn functions(components: Vec<Descriptor>, schema: SchemaVersion) -> Functions {
+fn functions(known: Arc<Components>) -> Functions {
     let mut functions = Functions::new();
     functions.register("getResource", |args: &[Json]| {
         let (descriptor, selector) = descriptor_and_selector("getResource", args)?;
@@ -72,6 +84,7 @@ fn functions(components: Vec<Descriptor>, schema: SchemaVersion) -> Functions {
             .next()
             .ok_or_else(|| format!("getResource: no resource matches {selector:?}"))
     });
+    let ctx = known.clone();
     functions.register("getComponent", move |args: &[Json]| {
         let (descriptor, selector) = descriptor_and_selector("getComponent", args)?;
         let reference = descriptor
@@ -80,10 +93,10 @@ fn functions(components: Vec<Descriptor>, schema: SchemaVersion) -> Functions {
             .next()
             .ok_or_else(|| format!("getComponent: no component reference matches {selector:?}"))?;
         let field = |key: &str| reference.get(key).and_then(Json::as_str).unwrap_or("");
-        components
+        ctx.components
             .iter()
             .find(|c| c.name() == field("componentName") && c.version() == field("version"))
-            .map(|c| c.in_version(schema))
+            .map(|c| c.in_version(ctx.schema))
             .ok_or_else(|| {
                 format!(
                     "unable to resolve component {}:{}",
@@ -92,7 +105,46 @@ fn functions(components: Vec<Descriptor>, schema: SchemaVersion) -> Functions {
                 )
             })
     });
+    let ctx = known.clone();
+    functions.register("getResourceKey", move |args: &[Json]| {
+        let too_many = format!(
+            "this function requires 1 argument, but {} were provided",
+            args.len()
+        );
+        let resolved = resolve_resource(&ctx, args, too_many)?;
+        resolved
+            .identity()
+            .key()
+            .map(Json::String)
+            .map_err(|e| e.to_string())
+    });
+    functions.register("getResourceContent", move |args: &[Json]| {
+        let too_many =
+            "this function only requires a single argument, but multiple were provided".into();
+        let resolved = resolve_resource(&known, args, too_many)?;
+        let data = resource_ref::resolved_content(known.source.as_deref(), &resolved)?;
+        let text = resource_ref::content_text(&resolved.resource, &data);
+        crate::values::parse_yaml(&text)
+            .map_err(|_| "unable to marshal resource into spiff node".to_string())
+    });
     functions
+}
+
+/// The resource a `getResourceKey`/`getResourceContent` argument names: a relative reference
+/// as text, or as a map (read as its JSON).
+fn resolve_resource(ctx: &Components, args: &[Json], too_many: String) -> Result<Resolved, String> {
+    let argument = match args {
+        [] => return Err("unable to provide key for empty relative artifact reference".into()),
+        [Json::String(text)] => text.clone(),
+        [other] => other.to_string(),
+        _ => return Err(too_many),
+    };
+    resource_ref::resolve_argument(
+        ctx.component.as_ref(),
+        &ctx.components,
+        ctx.source.as_deref(),
+        &argument,
+    )
 }
 
 /// `cd, key1, value1, …`: the descriptor (either schema version) and the selector.

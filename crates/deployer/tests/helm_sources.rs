@@ -947,3 +947,77 @@ async fn charts_from_component_resources_deploy_inline_and_from_a_repository() {
     );
     bed.stop().await;
 }
+
+#[tokio::test]
+async fn charts_from_resource_keys_are_looked_up_in_the_repository_of_the_items_context() {
+    let bed = bed("resource-key", true, Vec::new()).await;
+    // A `type: local` repository holding the component, its chart a blob beside it.
+    let repository = tempfile::tempdir().unwrap();
+    std::fs::create_dir(repository.path().join("blobs")).unwrap();
+    std::fs::write(
+        repository.path().join("blobs/demo.tgz"),
+        demo_chart("0.3.0", false),
+    )
+    .unwrap();
+    std::fs::write(
+        repository.path().join("demo.yaml"),
+        "meta: {schemaVersion: v2}\ncomponent: {name: example.test/demo, version: 1.0.0, provider: internal, repositoryContexts: [], sources: [], componentReferences: [], resources: [{name: chart, version: 0.3.0, type: helmChart, relation: local, access: {type: localFilesystemBlob, filename: demo.tgz, mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip}}]}\n",
+    )
+    .unwrap();
+    let context: Context = serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Context",
+        "metadata": {"name": "default", "namespace": NS},
+        "repositoryContext": {"type": "local", "filePath": repository.path().to_string_lossy()},
+    }))
+    .unwrap();
+    Api::<Context>::namespaced(bed.env.ls.clone(), NS)
+        .create(&PostParams::default(), &context)
+        .await
+        .unwrap();
+    let key = |resource: &str| {
+        landscaper_blueprint::GlobalResourceIdentity {
+            name: "example.test/demo".into(),
+            version: "1.0.0".into(),
+            resource: serde_json::Map::from_iter([("name".to_string(), json!(resource))]),
+        }
+        .key()
+        .unwrap()
+    };
+    bed.item(
+        "by-key",
+        provider(
+            "by-key",
+            json!({"resourceRef": key("chart")}),
+            json!({"greeting": "key"}),
+        ),
+        None,
+    )
+    .await;
+    bed.item(
+        "no-such-resource",
+        provider(
+            "no-such-resource",
+            json!({"resourceRef": key("nope")}),
+            json!({}),
+        ),
+        None,
+    )
+    .await;
+    bed.succeeded("by-key", "job-1").await;
+    bed.assert_deployed_as_template(
+        "by-key",
+        &demo_chart("0.3.0", false),
+        json!({"greeting": "key"}),
+    )
+    .await;
+    let message = bed
+        .failed("no-such-resource", "job-1", "ChartResourceUnavailable")
+        .await;
+    assert!(
+        message.contains(
+            "spec.config.chart.resourceRef: component: component example.test/demo:1.0.0 has no resource {\"name\":\"nope\"}"
+        ),
+        "{message}"
+    );
+    bed.stop().await;
+}

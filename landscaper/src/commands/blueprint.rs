@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use landscaper_blueprint::{
-    Descriptor, ExecutionOptions, Filesystem, MemoryState, RegistryAccess, RegistryOptions,
-    Repository, Templater, imports, load, values,
+    ComponentSource, Descriptor, ExecutionOptions, Filesystem, MemoryState, RegistryAccess,
+    RegistryOptions, Repository, RepositorySource, Templater, imports, load, values,
 };
 use serde_json::{Map, Value as Json};
 
@@ -43,9 +43,11 @@ pub struct BlueprintArgs {
     #[arg(long = "component", value_name = "FILE")]
     components: Vec<PathBuf>,
     /// The repository the component descriptor's references are resolved in, for
-    /// `.components` and `getComponent`: a file holding a repository context
-    /// (`{type: ociRegistry, baseUrl: …}` or `{type: local, filePath: …}`), an `oci://HOST/PATH`
-    /// URL, or a folder of descriptors.
+    /// `.components`, `getComponent`, `getResourceKey` and `getResourceContent`: a file holding
+    /// a repository context (`{type: ociRegistry, baseUrl: …}`, `{type: local, filePath: …}` or
+    /// `{type: CommonTransportFormat/v1, filePath: …}`), an `oci://HOST/PATH` URL, a transport
+    /// archive (a folder with `artifact-index.json`, or a `.tar`/`.tgz` file), or a folder of
+    /// descriptors.
     #[arg(long, value_name = "FILE_OR_URL", requires = "component_descriptor")]
     repository_context: Option<String>,
     /// Registries (`host:port`) spoken to over plain HTTP; repeatable.
@@ -178,12 +180,13 @@ fn options(args: &BlueprintArgs) -> anyhow::Result<ExecutionOptions> {
         .iter()
         .map(|p| read_descriptor(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut source = None;
     if let (Some(location), Some(root)) = (&args.repository_context, &component) {
         let repository = repository(location)?;
-        let access = RegistryAccess::new(RegistryOptions {
+        let access = Arc::new(RegistryAccess::new(RegistryOptions {
             plain_http: args.plain_http.clone(),
             ..Default::default()
-        });
+        }));
         let resolved = tokio::task::block_in_place(|| {
             tokio::runtime::Handle::current()
                 .block_on(access.transitive_components(&repository, root))
@@ -196,6 +199,9 @@ fn options(args: &BlueprintArgs) -> anyhow::Result<ExecutionOptions> {
             )
         })?;
         components.extend(resolved);
+        // `getResourceKey` and `getResourceContent` look further in the same repository.
+        source =
+            Some(Arc::new(RepositorySource { access, repository }) as Arc<dyn ComponentSource>);
     }
     Ok(ExecutionOptions {
         blueprint: loaded.blueprint,
@@ -204,6 +210,7 @@ fn options(args: &BlueprintArgs) -> anyhow::Result<ExecutionOptions> {
         component,
         components: (!components.is_empty()).then_some(components),
         imports,
+        source,
     })
 }
 
@@ -233,6 +240,24 @@ fn repository(location: &str) -> anyhow::Result<Repository> {
         });
     }
     let path = Path::new(location);
+    if path
+        .join(landscaper_blueprint::ctf::ARTIFACT_INDEX)
+        .is_file()
+    {
+        return Ok(Repository::Ctf {
+            path: path.to_path_buf(),
+            format: Some(landscaper_blueprint::ctf::FileFormat::Directory),
+        });
+    }
+    if [".tar", ".tgz", ".tar.gz"]
+        .iter()
+        .any(|suffix| location.ends_with(suffix))
+    {
+        return Ok(Repository::Ctf {
+            path: path.to_path_buf(),
+            format: None,
+        });
+    }
     if path.is_dir() {
         return Ok(Repository::Local {
             path: path.to_path_buf(),

@@ -38,8 +38,10 @@ pub struct DeployerRegistrationSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeployerInstallationTemplate {
-    /// The component descriptor the blueprint is resolved from.
+    /// The component descriptor the blueprint is resolved from; an inline one is a v2
+    /// descriptor, typed in the CRD as upstream's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::component_descriptor::typed_definition_schema")]
     pub component_descriptor: Option<ComponentDescriptorDefinition>,
     /// The blueprint that installs the deployer.
     pub blueprint: BlueprintDefinition,

@@ -1,6 +1,7 @@
 //! The core kinds of `landscaper.gardener.cloud/v1alpha1`.
 
 mod blueprint;
+pub mod component_descriptor;
 mod conditions;
 mod context;
 mod data_object;

@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 use crate::component::{Descriptor, SchemaVersion};
 use crate::filesystem::Filesystem;
 use crate::oci_ref;
+use crate::resource_ref::{self, ComponentSource, Resolved};
 use crate::values::{from_template, to_template};
 
 /// How often one file may be `include`d inside itself before rendering stops.
@@ -27,6 +28,36 @@ pub struct Context {
     pub components: Vec<Descriptor>,
     /// The schema version templates see descriptors in.
     pub schema: SchemaVersion,
+    /// Where further components and resource contents are looked up.
+    pub source: Option<Arc<dyn ComponentSource>>,
+}
+
+impl Context {
+    /// The resource a `getResourceKey`/`getResourceContent` argument names; `too_many` is the
+    /// function's message for more than one argument.
+    fn resolve_resource(&self, a: &[Value], too_many: String) -> Result<Resolved, FuncError> {
+        let argument = match a {
+            [] => {
+                return Err(FuncError::failed(
+                    "unable to provide key for empty relative artifact reference",
+                ));
+            }
+            [Value::String(text)] => text.to_string(),
+            [_] => {
+                return Err(FuncError::failed(
+                    "unable to assert the first argument as string",
+                ));
+            }
+            _ => return Err(FuncError::failed(too_many)),
+        };
+        resource_ref::resolve_argument(
+            self.component.as_ref(),
+            &self.components,
+            self.source.as_deref(),
+            &argument,
+        )
+        .map_err(FuncError::failed)
+    }
 }
 
 /// Sprig's functions (without `env` and `expandenv`) and Go's builtins, with the Landscaper
@@ -161,6 +192,31 @@ pub fn landscaper_funcs(context: Arc<Context>) -> FuncMap {
                     field("name")
                 ))
             })
+    });
+    let ctx = context.clone();
+    funcs.add("getResourceKey", move |a: &[Value]| {
+        let too_many = format!(
+            "this function requires 1 argument, but {} were provided",
+            a.len()
+        );
+        let resolved = ctx.resolve_resource(a, too_many)?;
+        resolved
+            .identity()
+            .key()
+            .map(Value::from)
+            .map_err(|e| FuncError::failed(e.to_string()))
+    });
+    let ctx = context.clone();
+    funcs.add("getResourceContent", move |a: &[Value]| {
+        let too_many =
+            "this function only requires a single argument, but multiple were provided".into();
+        let resolved = ctx.resolve_resource(a, too_many)?;
+        let data = resource_ref::resolved_content(ctx.source.as_deref(), &resolved)
+            .map_err(FuncError::failed)?;
+        Ok(Value::from(resource_ref::content_text(
+            &resolved.resource,
+            &data,
+        )))
     });
     funcs.add("getRepositoryContext", |a: &[Value]| {
         args::count(a, 1)?;

@@ -1,8 +1,10 @@
 //! Where a chart comes from: the provider configuration's `chart` resolved to a loaded chart.
 //! Inline archives (`archive.raw`) are decoded here; remote archives (`archive.remote.url`),
 //! Helm repositories (`helmChartRepo`) and OCI references (`ref`) are fetched with
-//! `crates/chart`'s fetcher, and resources of components (`fromResource`) through the
-//! blueprint library's component repositories, with credentials from the item's Context. Archives are cached on
+//! `crates/chart`'s fetcher, and resources of components (`fromResource`, or `resourceRef`: a
+//! resource key as `getResourceKey` gives it, looked up in the repository of the item's
+//! Context) through the blueprint library's component repositories, with credentials from the
+//! item's Context. Archives are cached on
 //! disk by digest (bounded, shared by every reconcile of the process) and the last loaded
 //! charts stay in memory, so unchanged items neither download nor parse again.
 
@@ -13,7 +15,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use landscaper_api::config::OciConfiguration;
 use landscaper_api::deployer::Chart as ChartSource;
-use landscaper_blueprint::{Descriptor, RegistryAccess, RegistryOptions, Repository};
+use landscaper_blueprint::{
+    Descriptor, GlobalResourceIdentity, RegistryAccess, RegistryOptions, Repository,
+};
 use landscaper_chart::fetch::{self, Cache, FetchError, FetchErrorKind, FetchOptions};
 use landscaper_chart::helm::chart::{self, Chart};
 use std::collections::VecDeque;
@@ -123,6 +127,8 @@ enum Source<'a> {
     Remote(Remote<'a>),
     /// `fromResource`: a resource of a component, inline or in a repository.
     Component(&'a serde_json::Value),
+    /// `resourceRef`: a resource key, decoded.
+    ResourceKey(GlobalResourceIdentity),
 }
 
 /// A source that is fetched.
@@ -152,6 +158,7 @@ impl Sources {
             Source::Raw(raw) => decode_raw(raw, &item)?,
             Source::Remote(remote) => self.fetch(job, &remote, source, &item).await?,
             Source::Component(spec) => self.fetch_resource(job, spec, &item).await?,
+            Source::ResourceKey(identity) => self.fetch_resource_key(job, &identity, &item).await?,
         };
         self.load(&archive, source, &item)
     }
@@ -297,6 +304,74 @@ impl Sources {
                     ),
                 )
             })?;
+        self.resource_content(job, context.as_ref(), repository, &descriptor, &resource)
+            .await?
+            .map_err(failed)
+    }
+
+    /// The chart a resource key (`resourceRef`, as `getResourceKey` gives it) names: the
+    /// resource of the component version it names, looked up in the repository of the item's
+    /// Context, as upstream's helm deployer resolves it.
+    async fn fetch_resource_key(
+        &self,
+        job: &Job,
+        identity: &GlobalResourceIdentity,
+        item: &str,
+    ) -> Result<Vec<u8>, Error> {
+        let context = credentials::context(job).await?;
+        let failed = |e: landscaper_blueprint::Error| {
+            Error::config(
+                OPERATION,
+                "ChartResourceUnavailable",
+                format!("DeployItem {item} spec.config.chart.resourceRef: {e}"),
+            )
+        };
+        let repository_context = context
+            .as_ref()
+            .and_then(|c| c.repository_context.clone())
+            .ok_or_else(|| {
+                invalid(
+                    item,
+                    "resourceRef",
+                    &format!(
+                        "the item's Context {:?} gives no repositoryContext to look component {}:{} up in",
+                        job.item.spec.context.as_deref().unwrap_or("default"),
+                        identity.name,
+                        identity.version
+                    ),
+                )
+            })?;
+        let repository = Repository::from_context(&repository_context).map_err(failed)?;
+        let access = self
+            .registry_access(job, context.as_ref(), &[&repository])
+            .await?;
+        let descriptor = access
+            .descriptor(&repository, &identity.name, &identity.version)
+            .await
+            .map_err(failed)?;
+        let resource = identity.find_in(&descriptor).map_err(failed)?;
+        self.resource_content(
+            job,
+            context.as_ref(),
+            Some(repository),
+            &descriptor,
+            &resource,
+        )
+        .await?
+        .map_err(failed)
+    }
+
+    /// The content of `resource`, a resource of `descriptor` stored in `repository`, with the
+    /// item's registry logins for the repository and for the image the access names. The outer
+    /// error is the logins', the inner one the repository's.
+    async fn resource_content(
+        &self,
+        job: &Job,
+        context: Option<&landscaper_api::core::Context>,
+        repository: Option<Repository>,
+        descriptor: &Descriptor,
+        resource: &serde_json::Value,
+    ) -> Result<Result<Vec<u8>, landscaper_blueprint::Error>, Error> {
         let image = resource
             .pointer("/access/imageReference")
             .and_then(serde_json::Value::as_str)
@@ -304,21 +379,14 @@ impl Sources {
                 base_url: reference.to_string(),
             });
         let repositories: Vec<&Repository> = repository.iter().chain(image.iter()).collect();
-        let access = self
-            .registry_access(job, context.as_ref(), &repositories)
-            .await?;
+        let access = self.registry_access(job, context, &repositories).await?;
         let local = Repository::Local {
             path: PathBuf::from("."),
         };
-        let content = access
-            .resource_content(
-                repository.as_ref().unwrap_or(&local),
-                &descriptor,
-                &resource,
-            )
+        Ok(access
+            .resource_content(repository.as_ref().unwrap_or(&local), descriptor, resource)
             .await
-            .map_err(failed)?;
-        Ok(content.to_vec())
+            .map(|content| content.to_vec()))
     }
 
     /// A component repository client with the item's registry logins for `repositories`.
@@ -476,14 +544,24 @@ fn classify<'a>(source: &'a ChartSource, item: &str) -> Result<Source<'a>, Error
     if let Some(spec) = &source.from_resource {
         return Ok(Source::Component(spec));
     }
-    Err(Error::config(
-        OPERATION,
-        "UnsupportedChartSource",
-        format!(
-            "DeployItem {item} spec.config.chart: {} cannot be fetched by this deployer (resource keys need an OCM resolver); use ref, archive, helmChartRepo or fromResource",
-            describe(source)
-        ),
-    ))
+    match source.resource_ref.as_deref().map(str::trim) {
+        Some(key) if !key.is_empty() => GlobalResourceIdentity::from_key(key)
+            .map(Source::ResourceKey)
+            .map_err(|e| {
+                let message = match e {
+                    landscaper_blueprint::Error::Component(message) => message,
+                    other => other.to_string(),
+                };
+                invalid(item, "resourceRef", &message)
+            }),
+        _ => Err(Error::config(
+            OPERATION,
+            "InvalidChartSource",
+            format!(
+                "DeployItem {item} spec.config.chart: one of ref, archive, helmChartRepo, resourceRef or fromResource is required"
+            ),
+        )),
+    }
 }
 
 fn decode_raw(raw: &str, item: &str) -> Result<Vec<u8>, Error> {
@@ -664,8 +742,15 @@ mod tests {
             ..Default::default()
         };
         let Err(e) = classify(&resource, "ns/web") else {
-            panic!("resource references are unsupported");
+            panic!("a relative reference is no resource key");
         };
-        assert_eq!(e.reason, "UnsupportedChartSource");
+        assert_eq!(e.reason, "InvalidChartSource");
+        assert!(
+            e.message.starts_with(
+                "DeployItem ns/web spec.config.chart.resourceRef: resource key: not base64"
+            ),
+            "{}",
+            e.message
+        );
     }
 }

@@ -118,6 +118,7 @@ pub fn options(
         component: resolved.component.clone(),
         components: None,
         imports: imports.clone(),
+        source: None,
     }
 }
 
