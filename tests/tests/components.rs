@@ -139,8 +139,9 @@ async fn render_pair(
         filesystem: Arc::new(resolved.filesystem),
         installation: Some(serde_json::to_value(&installation).unwrap()),
         component: resolved.component,
-        components: None,
+        components: resolved.components,
         imports,
+        source: None,
     };
     let state = MemoryState::default();
     let items = Templater::new(&state)

@@ -409,3 +409,86 @@ async fn an_import_from_a_secret_that_fails_its_schema_is_reported_without_its_v
         "the Secret's value leaked: {status}"
     );
 }
+
+/// An installation's templates reach its component and the components it references:
+/// `getComponent`, `getResourceKey` and `getResourceContent` look in the repository its
+/// component came from (here a `type: local` folder: `root` references `leaf`, whose resource
+/// `config` is a local blob).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn templates_reach_the_installations_component_and_its_references() {
+    let world = World::start().await;
+    let client = flow::namespace_with_mock_deployer(&world, "components").await;
+    let repository = world.dir.path().join("components");
+    std::fs::create_dir_all(repository.join("blobs")).unwrap();
+    std::fs::write(
+        repository.join("root.yaml"),
+        "meta: {schemaVersion: v2}\ncomponent: {name: example.test/root, version: 1.0.0, provider: internal, repositoryContexts: [], sources: [], resources: [], componentReferences: [{name: leaf, componentName: example.test/leaf, version: 1.0.0}]}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repository.join("leaf.yaml"),
+        "meta: {schemaVersion: v2}\ncomponent: {name: example.test/leaf, version: 1.0.0, provider: internal, repositoryContexts: [], sources: [], componentReferences: [], resources: [{name: config, version: 1.0.0, type: blob, relation: local, access: {type: localFilesystemBlob, filename: config.yaml, mediaType: application/yaml}}]}\n",
+    )
+    .unwrap();
+    std::fs::write(repository.join("blobs/config.yaml"), "replicas: 3\n").unwrap();
+    let blueprint = r#"apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: Blueprint
+deployExecutions:
+- name: main
+  type: GoTemplate
+  template: |
+    {{- $leaf := getComponent .cd "name" "leaf" }}
+    deployItems:
+    - name: item
+      type: landscaper.gardener.cloud/mock
+      config:
+        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
+        kind: ProviderConfiguration
+        phase: Succeeded
+        export:
+          found: {{ printf "%s %d %s %s" $leaf.component.name (len .components) (getResourceKey "cd://componentReferences/leaf/resources/config") (getResourceContent "cd://componentReferences/leaf/resources/config") | quote }}
+exportExecutions:
+- name: out
+  type: GoTemplate
+  template: |
+    exports:
+      found: {{ .values.deployitems.item.found | quote }}
+exports:
+- name: found
+  schema: {type: string}
+"#;
+    let installations: Api<Installation> = Api::namespaced(client.clone(), "components");
+    root_with(
+        &installations,
+        "with-component",
+        json!({
+            "componentDescriptor": {"ref": {
+                "repositoryContext": {"type": "local", "filePath": repository},
+                "componentName": "example.test/root",
+                "version": "1.0.0",
+            }},
+            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}},
+            "exports": {"data": [{"name": "found", "dataRef": "found"}]},
+        }),
+    )
+    .await;
+    let installation = finished(&installations, "with-component").await;
+    assert_eq!(
+        status_phase(&installation),
+        Some(InstallationPhase::Succeeded),
+        "{}",
+        last_error(&installation)
+    );
+    let found = Api::<DataObject>::namespaced(client, "components")
+        .get(&data_object_name("", "found"))
+        .await
+        .expect("the export's DataObject")
+        .data;
+    // The key is upstream's: base64 of the leaf's component and resource identity.
+    assert_eq!(
+        found,
+        json!(
+            "example.test/leaf 2 Y29tcG9uZW50OgogIG5hbWU6IGV4YW1wbGUudGVzdC9sZWFmCiAgdmVyc2lvbjogMS4wLjAKcmVzb3VyY2U6CiAgbmFtZTogY29uZmlnCg== replicas: 3\n"
+        )
+    );
+}

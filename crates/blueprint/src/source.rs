@@ -42,6 +42,9 @@ pub struct ResolvedBlueprint {
     pub component: Option<Descriptor>,
     /// The repository the component is stored in, if it came from one.
     pub repository: Option<Repository>,
+    /// The component and every component it references, transitively (what templates see as
+    /// `.components` and `getComponent` looks in), when it came from a repository.
+    pub components: Option<Vec<Descriptor>>,
 }
 
 /// Resolves an installation's blueprint and component descriptor; `context` is the
@@ -72,11 +75,27 @@ pub async fn resolve(
         }
     };
     let blueprint = load::load(&filesystem)?.blueprint;
+    let components = match (&component, &repository) {
+        (Some(descriptor), Some(repository)) => Some(
+            access
+                .transitive_components(repository, descriptor)
+                .await
+                .map_err(|e| {
+                    Error::Component(format!(
+                        "the component references of {}:{}: {e}",
+                        descriptor.name(),
+                        descriptor.version()
+                    ))
+                })?,
+        ),
+        _ => None,
+    };
     Ok(ResolvedBlueprint {
         blueprint,
         filesystem,
         component,
         repository,
+        components,
     })
 }
 

@@ -54,7 +54,7 @@ pub const SUBINSTALLATION_NAME: &str = "landscaper.gardener.cloud/subinstallatio
 pub struct Context {
     client: kube::Client,
     events: Events,
-    registry: RegistryAccess,
+    registry: Arc<RegistryAccess>,
     /// Every Installation, as the controller's watch sees them: parents, siblings and
     /// children are read here, not listed per reconcile.
     cache: Store<Installation>,
@@ -70,7 +70,7 @@ impl Context {
         Self {
             events: Events::new(client.clone(), MANAGER),
             client,
-            registry: RegistryAccess::new(RegistryOptions::default()),
+            registry: Arc::new(RegistryAccess::new(RegistryOptions::default())),
             cache: caches.installations,
             execution_cache: caches.executions,
             context_cache: caches.contexts,

@@ -14,7 +14,10 @@ use landscaper_api::core::{
     DeployItemTemplate, Execution, Installation, InstallationTemplate, ObjectReference, SubNamePair,
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
-use landscaper_blueprint::{DeployItemSpecification, ExecutionOptions, StateHandler, Templater};
+use landscaper_blueprint::{
+    ComponentSource, DeployItemSpecification, ExecutionOptions, RegistryAccess, RepositorySource,
+    StateHandler, Templater,
+};
 use serde_json::{Map, Value as Json, json};
 
 use super::operations::children;
@@ -105,20 +108,29 @@ pub fn render(
     })
 }
 
-/// The options every execution of the installation's blueprint runs with.
+/// The options every execution of the installation's blueprint runs with: components and
+/// resource contents the templates ask for (`getComponent`, `getResourceKey`,
+/// `getResourceContent`) are looked up in the repository of the installation's component.
 pub fn options(
     installation: &Installation,
     resolved: &ResolvedBlueprint,
     imports: &Map<String, Json>,
+    registry: &Arc<RegistryAccess>,
 ) -> ExecutionOptions {
+    let source = resolved.repository.clone().map(|repository| {
+        Arc::new(RepositorySource {
+            access: registry.clone(),
+            repository,
+        }) as Arc<dyn ComponentSource>
+    });
     ExecutionOptions {
         blueprint: resolved.blueprint.clone(),
         filesystem: Arc::new(resolved.filesystem.clone()),
         installation: serde_json::to_value(installation).ok(),
         component: resolved.component.clone(),
-        components: None,
+        components: resolved.components.clone(),
         imports: imports.clone(),
-        source: None,
+        source,
     }
 }
 
