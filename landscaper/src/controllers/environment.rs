@@ -450,11 +450,17 @@ async fn ensure_target(
     let namespace = &context.settings.namespace;
     let targets: Api<Target> = Api::namespaced(context.client.clone(), namespace);
     // A Target written since the cache saw it makes the update below conflict (409), and the
-    // reconcile is retried on the newer one.
-    let existing = context
+    // reconcile is retried on the newer one. The cache holds the environments' Targets (by
+    // their label): one of that name without it is not there, and is read when the creation
+    // conflicts with it.
+    let mut existing = context
         .targets
         .get(&ObjectRef::new(&name).within(namespace))
         .map(|cached| (*cached).clone());
+    if existing.is_none() {
+        let (_, read) = read_target(&name, context).await?;
+        existing = read;
+    }
     let write = match &existing {
         None => TargetWrite::Create,
         Some(existing) if target_is_current(existing, &desired) => {
