@@ -351,7 +351,8 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
     let fenced_path = fenced.to_str().expect("a UTF-8 path");
     let _landscaper = spawn(
         &landscaper,
-        &["run", "--kubeconfig", central_path],
+        // No probe listener: the other test's landscaper may hold the default port.
+        &["run", "--kubeconfig", central_path, "--health-address", ""],
         &dir.path().join("landscaper.log"),
     );
     let _agent = spawn(

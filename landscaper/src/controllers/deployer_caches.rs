@@ -218,7 +218,10 @@ mod tests {
                 "finalizers": ["finalizer.deployermanagement.landscaper.gardener.cloud"],
                 "managedFields": [{"manager": "m", "operation": "Apply"}],
             },
-            "spec": {"importDataMappings": {"values": {"replicas": 2}}},
+            "spec": {
+                "blueprint": {"ref": {"resourceName": "blueprint"}},
+                "importDataMappings": {"values": {"replicas": 2}},
+            },
             "status": {
                 "phase": "Failed", "jobID": "1", "jobIDFinished": "1",
                 "lastError": {"operation": "Init", "reason": "R", "message": "no blueprint",
@@ -226,7 +229,8 @@ mod tests {
                     "lastUpdateTime": "2026-11-29T00:00:00Z"},
                 "importsHash": "h",
                 "conditions": [{"type": "InstallationReconciled", "status": "False",
-                    "reason": "R", "message": "m", "lastTransitionTime": "2026-11-29T00:00:00Z"}],
+                    "reason": "R", "message": "m", "lastTransitionTime": "2026-11-29T00:00:00Z",
+                    "lastUpdateTime": "2026-11-29T00:00:00Z"}],
             },
         }))
         .expect("an installation");
