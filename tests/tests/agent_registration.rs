@@ -398,21 +398,26 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
         kept.metadata
     );
 
-    // A Target that is up to date is not written again: after the Target, a reconcile reads
-    // the heartbeat Lease, so once that read is seen the Target was looked at.
+    // A Target that is up to date is not written again: a change of the Environment that
+    // leaves its host Target as it is, once reconciled (its observedGeneration), wrote none.
     let counters = world.landscaper_cluster().counters();
     let writes = counters.count(Some("patch"), Some("targets"), None);
-    let lease_reads = counters.count(Some("get"), Some("leases"), None);
-    environments
+    let touched = environments
         .patch(
             "tidy",
             &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"labels": {"touched": "yes"}}})),
+            &Patch::Merge(json!({"spec": {"namespace": "touched"}})),
         )
         .await
         .unwrap();
+    let generation = touched.metadata.generation;
     eventually("the touched Environment is reconciled", || async {
-        counters.count(Some("get"), Some("leases"), None) > lease_reads
+        environments
+            .get("tidy")
+            .await
+            .unwrap()
+            .status
+            .is_some_and(|status| status.observed_generation == generation)
     })
     .await;
     assert_eq!(

@@ -2,13 +2,17 @@
 //! serve`, `landscaper crds | kubectl apply -f -`, `landscaper run --kubeconfig …` and
 //! `landscaper-agent deployer mock --landscaper-kubeconfig …`; an Installation with inline
 //! blueprints, applied with kubectl, whose data flows producer → consumer → root export
-//! reaches Succeeded with the root's export in its DataObject.
+//! reaches Succeeded with the root's export in its DataObject. And deployer management the
+//! same way: two `testbed serve`, `landscaper run` on the first, `landscaper-agent run --name
+//! edge` on the second; a DeployerRegistration applied with kubectl becomes the pair `<registration>-edge`,
+//! whose helm item the agent installs into the fenced cluster.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use landscaper_e2e::charts::archive_raw;
 use landscaper_e2e::flow;
 use landscaper_e2e::tools::{external_tool, workspace_binary};
 use serde_json::json;
@@ -62,7 +66,8 @@ fn kubectl(kubectl: &Path, kubeconfig: &Path, args: &[&str], input: Option<&[u8]
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// Starts `testbed serve` and returns it with the kubeconfig of its cluster.
+/// Starts `testbed serve` and returns it with the kubeconfig of its cluster, written into
+/// `dir` (each server its own folder: the file is named after the cluster).
 fn serve(testbed: &Path, dir: &Path) -> (Running, PathBuf) {
     let mut child = Command::new(testbed)
         .arg("serve")
@@ -227,5 +232,248 @@ fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
         listed.lines().count(),
         4,
         "the root and its two subinstallations:\n{listed}"
+    );
+}
+
+/// A chart with one ConfigMap, `<release>-greeting`, holding `.Values.greeting`.
+fn greeting_chart(dir: &Path) -> String {
+    let chart = dir.join("greeting");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: greeting\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(chart.join("values.yaml"), "greeting: unset\n").expect("values.yaml");
+    std::fs::write(
+        chart.join("templates/configmap.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n  namespace: {{ .Release.Namespace }}\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+    )
+    .expect("template");
+    archive_raw(&chart)
+}
+
+/// A DeployerRegistration `greeter` whose inline blueprint renders one helm item installing
+/// the chart `raw` with the registration's values into the environment's namespace.
+fn greeter_registration(raw: &str) -> String {
+    let template = format!(
+        r#"deployItems:
+- name: deployer
+  type: landscaper.gardener.cloud/helm
+  target:
+    import: cluster
+  config:
+    apiVersion: helm.deployer.landscaper.gardener.cloud/v1alpha1
+    kind: ProviderConfiguration
+    name: {{{{ .imports.releaseName }}}}
+    namespace: {{{{ .imports.releaseNamespace }}}}
+    createNamespace: true
+    chart:
+      archive:
+        raw: {raw}
+    values: {{{{ toJson .imports.values }}}}
+"#
+    );
+    let blueprint = json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Blueprint",
+        "imports": [
+            {"name": "cluster", "type": "target", "targetType": "landscaper.gardener.cloud/kubernetes-cluster"},
+            {"name": "landscaperCluster", "type": "target", "targetType": "landscaper.gardener.cloud/kubernetes-cluster"},
+            {"name": "landscaperClusterKubeconfig", "type": "data", "required": false, "schema": {"type": ["string", "object"]}},
+            {"name": "releaseName", "type": "data", "schema": {"type": "string"}},
+            {"name": "releaseNamespace", "type": "data", "schema": {"type": "string"}},
+            {"name": "identity", "type": "data", "schema": {"type": "string"}},
+            {"name": "targetSelectors", "type": "data", "required": false, "schema": {"type": "array"}},
+            {"name": "values", "type": "data", "schema": {"type": "object"}},
+        ],
+        "deployExecutions": [{"name": "default", "type": "GoTemplate", "template": template}],
+    });
+    json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployerRegistration",
+        "metadata": {"name": "greeter"},
+        "spec": {
+            "types": ["example.com/greeting"],
+            "installationTemplate": {
+                "blueprint": {"inline": {"filesystem": {
+                    "blueprint.yaml": serde_json::to_string(&blueprint).expect("JSON"),
+                }}},
+                "importDataMappings": {"values": {"greeting": "hello from the registration"}},
+            },
+        },
+    })
+    .to_string()
+}
+
+#[test]
+fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl() {
+    let (Some(kubectl_bin), Some(testbed), Some(landscaper), Some(agent)) = (
+        external_tool("KUBECTL", "kubectl"),
+        workspace_binary("testbed"),
+        workspace_binary("landscaper"),
+        workspace_binary("landscaper-agent"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (central_dir, fenced_dir) = (dir.path().join("central"), dir.path().join("fenced"));
+    std::fs::create_dir_all(&central_dir).expect("folder");
+    std::fs::create_dir_all(&fenced_dir).expect("folder");
+    let (_central, central) = serve(&testbed, &central_dir);
+    let (_fenced, fenced) = serve(&testbed, &fenced_dir);
+    let on_central =
+        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &central, args, input);
+    let on_fenced =
+        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &fenced, args, input);
+
+    let crds = Command::new(&landscaper)
+        .arg("crds")
+        .output()
+        .expect("landscaper crds runs");
+    assert!(crds.status.success(), "landscaper crds failed");
+    on_central(&["apply", "-f", "-"], Some(&crds.stdout));
+    wait_for(
+        "the CRDs are served",
+        Duration::from_secs(30),
+        dir.path(),
+        || {
+            Command::new(&kubectl_bin)
+                .arg("--kubeconfig")
+                .arg(&central)
+                .args(["get", "deployerregistrations"])
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+        },
+    );
+    on_central(&["create", "namespace", "ls-system"], None);
+    on_fenced(&["create", "namespace", "agent-system"], None);
+
+    let central_path = central.to_str().expect("a UTF-8 path");
+    let fenced_path = fenced.to_str().expect("a UTF-8 path");
+    let _landscaper = spawn(
+        &landscaper,
+        // No probe listener: the other test's landscaper may hold the default port.
+        &["run", "--kubeconfig", central_path, "--health-address", ""],
+        &dir.path().join("landscaper.log"),
+    );
+    let _agent = spawn(
+        &agent,
+        &[
+            "run",
+            "--name",
+            "edge",
+            "--kubeconfig",
+            fenced_path,
+            "--landscaper-kubeconfig",
+            central_path,
+            "--namespace",
+            "edge-deployers",
+            "--pod-namespace",
+            "agent-system",
+            "--heartbeat-period",
+            "1s",
+            "--health-address",
+            "",
+        ],
+        &dir.path().join("deployer.log"),
+    );
+
+    let registration = greeter_registration(&greeting_chart(dir.path()));
+    on_central(&["apply", "-f", "-"], Some(registration.as_bytes()));
+
+    // The pair, as upstream's deployer lifecycle documentation shows it.
+    let installation = wait_for(
+        "the pair's Installation greeter-edge",
+        Duration::from_secs(60),
+        dir.path(),
+        || {
+            let out = Command::new(&kubectl_bin)
+                .arg("--kubeconfig")
+                .arg(&central)
+                .args([
+                    "get",
+                    "installation",
+                    "greeter-edge",
+                    "-n",
+                    "ls-system",
+                    "-o",
+                    "json",
+                ])
+                .output()
+                .ok()?;
+            out.status.success().then_some(())?;
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).ok()
+        },
+    );
+    let labels = &installation["metadata"]["labels"];
+    assert_eq!(
+        labels["deployers.landscaper.gardener.cloud/deployer-registration"],
+        "greeter"
+    );
+    assert_eq!(
+        labels["deployers.landscaper.gardener.cloud/environment"],
+        "edge"
+    );
+    let mappings = &installation["spec"]["importDataMappings"];
+    assert_eq!(mappings["releaseName"], "greeter-edge");
+    assert_eq!(mappings["releaseNamespace"], "edge-deployers");
+    assert_eq!(
+        mappings["values"]["greeting"],
+        "hello from the registration"
+    );
+    let targets = installation["spec"]["imports"]["targets"].to_string();
+    assert!(
+        targets.contains("\"#edge\"") && targets.contains("\"#greeter-edge\""),
+        "{targets}"
+    );
+    on_central(
+        &["get", "serviceaccount", "greeter-edge", "-n", "ls-system"],
+        None,
+    );
+    on_central(&["get", "target", "greeter-edge", "-n", "ls-system"], None);
+
+    // The chart's object in the fenced cluster, in the environment's namespace.
+    let greeting = wait_for(
+        "the chart's ConfigMap in the fenced cluster",
+        Duration::from_secs(120),
+        dir.path(),
+        || {
+            let out = Command::new(&kubectl_bin)
+                .arg("--kubeconfig")
+                .arg(&fenced)
+                .args([
+                    "get",
+                    "configmap",
+                    "greeter-edge-greeting",
+                    "-n",
+                    "edge-deployers",
+                    "-o",
+                    "jsonpath={.data.greeting}",
+                ])
+                .output()
+                .ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        },
+    );
+    assert_eq!(greeting, "hello from the registration");
+    let phase = on_central(
+        &[
+            "get",
+            "installation",
+            "greeter-edge",
+            "-n",
+            "ls-system",
+            "-o",
+            "jsonpath={.status.phase}",
+        ],
+        None,
+    );
+    assert!(
+        ["Progressing", "Completing", "Succeeded"].contains(&phase.as_str()),
+        "the pair's job runs: {phase}"
     );
 }

@@ -658,3 +658,352 @@ async fn a_renewed_pair_token_reaches_the_installation_and_installs_the_deployer
     })
     .await;
 }
+
+/// A registration whose inline blueprint declares the pair's imports and renders with
+/// `template` as its deploy execution.
+fn inline_registration(name: &str, types: &[&str], template: &str) -> DeployerRegistration {
+    let blueprint = format!(
+        r#"apiVersion: landscaper.gardener.cloud/v1alpha1
+kind: Blueprint
+imports:
+- {{name: cluster, type: target, targetType: landscaper.gardener.cloud/kubernetes-cluster}}
+- {{name: landscaperCluster, type: target, targetType: landscaper.gardener.cloud/kubernetes-cluster}}
+- {{name: landscaperClusterKubeconfig, type: data, required: false, schema: {{type: [string, object]}}}}
+- {{name: releaseName, type: data, schema: {{type: string}}}}
+- {{name: releaseNamespace, type: data, schema: {{type: string}}}}
+- {{name: identity, type: data, schema: {{type: string}}}}
+- {{name: targetSelectors, type: data, required: false, schema: {{type: array}}}}
+- {{name: values, type: data, schema: {{type: object}}}}
+deployExecutions:
+- name: default
+  type: GoTemplate
+  template: |
+{}
+"#,
+        template
+            .lines()
+            .map(|line| format!("    {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    serde_json::from_value(json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "DeployerRegistration",
+        "metadata": { "name": name },
+        "spec": {
+            "types": types,
+            "installationTemplate": {
+                "blueprint": { "inline": { "filesystem": { "blueprint.yaml": blueprint } } },
+                "importDataMappings": { "values": {} },
+            },
+        },
+    }))
+    .expect("a registration")
+}
+
+/// The message of `registration`'s status entry for `environment`, if any.
+async fn current_message(
+    registrations: &Api<DeployerRegistration>,
+    registration: &str,
+    environment: &str,
+) -> Option<String> {
+    registrations
+        .get(registration)
+        .await
+        .expect("read")
+        .status
+        .unwrap_or_default()
+        .environments
+        .into_iter()
+        .find(|entry| entry.environment == environment)
+        .and_then(|entry| entry.message)
+}
+
+/// The message of `registration`'s status entry for `environment`, once it has one.
+async fn entry_message(
+    registrations: &Api<DeployerRegistration>,
+    registration: &str,
+    environment: &str,
+) -> String {
+    eventually(
+        &format!("{registration} reports on environment {environment}"),
+        || async {
+            current_message(registrations, registration, environment)
+                .await
+                .is_some()
+        },
+    )
+    .await;
+    current_message(registrations, registration, environment)
+        .await
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn bad_input_is_a_clear_status_message_and_makes_nothing() {
+    let (world, registrations) = world_with(&["edge"]).await;
+    // An environment without a namespace: no pair is made for it.
+    let environments: Api<Environment> = Api::all(world.landscaper_cluster().client());
+    let mut homeless: Value = serde_json::to_value(environments.get("edge").await.unwrap())
+        .expect("an environment as JSON");
+    homeless["metadata"] = json!({ "name": "homeless" });
+    homeless["spec"]["namespace"] = json!("");
+    homeless.as_object_mut().unwrap().remove("status");
+    environments
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(homeless).unwrap(),
+        )
+        .await
+        .expect("environment created");
+
+    // A registration without types is installed nowhere.
+    registrations
+        .create(
+            &PostParams::default(),
+            &inline_registration("untyped", &[], "deployItems: []"),
+        )
+        .await
+        .expect("registration created");
+    eventually("the untyped registration says why", || async {
+        let status = registrations
+            .get("untyped")
+            .await
+            .expect("read")
+            .status
+            .unwrap_or_default();
+        status.conditions.iter().any(|condition| {
+            condition.type_ == "Ready"
+                && condition.reason == "InvalidSpec"
+                && condition.message.contains("spec.types is empty")
+        })
+    })
+    .await;
+
+    // A blueprint that fails to render: the pair's job fails and the registration says so.
+    registrations
+        .create(
+            &PostParams::default(),
+            &inline_registration(
+                "broken",
+                &[deploy_item_types::MOCK],
+                r#"{{ fail "the broken deployer cannot be rendered" }}"#,
+            ),
+        )
+        .await
+        .expect("registration created");
+    eventually("the broken pair's render error is reported", || async {
+        let message = entry_message(&registrations, "broken", "edge").await;
+        message.contains("Installation broken-edge")
+            && message.contains("the broken deployer cannot be rendered")
+    })
+    .await;
+    let homeless = entry_message(&registrations, "broken", "homeless").await;
+    assert!(homeless.contains("no spec.namespace"), "{homeless}");
+
+    let names: Vec<String> = installations(&world)
+        .list(&Default::default())
+        .await
+        .expect("list")
+        .items
+        .iter()
+        .map(ResourceExt::name_any)
+        .collect();
+    assert_eq!(names, ["broken-edge"], "only the well-formed pair is made");
+}
+
+/// A write of a pair: verb, resource, and the object's name from the pair's name.
+type Step = (&'static str, &'static str, fn(&str) -> String);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_500_or_409_at_each_step_of_a_pair_converges() {
+    use testbed::faults::{Fault, Matcher};
+    let (world, registrations) = world_with(&[]).await;
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
+    // Every write of a pair, each failing once in an environment of its own.
+    let steps: [Step; 7] = [
+        ("patch", "serviceaccounts", |pair| pair.to_owned()),
+        ("patch", "clusterroles", |pair| {
+            format!("landscaper:deployer:{pair}")
+        }),
+        ("patch", "clusterrolebindings", |pair| {
+            format!("landscaper:deployer:{pair}")
+        }),
+        ("create", "serviceaccounts/token", |pair| pair.to_owned()),
+        ("patch", "secrets", |pair| {
+            format!("{pair}-landscaper-cluster")
+        }),
+        ("patch", "targets", |pair| pair.to_owned()),
+        ("patch", "installations", |pair| pair.to_owned()),
+    ];
+    let mut pairs = Vec::new();
+    for (index, (verb, resource, object)) in steps.iter().enumerate() {
+        for (fault_index, fault) in [Fault::InternalError, Fault::Conflict]
+            .into_iter()
+            .enumerate()
+        {
+            let environment = format!("f{index}{fault_index}");
+            let pair = format!("mock-{environment}");
+            world.landscaper_cluster().faults().fail_next(
+                1,
+                Matcher::any()
+                    .verb(verb)
+                    .resource(resource)
+                    .name(&object(&pair)),
+                fault,
+            );
+            create_environment(&world, &environment).await;
+            pairs.push((pair, format!("{verb} {resource}")));
+        }
+    }
+    let client = world.landscaper_cluster().client();
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), LS_NAMESPACE);
+    let roles: Api<ClusterRole> = Api::all(client.clone());
+    let bindings: Api<ClusterRoleBinding> = Api::all(client);
+    for (pair, step) in &pairs {
+        landscaper_e2e::eventually_within(
+            &format!("{pair} is complete and started although {step} failed once"),
+            Duration::from_secs(90),
+            || async {
+                let role = format!("landscaper:deployer:{pair}");
+                accounts.get_opt(pair).await.unwrap().is_some()
+                    && roles.get_opt(&role).await.unwrap().is_some()
+                    && bindings.get_opt(&role).await.unwrap().is_some()
+                    && secrets
+                        .get_opt(&format!("{pair}-landscaper-cluster"))
+                        .await
+                        .unwrap()
+                        .is_some()
+                    && targets.get_opt(pair).await.unwrap().is_some()
+                    && job_id(&world, pair).await.is_some()
+            },
+        )
+        .await;
+    }
+}
+
+/// A client acting as the pair's deployer: the kubeconfig of the pair's Target.
+async fn as_pair(world: &World, pair: &str) -> kube::Client {
+    let client = world.landscaper_cluster().client();
+    let secrets: Api<Secret> = Api::namespaced(client, LS_NAMESPACE);
+    let name = format!("{pair}-landscaper-cluster");
+    eventually(&format!("{pair}'s access Secret"), || async {
+        secrets.get_opt(&name).await.expect("read").is_some()
+    })
+    .await;
+    let kubeconfig = secrets
+        .get(&name)
+        .await
+        .expect("read")
+        .data
+        .and_then(|data| data.get("kubeconfig").cloned());
+    let kubeconfig: Kubeconfig =
+        serde_yaml_ng::from_slice(&kubeconfig.expect("a kubeconfig").0).expect("YAML");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("a usable kubeconfig");
+    kube::Client::try_from(config).expect("a client")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pairs_deployer_does_its_work_and_cannot_read_another_pairs_secrets() {
+    use landscaper_api::core::{DeployItem, DeployItemPhase};
+    let (world, registrations) = world_with(&["edge", "west"]).await;
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
+    let deployer = as_pair(&world, "mock-edge").await;
+    let _other = as_pair(&world, "mock-west").await;
+
+    // Its work: a mock deployer with the pair's identity and nothing else serves an item of
+    // its environment, with exports (an export Secret written).
+    let mut config =
+        landscaper_deployer::controller::DeployerConfig::new(deploy_item_types::MOCK, "mock-edge");
+    config.namespace = Some(LS_NAMESPACE.to_owned());
+    config.retry_initial = Duration::from_millis(100);
+    let setup =
+        landscaper_deployer::mock_deployer::setup(deployer.clone(), deployer.clone(), config);
+    tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
+    let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
+    let item: DeployItem = serde_json::from_value(json!({
+        "metadata": { "name": "edge-item" },
+        "spec": {
+            "type": deploy_item_types::MOCK,
+            "target": { "name": "edge", "namespace": LS_NAMESPACE },
+            "config": {
+                "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
+                "kind": "ProviderConfiguration",
+                "phase": "Succeeded",
+                "export": { "greeting": "hello" },
+            },
+        },
+    }))
+    .expect("an item");
+    items
+        .create(&PostParams::default(), &item)
+        .await
+        .expect("item created");
+    items
+        .patch_status(
+            "edge-item",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": { "jobID": "job-1" } })),
+        )
+        .await
+        .expect("the item's job starts");
+    eventually(
+        "the pair's deployer finishes the item with its exports",
+        || async {
+            let status = items
+                .get("edge-item")
+                .await
+                .expect("read")
+                .status
+                .unwrap_or_default();
+            status.job_id_finished.as_deref() == Some("job-1")
+                && status.phase == Some(DeployItemPhase::Succeeded)
+                && status.export_ref.is_some()
+        },
+    )
+    .await;
+
+    // Another pair's access Secret (its deployer's identity) is out of reach, and so is every
+    // Secret's content: the deployer writes export Secrets without reading any.
+    let secrets: Api<Secret> = Api::namespaced(deployer.clone(), LS_NAMESPACE);
+    for (what, denied) in [
+        (
+            "another pair's access Secret",
+            secrets.get("mock-west-landscaper-cluster").await.err(),
+        ),
+        (
+            "its own access Secret",
+            secrets.get("mock-edge-landscaper-cluster").await.err(),
+        ),
+        (
+            "the Secrets of the namespace",
+            secrets.list(&Default::default()).await.err(),
+        ),
+    ] {
+        assert!(
+            matches!(&denied, Some(kube::Error::Api(status)) if status.code == 403),
+            "{what}: {denied:?}"
+        );
+    }
+    let denied = Api::<Secret>::all(deployer)
+        .list(&Default::default())
+        .await
+        .expect_err("no Secret of the cluster is listed");
+    assert!(matches!(denied, kube::Error::Api(status) if status.code == 403));
+}

@@ -2,19 +2,21 @@
 //! into the Secret `<item>-export` (key `config`) that `status.exportRef` points at.
 
 use crate::contract::interrupt::Interrupt;
-use crate::error::{Error, is_not_found};
+use crate::error::Error;
 use crate::jsonpath;
 use crate::target_access::TargetCluster;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Resource as _;
-use kube::api::{DynamicObject, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{DynamicObject, ObjectMeta, Patch, PatchParams};
 use landscaper_api::core::{DeployItem, ObjectReference};
 use landscaper_api::deployer::Exports;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 const OPERATION: &str = "Export";
+/// The field manager of export Secrets, whichever deployer writes them.
+const EXPORT_MANAGER: &str = "landscaper-deployer-exports";
 /// The key of the export Secret that holds the exported values.
 pub const EXPORT_KEY: &str = "config";
 
@@ -130,7 +132,8 @@ async fn fetch(
 }
 
 /// Writes the exports into the item's export Secret (owned by the item, so it goes with it),
-/// skipping the write when the Secret already holds them.
+/// as one server-side apply: a deployer writes its export Secrets without reading Secrets,
+/// which registered deployers may not (docs/architecture.md, deployer management).
 pub async fn write_secret(
     ls: &kube::Client,
     item: &DeployItem,
@@ -142,47 +145,26 @@ pub async fn write_secret(
     let data = serde_json::to_vec(values)
         .map_err(|e| Error::transient(OPERATION, "Encode", format!("{what}: {e}")))?;
     let api: kube::Api<Secret> = kube::Api::namespaced(ls.clone(), &namespace);
-    let reference = ObjectReference {
-        name: name.clone(),
-        namespace: Some(namespace.clone()),
+    let secret = Secret {
+        metadata: ObjectMeta {
+            name: Some(name.clone()),
+            namespace: Some(namespace.clone()),
+            owner_references: item.controller_owner_ref(&()).map(|r| vec![r]),
+            ..Default::default()
+        },
+        data: Some(BTreeMap::from([(EXPORT_KEY.to_string(), ByteString(data))])),
+        type_: Some("Opaque".to_string()),
+        ..Default::default()
     };
-    let existing = api
-        .get_opt(&name)
-        .await
-        .map_err(|e| Error::from_kube(OPERATION, &what, &e))?;
-    let wanted = BTreeMap::from([(EXPORT_KEY.to_string(), ByteString(data))]);
-    match existing {
-        Some(s) if s.data.as_ref() == Some(&wanted) => Ok(reference),
-        Some(_) => {
-            let patch = serde_json::json!({ "data": wanted });
-            match api
-                .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                .await
-            {
-                Ok(_) => Ok(reference),
-                Err(e) if is_not_found(&e) => Err(Error::transient(
-                    OPERATION,
-                    "Conflict",
-                    format!("{what} vanished while updating"),
-                )),
-                Err(e) => Err(Error::from_kube(OPERATION, &what, &e)),
-            }
-        }
-        None => {
-            let secret = Secret {
-                metadata: ObjectMeta {
-                    name: Some(name.clone()),
-                    namespace: Some(namespace.clone()),
-                    owner_references: item.controller_owner_ref(&()).map(|r| vec![r]),
-                    ..Default::default()
-                },
-                data: Some(wanted),
-                ..Default::default()
-            };
-            api.create(&PostParams::default(), &secret)
-                .await
-                .map_err(|e| Error::from_kube(OPERATION, &what, &e))?;
-            Ok(reference)
-        }
-    }
+    api.patch(
+        &name,
+        &PatchParams::apply(EXPORT_MANAGER).force(),
+        &Patch::Apply(&secret),
+    )
+    .await
+    .map_err(|e| Error::from_kube(OPERATION, &what, &e))?;
+    Ok(ObjectReference {
+        name,
+        namespace: Some(namespace),
+    })
 }

@@ -17,8 +17,8 @@ use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::EventType;
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_NAMESPACE_ANNOTATION;
 use landscaper_api::constants::{conditions, finalizers, labels};
@@ -47,17 +47,12 @@ pub struct Context {
     client: kube::Client,
     settings: Settings,
     events: Events,
-}
-
-impl Context {
-    /// A context for the given landscaper cluster and settings.
-    pub fn new(client: kube::Client, settings: Settings) -> Self {
-        Self {
-            events: Events::new(client.clone(), MANAGER),
-            client,
-            settings,
-        }
-    }
+    /// The environments' Targets in the deployer management namespace, with only this
+    /// controller's managedFields entry (what it last applied).
+    targets: Store<Target>,
+    /// The agents' heartbeat Leases: each is renewed every few seconds, and a reconcile
+    /// per renewal reads it here, not from the API server.
+    leases: Store<Lease>,
 }
 
 /// What went wrong while reconciling an Environment.
@@ -96,28 +91,45 @@ pub enum Error {
     Finalizer(#[source] Box<FinalizerError<Error>>),
 }
 
-/// Runs the controller until `shutdown` completes.
+/// Runs the controller on the landscaper cluster until `shutdown` completes.
 pub async fn run(
-    context: Arc<Context>,
+    client: kube::Client,
+    settings: Settings,
     health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let client = context.client.clone();
-    let namespace = context.settings.namespace.clone();
+    let namespace = settings.namespace.clone();
     let environments: Api<Environment> = Api::all(client.clone());
     let targets: Api<Target> = Api::namespaced(client.clone(), &namespace);
     // Each agent names the namespace of its Lease on its Environment, which need not be ours.
-    let leases: Api<Lease> = Api::all(client);
+    let leases: Api<Lease> = Api::all(client.clone());
     info!(namespace = %namespace, "starting the Environment controller");
     let environment_label = watcher::Config::default().labels(labels::DEPLOYER_ENVIRONMENT);
+    // Each watch fills its cache before it triggers the environment, so a reconcile never sees
+    // a cache older than the change that caused it.
+    let (target_cache, target_writer) = reflector::store();
+    let target_watch = watcher(targets, environment_label.clone())
+        .default_backoff()
+        .modify(keep_own_managed_fields);
+    let target_watch = reflector::reflector(target_writer, target_watch).touched_objects();
+    let (lease_cache, lease_writer) = reflector::store();
+    let lease_watch = watcher(leases, environment_label)
+        .default_backoff()
+        .modify(|lease: &mut Lease| lease.metadata.managed_fields = None);
+    let lease_watch = reflector::reflector(lease_writer, lease_watch).touched_objects();
+    let context = Arc::new(Context {
+        events: Events::new(client.clone(), MANAGER),
+        client,
+        settings,
+        targets: target_cache.clone(),
+        leases: lease_cache.clone(),
+    });
     let controller = Controller::new(environments, watcher::Config::default())
         // Not `owns`: it would key the cluster-scoped owner with the Target's namespace, a
         // second key for the same Environment, reconciled at the same time as the first.
-        .watches(targets, environment_label.clone(), |target| {
-            owning_environment(&target)
-        })
+        .watches_stream(target_watch, |target| owning_environment(&target))
         // A heartbeat Lease is named after its environment and labelled with it.
-        .watches(leases, environment_label, |lease| {
+        .watches_stream(lease_watch, |lease| {
             lease
                 .labels()
                 .get(labels::DEPLOYER_ENVIRONMENT)
@@ -168,7 +180,21 @@ fn owning_environment(target: &Target) -> Option<ObjectRef<Environment>> {
         .map(|owner| ObjectRef::new(&owner.name))
 }
 
+/// Keeps only this controller's entry of a Target's managedFields: what it last applied
+/// ([`applied_keys`]); the others are most of the object and nothing reads them.
+fn keep_own_managed_fields(target: &mut Target) {
+    if let Some(entries) = target.metadata.managed_fields.as_mut() {
+        entries.retain(|entry| entry.manager.as_deref() == Some(MANAGER));
+    }
+}
+
 async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Result<Action, Error> {
+    // Decisions are taken on the Target and Lease caches: before their first list they know
+    // nothing (a shutdown stops the wait).
+    let _ = futures::join!(
+        context.targets.wait_until_ready(),
+        context.leases.wait_until_ready()
+    );
     let name = environment.name_any();
     let span = info_span!("reconcile", kind = "Environment", name = %name);
     let api: Api<Environment> = Api::all(context.client.clone());
@@ -236,7 +262,7 @@ async fn apply(environment: &Environment, context: &Context) -> Result<Action, E
             }
         },
     };
-    let (heartbeat, next_check) = heartbeat_state(environment, context).await?;
+    let (heartbeat, next_check) = heartbeat_state(environment, context);
     let change = heartbeat_change(environment, &heartbeat);
     update_conditions(environment, vec![target, heartbeat], context).await?;
     if let Some((type_, reason, note)) = change {
@@ -424,7 +450,19 @@ async fn ensure_target(
 ) -> Result<TargetState, Error> {
     let name = environment.name_any();
     let namespace = &context.settings.namespace;
-    let (targets, existing) = read_target(&name, context).await?;
+    let targets: Api<Target> = Api::namespaced(context.client.clone(), namespace);
+    // A Target written since the cache saw it makes the update below conflict (409), and the
+    // reconcile is retried on the newer one. The cache holds the environments' Targets (by
+    // their label): one of that name without it is not there, and is read when the creation
+    // conflicts with it.
+    let mut existing = context
+        .targets
+        .get(&ObjectRef::new(&name).within(namespace))
+        .map(|cached| (*cached).clone());
+    if existing.is_none() {
+        let (_, read) = read_target(&name, context).await?;
+        existing = read;
+    }
     let write = match &existing {
         None => TargetWrite::Create,
         Some(existing) if target_is_current(existing, &desired) => {
@@ -591,26 +629,22 @@ fn lease_namespace<'a>(environment: &'a Environment, settings: &'a Settings) -> 
 }
 
 /// The agent condition as the heartbeat Lease shows it, and when to look again.
-async fn heartbeat_state(
+fn heartbeat_state(
     environment: &Environment,
     context: &Context,
-) -> Result<(ConditionUpdate<'static>, Duration), Error> {
+) -> (ConditionUpdate<'static>, Duration) {
     let name = environment.name_any();
     let namespace = lease_namespace(environment, &context.settings);
-    let leases: Api<Lease> = Api::namespaced(context.client.clone(), namespace);
-    let lease = leases
-        .get_opt(&name)
-        .await
-        .map_err(|e| api_error(&name, "reading its heartbeat Lease", e))?;
+    let lease = context.leases.get(&ObjectRef::new(&name).within(namespace));
     let lease_name = format!("{namespace}/{name}");
-    let Some((renewed, period)) = lease.as_ref().and_then(renewal) else {
+    let Some((renewed, period)) = lease.as_deref().and_then(renewal) else {
         let unknown = ConditionUpdate {
             type_: conditions::AGENT_READY,
             status: ConditionStatus::Unknown,
             reason: "NoHeartbeat",
             message: format!("no heartbeat Lease {lease_name} from the agent yet"),
         };
-        return Ok((unknown, RESYNC));
+        return (unknown, RESYNC);
     };
     let tolerance =
         period * i32::try_from(context.settings.heartbeat_tolerance).unwrap_or(i32::MAX);
@@ -634,7 +668,7 @@ async fn heartbeat_state(
                 period.as_secs()
             ),
         };
-        return Ok((ready, wait));
+        return (ready, wait);
     }
     let unknown = ConditionUpdate {
         type_: conditions::AGENT_READY,
@@ -646,7 +680,7 @@ async fn heartbeat_state(
             period.as_secs()
         ),
     };
-    Ok((unknown, RESYNC))
+    (unknown, RESYNC)
 }
 
 /// When the Lease was last renewed and the agent's heartbeat period.

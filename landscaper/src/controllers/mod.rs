@@ -2,6 +2,7 @@
 
 pub mod context;
 pub mod deploy_item;
+pub mod deployer_caches;
 pub mod deployer_registration;
 pub mod environment;
 pub mod execution;
@@ -45,19 +46,31 @@ pub async fn run_with_health(
         names.push("deployerregistration");
     }
     health.starting(&names);
-    let registrations = settings.deployer_management.then(|| {
+    // One watch each of registrations, environments and pair Installations for the two
+    // controllers that decide on them.
+    let (shared, driver) = match settings.deployer_management {
+        true => {
+            let (shared, driver) =
+                deployer_caches::DeployerCaches::start(&client, &settings.namespace);
+            (Some(shared), Some(driver))
+        }
+        false => (None, None),
+    };
+    let registrations = shared.clone().map(|shared| {
         deployer_registration::run(
             client.clone(),
             settings.clone(),
+            shared,
             health.clone(),
             shutdown.clone(),
         )
     });
     let execution_workers = settings.execution_workers;
     let installation_workers = settings.installation_workers;
-    let deploy_items = deploy_item::run(
+    let deploy_items = deploy_item::run_with(
         client.clone(),
         settings.clone(),
+        shared,
         health.clone(),
         shutdown.clone(),
     );
@@ -65,10 +78,14 @@ pub async fn run_with_health(
         client.clone(),
         settings.default_context.clone(),
     ));
-    let context = Arc::new(environment::Context::new(client.clone(), settings.clone()));
     let flow = async {
         futures::join!(
-            environment::run(context, health.clone(), shutdown.clone()),
+            environment::run(
+                client.clone(),
+                settings.clone(),
+                health.clone(),
+                shutdown.clone()
+            ),
             installation::run(
                 client.clone(),
                 installation_workers,
@@ -85,10 +102,22 @@ pub async fn run_with_health(
             context::run(contexts, health.clone(), shutdown.clone()),
         );
     };
-    match registrations {
-        Some(registrations) => {
-            futures::join!(flow, registrations);
+    let controllers = async {
+        match registrations {
+            Some(registrations) => {
+                futures::join!(flow, registrations);
+            }
+            None => flow.await,
         }
-        None => flow.await,
+    };
+    match driver {
+        // The caches' driver never ends on its own: the controllers' end ends it.
+        Some(driver) => {
+            tokio::select! {
+                () = controllers => {}
+                () = driver => {}
+            }
+        }
+        None => controllers.await,
     }
 }

@@ -6,23 +6,17 @@
 //! The item's environments are those whose `spec.targetSelectors` match the item's Target:
 //! the selectors the environment's agent and every deployer installed there serve items by.
 
-use std::fmt::Debug;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use futures::{Stream, StreamExt};
 use k8s_openapi::jiff::Timestamp;
-use kube::api::Api;
-use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
-use landscaper_api::constants::labels;
 use landscaper_api::core::{
     DeployerRegistration, Environment, Installation, InstallationPhase, Target,
 };
 use landscaper_deployer::responsibility::matches_any;
-use serde::de::DeserializeOwned;
 
+use crate::controllers::deployer_caches::DeployerCaches;
 use crate::controllers::deployer_registration::pair_name;
 
 /// A registered deployer of the item's type in one of the item's environments.
@@ -112,66 +106,37 @@ pub fn deployers_of(
     }
 }
 
-/// Watch caches of the registrations, environments and pair Installations, so that deciding
-/// on an item costs no reads.
+/// The registrations, environments and pair Installations, from the caches deployer
+/// management shares, so that deciding on an item costs no reads.
 pub struct Caches {
-    /// Every DeployerRegistration.
-    pub registrations: Store<DeployerRegistration>,
-    /// Every Environment.
-    pub environments: Store<Environment>,
-    /// The pairs' Installations in the deployer management namespace.
-    pub installations: Store<Installation>,
+    shared: DeployerCaches,
     namespace: String,
 }
 
-/// A stream that yields whenever a cached object changed; it must be polled for the caches to
-/// fill.
-pub type Changes = Pin<Box<dyn Stream<Item = ()> + Send>>;
-
 impl Caches {
-    /// Starts the watches; `namespace` is the deployer management namespace.
-    pub fn start(client: &kube::Client, namespace: &str) -> (Self, Changes) {
-        let mut changes: Vec<Changes> = Vec::new();
-        let registrations = cache(
-            Api::all(client.clone()),
-            watcher::Config::default(),
-            &mut changes,
-        );
-        let environments = cache(
-            Api::all(client.clone()),
-            watcher::Config::default(),
-            &mut changes,
-        );
-        let installations = cache(
-            Api::namespaced(client.clone(), namespace),
-            watcher::Config::default().labels(labels::DEPLOYER_REGISTRATION),
-            &mut changes,
-        );
-        let caches = Self {
-            registrations,
-            environments,
-            installations,
+    /// The shared caches; `namespace` is the deployer management namespace.
+    pub fn new(shared: DeployerCaches, namespace: &str) -> Self {
+        Self {
+            shared,
             namespace: namespace.to_owned(),
-        };
-        (caches, Box::pin(futures::stream::select_all(changes)))
+        }
     }
 
     /// Waits until every cache has listed its objects once.
     pub async fn ready(&self) {
-        // A writer only goes away when its stream is dropped, at shutdown.
-        let _ = futures::join!(
-            self.registrations.wait_until_ready(),
-            self.environments.wait_until_ready(),
-            self.installations.wait_until_ready(),
-        );
+        self.shared.ready().await;
     }
 
     /// Whether a DeployerRegistration (not being deleted) serves `item_type`.
     pub fn serves(&self, item_type: &str) -> bool {
-        self.registrations.state().iter().any(|registration| {
-            registration.meta().deletion_timestamp.is_none()
-                && registration.spec.types.iter().any(|t| t == item_type)
-        })
+        self.shared
+            .registrations
+            .state()
+            .iter()
+            .any(|registration| {
+                registration.meta().deletion_timestamp.is_none()
+                    && registration.spec.types.iter().any(|t| t == item_type)
+            })
     }
 
     /// [`deployers_of`] on the cached objects.
@@ -179,38 +144,15 @@ impl Caches {
         deployers_of(
             item_type,
             target,
-            &self.registrations.state(),
-            &self.environments.state(),
+            &self.shared.registrations.state(),
+            &self.shared.environments.state(),
             |name| {
-                self.installations
+                self.shared
+                    .installations
                     .get(&ObjectRef::new(name).within(&self.namespace))
             },
         )
     }
-}
-
-/// A cache of `api`'s objects selected by `config`; its change stream is added to `changes`.
-fn cache<K>(api: Api<K>, config: watcher::Config, changes: &mut Vec<Changes>) -> Store<K>
-where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-{
-    let (reader, writer) = reflector::store();
-    let stream = reflector::reflector(writer, watcher(api, config))
-        .default_backoff()
-        .filter_map(|event| async move {
-            match event {
-                Ok(watcher::Event::Apply(_) | watcher::Event::Delete(_) | watcher::Event::InitDone) => {
-                    Some(())
-                }
-                Ok(_) => None,
-                Err(error) => {
-                    tracing::warn!(%error, "watch of the deploy item controller's caches failed; retrying");
-                    None
-                }
-            }
-        });
-    changes.push(Box::pin(stream));
-    reader
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use landscaper_process::events::Events;
 use tracing::{Instrument, info, info_span, warn};
 
 use self::deployers::Caches;
+use super::deployer_caches::DeployerCaches;
 use super::manager;
 use crate::health::Health;
 use crate::settings::{DeployItemTimeouts, Settings};
@@ -90,19 +91,43 @@ impl Error {
     }
 }
 
-/// Runs the controller until `shutdown` completes.
+/// Runs the controller until `shutdown` completes; with deployer management on it watches
+/// the registered deployers itself (the landscaper shares them with the DeployerRegistration
+/// controller instead: [`run_with`]).
 pub async fn run(
     client: kube::Client,
     settings: Settings,
     health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let (deployers, changes) = match settings.deployer_management {
-        true => {
-            let (caches, changes) = Caches::start(&client, &settings.namespace);
-            (Some(caches), Some(changes))
+    if !settings.deployer_management {
+        return run_with(client, settings, None, health, shutdown).await;
+    }
+    let (shared, driver) = DeployerCaches::start(&client, &settings.namespace);
+    tokio::select! {
+        () = run_with(client, settings, Some(shared), health, shutdown) => {}
+        () = driver => {}
+    }
+}
+
+/// Runs the controller until `shutdown` completes, reading the registered deployers from
+/// `shared` (whose driver the caller polls) when deployer management runs.
+pub async fn run_with(
+    client: kube::Client,
+    settings: Settings,
+    shared: Option<DeployerCaches>,
+    health: Arc<Health>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let (deployers, changes) = match shared {
+        Some(shared) if settings.deployer_management => {
+            let changes = shared.changes();
+            (
+                Some(Caches::new(shared, &settings.namespace)),
+                Some(changes),
+            )
         }
-        false => (None, None),
+        _ => (None, None),
     };
     let timeouts = settings.deploy_item_timeouts;
     let workers = settings.deploy_item_workers;

@@ -40,6 +40,7 @@ use self::caches::Caches;
 use self::order::{Graph, PairState};
 use self::pair::{recorded_hash, with_reconcile_annotation};
 use self::removal::Removal;
+use super::deployer_caches::DeployerCaches;
 use super::manager;
 use crate::health::Health;
 use crate::metrics;
@@ -104,14 +105,16 @@ pub enum Error {
     Finalizer(#[source] Box<FinalizerError<Error>>),
 }
 
-/// Runs the controller until `shutdown` completes.
+/// Runs the controller until `shutdown` completes, reading registrations, environments and the
+/// pairs' Installations from `shared` (whose driver the caller polls).
 pub async fn run(
     client: kube::Client,
     settings: Settings,
+    shared: DeployerCaches,
     health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let (caches, changes) = Caches::start(&client, &settings.namespace);
+    let (caches, changes) = Caches::start(&client, &settings.namespace, shared);
     info!(namespace = %settings.namespace, "starting the DeployerRegistration controller");
     let context = Arc::new(Context {
         client: client.clone(),
@@ -194,12 +197,22 @@ fn error_policy(registration: Arc<DeployerRegistration>, error: &Error, _: Arc<C
 async fn apply(registration: &DeployerRegistration, context: &Context) -> Result<Action, Error> {
     let graph = graph(&context.caches);
     let name = registration.name_any();
+    if registration.spec.types.is_empty() {
+        // Nothing would ever wait for such a deployer, nor could one tell which items it
+        // serves: it is not installed anywhere. Pairs made before the types were removed are
+        // left as they are until the types are back or the registration is deleted.
+        let problem = "spec.types is empty: a registration names the deploy item types its deployer serves (e.g. landscaper.gardener.cloud/mock); it is installed nowhere until it does";
+        warn!(registration = %name, problem, "invalid DeployerRegistration");
+        status::invalid(registration, problem, context).await?;
+        return Ok(Action::await_change());
+    }
     let mut environments: Vec<Arc<Environment>> = context.caches.environments.state();
     environments.sort_by_key(|environment| environment.name_any());
     let mut entries = Vec::new();
     let mut next_look = RESYNC;
     let mut failure = None;
     let mut present = BTreeSet::new();
+    let (mut created, mut updated) = (Vec::new(), Vec::new());
     for environment in &environments {
         let environment_name = environment.name_any();
         present.insert(environment_name.clone());
@@ -223,7 +236,12 @@ async fn apply(registration: &DeployerRegistration, context: &Context) -> Result
             }
         };
         match ensure_pair(&pair, context).await {
-            Ok(renew_at) => {
+            Ok((renew_at, written)) => {
+                match written {
+                    Some(PairWrite::Created) => created.push(environment_name.clone()),
+                    Some(PairWrite::Updated) => updated.push(environment_name.clone()),
+                    None => {}
+                }
                 let until = renew_at.duration_since(Timestamp::now());
                 let until = Duration::try_from(until).unwrap_or_default();
                 next_look = next_look.min(until.max(Duration::from_secs(1)));
@@ -251,6 +269,22 @@ async fn apply(registration: &DeployerRegistration, context: &Context) -> Result
         }
         if let Err(error) = removal {
             failure = Some(error);
+        }
+    }
+    // One Event per pass, not one per pair: a registration meeting 1,000 environments
+    // would otherwise write 1,000 Events.
+    for (reason, done, names) in [
+        ("PairCreated", "created", created),
+        ("PairUpdated", "updated", updated),
+    ] {
+        if !names.is_empty() {
+            let namespace = &context.settings.namespace;
+            let note = format!(
+                "{done} and started the Installations in {namespace} of {} environment(s): {}",
+                names.len(),
+                listed(&names)
+            );
+            status::publish(context, registration, reason, note).await;
         }
     }
     status::update(registration, entries, &graph, context).await?;
@@ -397,9 +431,35 @@ fn graph(caches: &Caches) -> Graph {
     Graph { serves, pairs }
 }
 
+/// Names for a message: the first ten, and how many more.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut text = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
+}
+
+/// What [`ensure_pair`] did to the pair's Installation.
+enum PairWrite {
+    /// Created it (and so started it).
+    Created,
+    /// Updated it and started it again.
+    Updated,
+}
+
 /// Creates or updates the pair's objects that differ from what they should be; returns when
-/// the pair's token is to be renewed.
-async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Error> {
+/// the pair's token is to be renewed, and whether the Installation was written.
+async fn ensure_pair(
+    pair: &Pair<'_>,
+    context: &Context,
+) -> Result<(Timestamp, Option<PairWrite>), Error> {
     let caches = &context.caches;
     let client = &context.client;
     let namespace = context.settings.namespace.as_str();
@@ -472,12 +532,13 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
     let changed = existing.as_deref().is_none_or(|existing| {
         recorded_hash(&existing.metadata) != recorded_hash(&desired.metadata)
     });
+    let mut written = None;
     if changed {
         // A new or changed pair installs its deployer again; an unchanged one is never
         // re-triggered.
-        let (reason, done) = match existing {
-            None => ("PairCreated", "created"),
-            Some(_) => ("PairUpdated", "updated"),
+        let (write_kind, done) = match existing {
+            None => (PairWrite::Created, "created"),
+            Some(_) => (PairWrite::Updated, "updated"),
         };
         write(
             Api::namespaced(client.clone(), namespace),
@@ -486,17 +547,7 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
         )
         .await?;
         info!(pair = %pair.name(), "{done} the pair's Installation and started it");
-        status::publish(
-            context,
-            pair.registration,
-            reason,
-            format!(
-                "{done} Installation {namespace}/{} for environment {}",
-                pair.name(),
-                pair.environment_name()
-            ),
-        )
-        .await;
+        written = Some(write_kind);
     } else if matches!(access, Access::Renewed(_)) {
         // The deployer reads the landscaper cluster with the token it was installed with:
         // a new token means installing it again.
@@ -521,7 +572,7 @@ async fn ensure_pair(pair: &Pair<'_>, context: &Context) -> Result<Timestamp, Er
             })?;
         info!(pair = %pair.name(), "the pair's token was renewed: its deployer is installed again");
     }
-    Ok(access.renew_at())
+    Ok((access.renew_at(), written))
 }
 
 /// Writes `desired` unless the object, as the `existing` metadata, was written from the same

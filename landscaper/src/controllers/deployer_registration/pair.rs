@@ -47,6 +47,12 @@ impl<'a> Pair<'a> {
         namespace: &'a str,
     ) -> Result<Self, String> {
         let name = pair_name(&registration.name_any(), &environment.name_any())?;
+        if environment.spec.namespace.is_empty() {
+            return Err(format!(
+                "Environment {} has no spec.namespace: the deployer has no namespace of the environment's cluster to be installed into (its agent sets it; set it on the Environment)",
+                environment.name_any()
+            ));
+        }
         Ok(Self {
             registration,
             environment,
@@ -114,8 +120,11 @@ impl<'a> Pair<'a> {
     }
 
     /// What a deployer needs in the landscaper cluster, and no more: the deploy items it serves
-    /// and their status, their Targets and Contexts, the Secrets those name and the export
-    /// Secrets it writes, and Events.
+    /// and their status, their Targets and Contexts, the export Secrets it writes, and Events.
+    /// No Secret is readable: the pairs' access Secrets (each a token of its pair) live in the
+    /// deployer management namespace, and a cluster-wide read would hand every deployer the
+    /// identity of every other. A deployer writes its export Secrets without reading them, and
+    /// reads the Secrets its environment's Target names in the environment's cluster.
     pub fn cluster_role(&self) -> ClusterRole {
         let rule = |group: &str, resources: &[&str], verbs: &[&str]| PolicyRule {
             api_groups: Some(vec![group.to_owned()]),
@@ -139,7 +148,7 @@ impl<'a> Pair<'a> {
                 &["targets", "contexts"],
                 &["get", "list", "watch"],
             ),
-            rule("", &["secrets"], &["get", "create", "patch"]),
+            rule("", &["secrets"], &["create", "patch"]),
             rule("events.k8s.io", &["events"], &["create", "patch"]),
             rule("", &["events"], &["create", "patch"]),
         ];
@@ -241,7 +250,12 @@ impl<'a> Pair<'a> {
             "environment": environment,
         }));
         let mut metadata = self.meta(self.name.clone(), true, hash);
-        metadata.finalizers = Some(vec![finalizers::DEPLOYER_MANAGEMENT.to_owned()]);
+        // The Installation controller's finalizer too: it would add it with a write of its
+        // own first thing, one write per pair.
+        metadata.finalizers = Some(vec![
+            finalizers::DEPLOYER_MANAGEMENT.to_owned(),
+            finalizers::LANDSCAPER.to_owned(),
+        ]);
         let mut installation = Installation::new(&self.name, spec);
         installation.metadata = metadata;
         installation
@@ -363,7 +377,10 @@ mod tests {
         );
         assert_eq!(
             installation.finalizers(),
-            [finalizers::DEPLOYER_MANAGEMENT.to_owned()]
+            [
+                finalizers::DEPLOYER_MANAGEMENT.to_owned(),
+                finalizers::LANDSCAPER.to_owned()
+            ]
         );
         let mappings = installation.spec.import_data_mappings.as_ref().unwrap();
         assert_eq!(mappings["identity"], "mock-default");
@@ -400,6 +417,17 @@ mod tests {
         let mut changed = registration.clone();
         changed.spec.installation_template.import_data_mappings = None;
         assert_ne!(before, hash(&changed, &environment));
+    }
+
+    #[test]
+    fn an_environment_without_a_namespace_makes_no_pair() {
+        let registration = registration();
+        let mut environment = environment();
+        environment.spec.namespace.clear();
+        let error = Pair::new(&registration, &environment, "ls-system")
+            .err()
+            .expect("refused");
+        assert!(error.contains("spec.namespace"), "{error}");
     }
 
     #[test]

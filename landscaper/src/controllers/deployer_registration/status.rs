@@ -220,6 +220,47 @@ fn newly_ready<'a>(
         .filter(move |entry| entry.ready && !was_ready.contains(entry.environment.as_str()))
 }
 
+/// Reports a registration whose spec cannot be installed: `Ready` False with the problem,
+/// written when it changed.
+pub async fn invalid(
+    registration: &DeployerRegistration,
+    problem: &str,
+    context: &Context,
+) -> Result<(), Error> {
+    let name = registration.name_any();
+    let previous = registration.status.clone().unwrap_or_default();
+    let mut status = DeployerRegistrationStatus {
+        observed_generation: registration.metadata.generation,
+        ..previous.clone()
+    };
+    set_condition(
+        &mut status.conditions,
+        ConditionUpdate {
+            type_: READY,
+            status: ConditionStatus::False,
+            reason: "InvalidSpec",
+            message: problem.to_owned(),
+        },
+        Time(Timestamp::now()),
+    );
+    if status == previous {
+        return Ok(());
+    }
+    Api::<DeployerRegistration>::all(context.client.clone())
+        .patch_status(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": status })),
+        )
+        .await
+        .map_err(|source| Error::Api {
+            registration: name,
+            action: "writing its status".to_owned(),
+            source,
+        })?;
+    Ok(())
+}
+
 /// Publishes a Normal event on the registration.
 pub async fn publish(
     context: &Context,
