@@ -794,7 +794,8 @@ async fn bad_input_is_a_clear_status_message_and_makes_nothing() {
         .expect("registration created");
     eventually("the broken pair's render error is reported", || async {
         let message = entry_message(&registrations, "broken", "edge").await;
-        message.contains("Installation broken-edge")
+        // The installation's own error, which names it.
+        message.contains("Installation ls-system/broken-edge")
             && message.contains("the broken deployer cannot be rendered")
     })
     .await;
