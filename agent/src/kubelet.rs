@@ -20,20 +20,7 @@ pub struct AgentImage;
 impl ContainerRunner for AgentImage {
     fn run(&self, container: Container) -> ContainerRun {
         let args = arguments(&container);
-        let env = environment(&container);
-        let ready = container.ready.clone();
-        let host = Host::in_process(
-            env,
-            container.kubeconfig.clone(),
-            container.namespace.clone(),
-        )
-        .with_mounts(
-            container
-                .mounts
-                .iter()
-                .map(|m| (m.container_path.clone(), m.host_path.clone())),
-        )
-        .on_ready(move |r| ready.set(r));
+        let host = host(&container);
         let stop = container.stop.clone();
         Box::pin(async move {
             cli::run(args, host, stop.cancelled_owned())
@@ -41,6 +28,25 @@ impl ContainerRunner for AgentImage {
                 .map_err(|e| format!("{e:#}"))
         })
     }
+}
+
+/// What a container sees of its process, for a command line run in-process: its environment
+/// (values naming mounted files pointing at their host copies), the pod's kubeconfig and
+/// namespace, its mounts, and readiness reported to the kubelet mode.
+pub fn host(container: &Container) -> Host {
+    let ready = container.ready.clone();
+    Host::in_process(
+        environment(container),
+        container.kubeconfig.clone(),
+        container.namespace.clone(),
+    )
+    .with_mounts(
+        container
+            .mounts
+            .iter()
+            .map(|m| (m.container_path.clone(), m.host_path.clone())),
+    )
+    .on_ready(move |r| ready.set(r))
 }
 
 /// The command line of a container: the image's entrypoint (or the container's `command`,
@@ -61,7 +67,7 @@ pub fn command_line(container: &Container, program: &str) -> Vec<String> {
 
 /// The container's environment; values naming mounted files point at their host copies, as
 /// arguments do.
-pub fn environment(container: &Container) -> BTreeMap<String, String> {
+fn environment(container: &Container) -> BTreeMap<String, String> {
     container
         .env
         .iter()

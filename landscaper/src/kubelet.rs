@@ -3,10 +3,10 @@
 //! the binary's code path, in-process. Only with the `dev` feature: the image never links the
 //! testbed.
 
-use landscaper_agent::kubelet::{command_line, environment};
+use landscaper_agent::kubelet::{command_line, host};
 use testbed::{Container, ContainerRun, ContainerRunner};
 
-use crate::cli::{self, Host};
+use crate::cli;
 
 /// The image name the landscaper chart runs, which the runner is registered for.
 pub const IMAGE: &str = "landscaper";
@@ -18,19 +18,7 @@ pub struct LandscaperImage;
 impl ContainerRunner for LandscaperImage {
     fn run(&self, container: Container) -> ContainerRun {
         let args = command_line(&container, IMAGE);
-        let ready = container.ready.clone();
-        let host = Host::in_process(
-            environment(&container),
-            container.kubeconfig.clone(),
-            container.namespace.clone(),
-        )
-        .with_mounts(
-            container
-                .mounts
-                .iter()
-                .map(|m| (m.container_path.clone(), m.host_path.clone())),
-        )
-        .on_ready(move |r| ready.set(r));
+        let host = host(&container);
         let stop = container.stop.clone();
         Box::pin(async move {
             cli::run(args, host, stop.cancelled_owned())

@@ -8,6 +8,7 @@ pub mod flow;
 pub mod http;
 pub mod process;
 pub mod rbac;
+pub mod registrations;
 pub mod states;
 pub mod tools;
 

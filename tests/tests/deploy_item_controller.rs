@@ -26,6 +26,7 @@ use landscaper_api::core::{
 };
 use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::controller::DeployerConfig;
+use landscaper_e2e::registrations::registration;
 use landscaper_e2e::states::{Loader, cluster_with_crds, load};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
@@ -403,23 +404,7 @@ async fn create_environment(world: &World, name: &str) {
 
 /// Registers the deployer `name` serving `types`.
 async fn register(world: &World, name: &str, types: &[&str]) {
-    let registration: DeployerRegistration = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": name },
-        "spec": {
-            "types": types,
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": format!("{name}-deployer-blueprint") } },
-                "componentDescriptor": { "ref": {
-                    "componentName": format!("example.com/{name}-deployer"),
-                    "version": "v1.0.0",
-                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
-                } },
-            },
-        },
-    }))
-    .expect("a registration");
+    let registration = registration(name, types, json!({}));
     let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
     registrations
         .create(&PostParams::default(), &registration)

@@ -11,29 +11,9 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::constants::{deploy_item_types, finalizers, labels};
 use landscaper_api::core::{DeployerRegistration, Environment, Execution, Installation, Target};
+use landscaper_e2e::registrations::registration;
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
-
-fn registration(name: &str, types: &[&str], values: Value) -> DeployerRegistration {
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": name },
-        "spec": {
-            "types": types,
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": format!("{name}-deployer-blueprint") } },
-                "componentDescriptor": { "ref": {
-                    "componentName": format!("example.com/{name}-deployer"),
-                    "version": "v1.0.0",
-                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
-                } },
-                "importDataMappings": { "values": values },
-            },
-        },
-    }))
-    .expect("a registration")
-}
 
 /// A world with these environments, and the API of registrations.
 async fn world_with(environments: &[&str]) -> (World, Api<DeployerRegistration>) {

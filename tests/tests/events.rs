@@ -11,6 +11,7 @@ use kube::{Client, ResourceExt};
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{DeployerRegistration, Environment, Installation, InstallationPhase};
 use landscaper_e2e::flow::namespace_with_mock_deployer;
+use landscaper_e2e::registrations::registration;
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use serde_json::json;
 
@@ -217,23 +218,7 @@ async fn a_deployer_installed_in_an_environment_is_an_event_on_its_registration(
         )
         .await
         .expect("Environment created");
-    let registration: DeployerRegistration = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": "mock" },
-        "spec": {
-            "types": ["landscaper.gardener.cloud/mock"],
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": "mock-deployer-blueprint" } },
-                "componentDescriptor": { "ref": {
-                    "componentName": "example.com/mock-deployer",
-                    "version": "v1.0.0",
-                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
-                } },
-            },
-        },
-    }))
-    .expect("a DeployerRegistration");
+    let registration = registration("mock", &["landscaper.gardener.cloud/mock"], json!({}));
     Api::<DeployerRegistration>::all(client.clone())
         .create(&PostParams::default(), &registration)
         .await

@@ -19,6 +19,7 @@ use landscaper_api::core::{
     DeployItem, DeployerRegistration, Environment, Execution, Installation, InstallationPhase,
 };
 use landscaper_e2e::flow::namespace_with_mock_deployer;
+use landscaper_e2e::registrations::registration;
 use landscaper_e2e::{World, eventually, spawn_agent};
 use serde_json::{Value, json};
 use tracing_subscriber::fmt::MakeWriter;
@@ -219,23 +220,7 @@ async fn no_token_kubeconfig_or_secret_value_reaches_logs_events_or_statuses() {
     let (_stop_agent, _agent) = spawn_agent(world.agent(settings).await);
 
     // A registration makes a pair with a token of its own.
-    let registration: DeployerRegistration = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": "mock" },
-        "spec": {
-            "types": ["landscaper.gardener.cloud/mock"],
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": "mock-deployer-blueprint" } },
-                "componentDescriptor": { "ref": {
-                    "componentName": "example.com/mock-deployer",
-                    "version": "v1.0.0",
-                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
-                } },
-            },
-        },
-    }))
-    .expect("a DeployerRegistration");
+    let registration = registration("mock", &["landscaper.gardener.cloud/mock"], json!({}));
     Api::<DeployerRegistration>::all(landscaper.clone())
         .create(&PostParams::default(), &registration)
         .await
