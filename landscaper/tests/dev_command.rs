@@ -170,3 +170,46 @@ fn on_a_terminal_the_table_is_redrawn_and_the_log_goes_to_a_file() {
         "{log}"
     );
 }
+
+/// Ctrl-C while `--until-ready` waits is a failure for the script that waits, with the summary
+/// of what was still waiting.
+#[test]
+fn ctrl_c_while_waiting_until_ready_exits_1_with_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = dir.path().join("examples");
+    std::fs::create_dir(&examples).unwrap();
+    // A DeployItem of a type no deployer serves: it waits for ever.
+    std::fs::write(
+        examples.join("unserved.yaml"),
+        "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: DeployItem\nmetadata: {name: unserved, namespace: ls-system}\nspec: {type: example.invalid/nobody, config: {}}\n",
+    )
+    .unwrap();
+    let mut child = dev(
+        &dir.path().join("dev"),
+        &[
+            "--until-ready",
+            "--environments",
+            "solo",
+            "--examples",
+            examples.to_str().unwrap(),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("landscaper dev starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().expect("a line").expect("a line of output");
+    assert!(first.contains("DeployItem ls-system/unserved"), "{first}");
+    interrupt(&child);
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = wait_with_limit(&mut child, Duration::from_secs(30));
+    assert_eq!(status.code(), Some(1), "{rest:?}");
+    let rest = rest.join("\n");
+    assert!(
+        rest.contains("Stopped before everything was ready.")
+            && rest.contains("0/1 examples Succeeded")
+            && rest.contains("DeployItem ls-system/unserved: -"),
+        "{rest}"
+    );
+}

@@ -143,7 +143,9 @@ pub async fn run(args: &Args) -> anyhow::Result<ExitCode> {
         tokio::select! {
             () = &mut shutdown => {
                 println!("\nStopped before everything was ready.\n{}", shown.summary());
-                return Ok(ExitCode::SUCCESS);
+                // A script waiting with --until-ready did not get what it waited for.
+                let code = if args.until_ready { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+                return Ok(code);
             }
             () = tokio::time::sleep(REFRESH) => {}
         }
