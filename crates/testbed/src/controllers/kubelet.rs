@@ -1,5 +1,5 @@
 //! The kubelet mode of the workload simulator: Deployments whose pod template runs an image
-//! with a registered [`ContainerRunner`](crate::kubelet::ContainerRunner) get Pod objects,
+//! with a registered [`ContainerRunner`] get Pod objects,
 //! one per replica (owned by the Deployment; ReplicaSets are not modelled), and each Pod's
 //! container runs in-process, restarted with a growing backoff when it ends on its own. A
 //! template change replaces every pod at once (as `Recreate` does); the Deployment's status
