@@ -21,12 +21,12 @@ use landscaper::settings::Settings;
 use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::{
-    ConditionStatus, DeployItem, DeployItemPhase, DeployerRegistration, Environment, ErrorCode,
-    Execution, ExecutionPhase, Installation, find_condition,
+    ConditionStatus, DeployItem, DeployItemPhase, DeployerRegistration, ErrorCode, Execution,
+    ExecutionPhase, Installation, find_condition,
 };
 use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_e2e::registrations::registration;
+use landscaper_e2e::registrations::{create_environment, registration};
 use landscaper_e2e::states::{Loader, cluster_with_crds, load};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
@@ -371,35 +371,6 @@ async fn none_turns_both_timeouts_off() {
             .annotations()
             .contains_key(ABORT_TIME)
     );
-}
-
-/// Creates the Environment `name`, whose Targets carry the annotation
-/// `landscaper.gardener.cloud/environment: <name>`.
-async fn create_environment(world: &World, name: &str) {
-    let landscaper = world.access(world.landscaper_cluster(), None).await;
-    let environment: Environment = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Environment",
-        "metadata": { "name": name },
-        "spec": {
-            "namespace": format!("{name}-deployers"),
-            "hostTarget": {
-                "type": "landscaper.gardener.cloud/kubernetes-cluster",
-                "config": { "kubeconfig": "host kubeconfig of the test" },
-                "annotations": { "landscaper.gardener.cloud/environment": name },
-            },
-            "landscaperClusterConfig": landscaper.endpoint.rest_config(),
-            "targetSelectors": [{ "annotations": [{
-                "key": "landscaper.gardener.cloud/environment", "operator": "=", "values": [name],
-            }] }],
-        },
-    }))
-    .expect("an environment");
-    let environments: Api<Environment> = Api::all(world.landscaper_cluster().client());
-    environments
-        .create(&PostParams::default(), &environment)
-        .await
-        .expect("environment created");
 }
 
 /// Registers the deployer `name` serving `types`.

@@ -11,7 +11,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::constants::{deploy_item_types, finalizers, labels};
 use landscaper_api::core::{DeployerRegistration, Environment, Execution, Installation, Target};
-use landscaper_e2e::registrations::registration;
+use landscaper_e2e::registrations::{create_environment, registration};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
 
@@ -36,33 +36,6 @@ async fn register(
         .create(&PostParams::default(), &registration(name, types, values))
         .await
         .expect("registration created");
-}
-
-async fn create_environment(world: &World, name: &str) {
-    let landscaper = world.access(world.landscaper_cluster(), None).await;
-    let environment: Environment = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Environment",
-        "metadata": { "name": name },
-        "spec": {
-            "namespace": format!("{name}-deployers"),
-            "hostTarget": {
-                "type": "landscaper.gardener.cloud/kubernetes-cluster",
-                "config": { "kubeconfig": "host kubeconfig of the test" },
-                "annotations": { "landscaper.gardener.cloud/environment": name },
-            },
-            "landscaperClusterConfig": landscaper.endpoint.rest_config(),
-            "targetSelectors": [{ "annotations": [{
-                "key": "landscaper.gardener.cloud/environment", "operator": "=", "values": [name],
-            }] }],
-        },
-    }))
-    .expect("an environment");
-    let environments: Api<Environment> = Api::all(world.landscaper_cluster().client());
-    environments
-        .create(&PostParams::default(), &environment)
-        .await
-        .expect("environment created");
 }
 
 fn installations(world: &World) -> Api<Installation> {

@@ -68,6 +68,26 @@ async fn start_item(items: &Api<DeployItem>, name: &str, job: &str) {
         .expect("job started");
 }
 
+/// Waits until the deployer `identity` finished job `job` of the item `name` Succeeded.
+async fn finished_by(items: &Api<DeployItem>, name: &str, job: &str, identity: &str) {
+    eventually_within(
+        &format!("deployer {identity} finishes {job} of {name}"),
+        Duration::from_secs(60),
+        || async {
+            let status = items
+                .get(name)
+                .await
+                .expect("item")
+                .status
+                .unwrap_or_default();
+            status.job_id_finished.as_deref() == Some(job)
+                && status.phase == Some(DeployItemPhase::Succeeded)
+                && status.deployer.is_some_and(|d| d.identity == identity)
+        },
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
     let world = World::start().await;
@@ -226,24 +246,8 @@ async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
 
     let items: Api<DeployItem> = Api::namespaced(landscaper.client(), HELM_ITEMS);
     start_item(&items, "user-item", "job-1").await;
-    eventually(
-        "the installed mock deployer finishes the user's item",
-        || async {
-            let status = items
-                .get("user-item")
-                .await
-                .expect("item")
-                .status
-                .unwrap_or_default();
-            // The identity comes from the chart's Configuration, read from its mounted Secret.
-            status.job_id_finished.as_deref() == Some("job-1")
-                && status.phase == Some(DeployItemPhase::Succeeded)
-                && status
-                    .deployer
-                    .is_some_and(|d| d.identity == "helm-installed-mock")
-        },
-    )
-    .await;
+    // The identity comes from the chart's Configuration, read from its mounted Secret.
+    finished_by(&items, "user-item", "job-1", "helm-installed-mock").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -285,24 +289,7 @@ async fn a_deployer_chart_installed_with_helm_runs_in_process_until_uninstalled(
 
     let items: Api<DeployItem> = Api::namespaced(landscaper.client(), HELM_CLI_ITEMS);
     start_item(&items, "user-item", "job-1").await;
-    eventually_within(
-        "the deployer helm installed finishes the user's item",
-        Duration::from_secs(60),
-        || async {
-            let status = items
-                .get("user-item")
-                .await
-                .expect("item")
-                .status
-                .unwrap_or_default();
-            status.job_id_finished.as_deref() == Some("job-1")
-                && status.phase == Some(DeployItemPhase::Succeeded)
-                && status
-                    .deployer
-                    .is_some_and(|d| d.identity == "helm-cli-mock")
-        },
-    )
-    .await;
+    finished_by(&items, "user-item", "job-1", "helm-cli-mock").await;
 
     let (ok, output) = run_helm_async(
         &helm,
