@@ -18,6 +18,7 @@ pub mod decode;
 pub mod deployer;
 mod duration;
 mod manifest_kind;
+pub mod meta;
 mod open_enum;
 mod schema;
 pub mod yaml;

@@ -26,6 +26,7 @@ use landscaper_api::core::{
     ConditionStatus, ConditionUpdate, Environment, EnvironmentStatus, Installation, Target,
     TargetSpec, find_condition, set_condition,
 };
+use landscaper_api::meta::contains_all;
 use landscaper_process::events::Events;
 use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
@@ -550,8 +551,8 @@ fn target_is_current(existing: &Target, desired: &Target) -> bool {
     let spec_is_current = existing.spec == desired.spec;
     let (existing, desired) = (&existing.metadata, &desired.metadata);
     spec_is_current
-        && contains_all(&existing.labels, &desired.labels)
-        && contains_all(&existing.annotations, &desired.annotations)
+        && contains_all(existing.labels.as_ref(), desired.labels.as_ref())
+        && contains_all(existing.annotations.as_ref(), desired.annotations.as_ref())
         && applied
             .labels
             .iter()
@@ -567,16 +568,6 @@ fn target_is_current(existing: &Target, desired: &Target) -> bool {
                 .flatten()
                 .any(|o| o == owner)
         })
-}
-
-fn contains_all(
-    existing: &Option<BTreeMap<String, String>>,
-    wanted: &Option<BTreeMap<String, String>>,
-) -> bool {
-    wanted
-        .iter()
-        .flatten()
-        .all(|(k, v)| existing.as_ref().and_then(|e| e.get(k)) == Some(v))
 }
 
 fn has_key(map: &Option<BTreeMap<String, String>>, key: &str) -> bool {

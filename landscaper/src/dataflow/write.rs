@@ -10,6 +10,7 @@ use kube::Resource;
 use kube::api::{Api, ObjectMeta, PostParams};
 use landscaper_api::constants::labels;
 use landscaper_api::core::{DataObject, Installation, Target, TargetSpec, data_object_name};
+use landscaper_api::meta::contains_all;
 use serde_json::{Map, Value as Json};
 
 use super::names::{DATA_JOB_ID, DATA_SOURCE, DATA_SOURCE_TYPE, installation_context};
@@ -321,13 +322,9 @@ fn same_meta(current: &ObjectMeta, desired: &ObjectMeta) -> bool {
         .keys()
         .any(|k| k.starts_with(DATA_LABEL_PREFIX) && !desired_labels.contains_key(k));
     !stale_data_label
-        && desired_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+        && contains_all(Some(&labels), Some(&desired_labels))
         && current.owner_references == desired.owner_references
-        && desired
-            .annotations
-            .iter()
-            .flatten()
-            .all(|(k, v)| current.annotations.as_ref().and_then(|a| a.get(k)) == Some(v))
+        && contains_all(current.annotations.as_ref(), desired.annotations.as_ref())
 }
 
 /// Sets the desired labels, annotations and owner references on an existing object's metadata,
