@@ -10,8 +10,8 @@ use std::process::{Command, Output};
 use std::thread;
 
 use base64::Engine as _;
-use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
-use testbed::registry::Registry;
+use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
+use testbed::fixtures::registry::Registry;
 
 /// A packaged chart `demo` at `version` whose output shows release, version and values.
 fn demo_chart(version: &str) -> Vec<u8> {

@@ -12,7 +12,7 @@ use landscaper_blueprint::{
     values,
 };
 use serde_json::{Value as Json, json};
-use testbed::registry::Registry;
+use testbed::fixtures::registry::Registry;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -89,7 +89,7 @@ pub fn release_binary(variable: &str, name: &str) -> PathBuf {
 }
 
 /// The twelve most frequent requests of `user`, as `verb resource count`, most frequent first.
-pub fn top_requests(counters: &testbed::counters::Counters, user: &str) -> String {
+pub fn top_requests(counters: &testbed::Counters, user: &str) -> String {
     let mut by_kind: Vec<(String, u64)> = counters
         .snapshot()
         .into_iter()

@@ -771,7 +771,7 @@ type Step = (&'static str, &'static str, fn(&str) -> String);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_500_or_409_at_each_step_of_a_pair_converges() {
-    use testbed::faults::{Fault, Matcher};
+    use testbed::{Fault, Matcher};
     let (world, registrations) = world_with(&[]).await;
     register(
         &registrations,

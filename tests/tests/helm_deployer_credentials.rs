@@ -24,8 +24,8 @@ use landscaper_deployer::helm::{self, HelmDeployer};
 use landscaper_e2e::charts::{helm_config, helm_deploy_item_of};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within, spawn_agent};
 use serde_json::{Value, json};
-use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
-use testbed::registry::Registry;
+use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
+use testbed::fixtures::registry::Registry;
 
 const ENVIRONMENT: &str = "creds";
 /// Rendering in a debug build on a shared machine, with RBAC on every request.

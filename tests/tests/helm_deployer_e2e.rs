@@ -456,7 +456,7 @@ async fn helm_item_is_installed_upgraded_and_deleted_as_the_deployer_identity() 
 
 /// A chart with one ConfigMap, a pre-delete Job hook and a post-delete ConfigMap hook.
 fn delete_hooked_archive() -> Vec<u8> {
-    testbed::chart_repository::package(&[
+    testbed::fixtures::chart_repository::package(&[
         (
             "hooked/Chart.yaml",
             "apiVersion: v2\nname: hooked\nversion: 0.1.0\n",

@@ -165,7 +165,7 @@ pub(crate) fn describe<K: Resource<DynamicType = ()>>(api: &Api<K>, name: &str) 
 mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
     use testbed::Testbed;
-    use testbed::faults::{Fault, Matcher};
+    use testbed::{Fault, Matcher};
 
     use super::*;
 

@@ -11,7 +11,7 @@ use landscaper_blueprint::{
     Templater, load,
 };
 use serde_json::{Value as Json, json};
-use testbed::registry::Registry;
+use testbed::fixtures::registry::Registry;
 
 const COMPONENT: &str = "example.test/hello";
 const VERSION: &str = "1.0.0";

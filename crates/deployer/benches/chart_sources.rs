@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 use testbed::Testbed;
-use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
+use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
 
 fn rounds() -> usize {
     let args: Vec<String> = std::env::args().collect();

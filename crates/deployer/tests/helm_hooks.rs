@@ -18,7 +18,7 @@ use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemStatus};
 use landscaper_deployer::helm::release;
 use serde_json::{Value, json};
-use testbed::faults::{Fault, Matcher};
+use testbed::{Fault, Matcher};
 
 const HOOKED_CHART: &str = "apiVersion: v2\nname: hooked\nversion: 0.1.0\n";
 

@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use testbed::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
-use testbed::registry::Registry;
+use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
+use testbed::fixtures::registry::Registry;
 
 const SCHEMA: &str = r#"{"type": "object", "properties": {"greeting": {"type": "string"}}}"#;
 

@@ -12,7 +12,7 @@ use landscaper_api::core::DeployItemPhase;
 use landscaper_api::deployer::ManifestProviderStatus;
 use landscaper_deployer::manifest_deployer::DEPLOY_ITEM_LABEL;
 use serde_json::json;
-use testbed::faults::{Fault, Matcher};
+use testbed::{Fault, Matcher};
 
 fn managed(di: &landscaper_api::core::DeployItem) -> Vec<(String, String, Option<String>)> {
     let ps: ManifestProviderStatus =

@@ -13,7 +13,7 @@ use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::DeployItemPhase;
 use landscaper_deployer::helm;
 use serde_json::json;
-use testbed::faults::{Fault, Matcher};
+use testbed::{Fault, Matcher};
 
 /// The lookups of the probe chart that are waiting for an answer right now.
 fn waiting_lookups(env: &Env) -> usize {

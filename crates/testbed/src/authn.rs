@@ -1,7 +1,6 @@
 //! Authenticating requests: static bearer tokens, ServiceAccount tokens (bound and legacy,
 //! revoked with their ServiceAccount or bound object), and impersonation headers.
 
-use crate::auth::{AUTHENTICATED, UserInfo};
 use crate::clock;
 use crate::cluster::ClusterState;
 use crate::rbac::{Attributes, ResourceRequest, forbidden_status};
@@ -9,6 +8,7 @@ use crate::server::Request;
 use crate::server::reply::Reply;
 use crate::status::ApiError;
 use crate::token::{TokenError, TokenIdentity};
+use crate::users::{AUTHENTICATED, UserInfo};
 use serde_json::Value;
 
 /// The annotation of a legacy token Secret naming its ServiceAccount's uid.
@@ -112,7 +112,7 @@ fn mark_legacy_token_used(state: &ClusterState, ns: &str, secret: &str) {
     if obj.label(LAST_USED_LABEL) == Some(today.as_str()) {
         return;
     }
-    let Some(res) = crate::controllers::resource(state, "/secrets") else {
+    let Some(res) = state.stored_resource("/secrets") else {
         return;
     };
     let result = state.store.write(|txn| {
@@ -127,7 +127,7 @@ fn mark_legacy_token_used(state: &ClusterState, ns: &str, secret: &str) {
         if let Some(l) = labels.as_object_mut() {
             l.insert(LAST_USED_LABEL.into(), today.clone().into());
         }
-        crate::handlers::apply_update(txn, &res, &current, value, None, false).map(|_| ())
+        crate::writes::apply_update(txn, &res, &current, value, None, false).map(|_| ())
     });
     if let Err(e) = result {
         tracing::warn!(namespace = ns, secret, error = %e.message, "marking legacy token as used");

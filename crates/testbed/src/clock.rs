@@ -41,13 +41,6 @@ pub fn now_time() -> String {
     format_time(unix_now().0)
 }
 
-/// Now as a `metav1.MicroTime` string: RFC 3339 in UTC with 6 fraction digits.
-pub fn now_micro_time() -> String {
-    let (secs, micros) = unix_now();
-    let base = format_time(secs);
-    format!("{}.{micros:06}Z", &base[..base.len() - 1])
-}
-
 /// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn format_time(unix_secs: i64) -> String {
     let days = unix_secs.div_euclid(86_400);
@@ -206,12 +199,5 @@ mod tests {
         let before = clock.now_nanos();
         clock.advance(Duration::from_secs(3600));
         assert!(clock.now_nanos() - before >= 3600 * 1_000_000_000);
-    }
-
-    #[test]
-    fn micro_time_has_six_fraction_digits() {
-        let t = now_micro_time();
-        assert_eq!(t.len(), "2024-01-01T00:00:00.000000Z".len());
-        assert!(t.ends_with('Z'));
     }
 }

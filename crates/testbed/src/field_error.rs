@@ -12,10 +12,6 @@ pub enum ErrorType {
     Required,
     /// "Forbidden".
     Forbidden,
-    /// "Unsupported value".
-    NotSupported,
-    /// "Duplicate value".
-    Duplicate,
 }
 
 impl ErrorType {
@@ -24,8 +20,6 @@ impl ErrorType {
             Self::Invalid => "Invalid value",
             Self::Required => "Required value",
             Self::Forbidden => "Forbidden",
-            Self::NotSupported => "Unsupported value",
-            Self::Duplicate => "Duplicate value",
         }
     }
 
@@ -34,8 +28,6 @@ impl ErrorType {
             Self::Invalid => "FieldValueInvalid",
             Self::Required => "FieldValueRequired",
             Self::Forbidden => "FieldValueForbidden",
-            Self::NotSupported => "FieldValueNotSupported",
-            Self::Duplicate => "FieldValueDuplicate",
         }
     }
 }
@@ -86,17 +78,6 @@ impl FieldError {
             kind: ErrorType::Forbidden,
             value: None,
             detail: detail.to_string(),
-        }
-    }
-
-    /// A value outside a fixed set.
-    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
-        let list: Vec<String> = supported.iter().map(|s| quote(s)).collect();
-        Self {
-            field: field.to_string(),
-            kind: ErrorType::NotSupported,
-            value: Some(quote(value)),
-            detail: format!("supported values: {}", list.join(", ")),
         }
     }
 
@@ -178,23 +159,6 @@ pub fn invalid_status(group: &str, kind: &str, name: &str, errors: &[FieldError]
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn role_ref_kind_error_matches_the_recording() {
-        let err = FieldError::not_supported("roleRef.kind", "Secret", &["Role", "ClusterRole"]);
-        let status = invalid_status("rbac.authorization.k8s.io", "RoleBinding", "bad", &[err]);
-        assert_eq!(
-            status,
-            json!({
-                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                "message": "RoleBinding.rbac.authorization.k8s.io \"bad\" is invalid: roleRef.kind: Unsupported value: \"Secret\": supported values: \"Role\", \"ClusterRole\"",
-                "reason": "Invalid",
-                "details": {"name": "bad", "group": "rbac.authorization.k8s.io", "kind": "RoleBinding",
-                    "causes": [{"reason": "FieldValueNotSupported", "message": "Unsupported value: \"Secret\": supported values: \"Role\", \"ClusterRole\"", "field": "roleRef.kind"}]},
-                "code": 422
-            })
-        );
-    }
 
     #[test]
     fn several_errors_are_bracketed() {

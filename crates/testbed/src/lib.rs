@@ -22,42 +22,49 @@
 //! # }
 //! ```
 //!
-//! Layout: `server/` speaks HTTPS and parses paths, `handlers/` implements the verbs,
-//! `objects/` holds what a write does to an object (metadata, kinds, schemas, decoding),
-//! `store/` keeps objects and the change history, `resources/` the served kinds,
-//! `controllers/` what controllers do in a real cluster (CRDs, garbage collection,
-//! namespaces, tokens, the workload simulator and its kubelet mode), `kubelet` the extension
-//! point that runs containers in-process, `authn`/`rbac`/`token` who may do what, and
-//! `patch`/`selector` the pure algorithms of patches and selectors. Beside the API server,
-//! `chart_repository` and `registry` serve Helm charts on loopback for fetch tests.
+//! Layout, from the bottom up: `store/` keeps objects and the change history; `objects/`
+//! holds what a write does to an object (metadata, kinds, schemas, decoding); `writes/` is
+//! the one write path (create, update, delete in a store transaction) that handlers, built-in
+//! controllers and authentication share; `resources/` the served kinds; `cluster` one
+//! cluster's state; `authn`/`rbac`/`token` who may do what; `handlers/` implements the verbs;
+//! `pipeline` serves a request (authenticate, count, inject faults, authorize, dispatch, log)
+//! and `server/` speaks HTTPS for it; `controllers/` does what controllers do in a real
+//! cluster (CRDs, garbage collection, namespaces, tokens, the workload simulator and its
+//! kubelet mode), with `workloads` their state and `kubelet` the extension point that runs
+//! containers in-process; `patch`/`selector` are the pure algorithms of patches and
+//! selectors. No module imports one above it (`crates/testbed/tests/layers.rs` checks it).
+//! Beside the API server, `fixtures/` serves Helm charts and OCI artifacts on loopback.
 
-pub mod auth;
-pub mod authn;
-pub mod chart_repository;
-pub mod clock;
-pub mod cluster;
-pub mod controllers;
-pub mod counters;
-pub mod faults;
-pub mod field_error;
-pub mod handlers;
+mod authn;
+mod clock;
+mod cluster;
+mod controllers;
+mod counters;
+mod faults;
+mod field_error;
+pub mod fixtures;
+mod handlers;
 pub mod ids;
-pub mod kubeconfig;
+mod kubeconfig;
 pub mod kubelet;
-pub mod objects;
-pub mod patch;
-pub mod rbac;
-pub mod registry;
-pub mod request_log;
-pub mod resources;
-pub mod selector;
-pub mod server;
-pub mod status;
+mod objects;
+mod patch;
+mod pipeline;
+mod rbac;
+mod request_log;
+mod resources;
+mod selector;
+mod server;
+mod status;
 pub mod store;
 mod testbed;
-pub mod token;
+mod token;
+mod users;
+mod workloads;
+mod writes;
 
 pub use controllers::simulator::NEVER_READY;
+pub use counters::Counters;
 pub use faults::{Fault, Matcher};
 pub use kubelet::{Container, ContainerRun, ContainerRunner, RestartBackoff};
 pub use request_log::RequestRecord;

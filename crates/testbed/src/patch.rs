@@ -60,6 +60,7 @@ impl PatchError {
         }
     }
 
+    #[cfg(test)]
     /// The complete `metav1.Status` body kube-apiserver sends for this error.
     pub fn status(&self) -> Value {
         let mut status = serde_json::json!({

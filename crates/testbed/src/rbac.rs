@@ -15,8 +15,6 @@ use serde_json::Value;
 
 use crate::selector::LabelSelector;
 
-pub use escalation::{EscalationError, compact_string};
-
 /// The group whose members may do anything, before RBAC is asked.
 pub const SUPERUSER_GROUP: &str = "system:masters";
 
@@ -30,6 +28,7 @@ pub struct UserInfo {
 }
 
 impl UserInfo {
+    #[cfg(test)]
     /// A user with the given name and groups.
     pub fn new(name: impl Into<String>, groups: &[&str]) -> Self {
         Self {
@@ -38,6 +37,7 @@ impl UserInfo {
         }
     }
 
+    #[cfg(test)]
     /// The identity of a ServiceAccount token, with the groups kube-apiserver adds.
     pub fn service_account(namespace: &str, name: &str) -> Self {
         Self {
@@ -345,6 +345,7 @@ impl RuleSource<'_> {
 type Granted<'a> = Result<(&'a PolicyRule, &'a RuleSource<'a>), String>;
 
 impl Policy {
+    #[cfg(test)]
     /// A policy from any mix of Role, ClusterRole, RoleBinding and ClusterRoleBinding objects;
     /// other kinds are ignored.
     pub fn from_objects<'a>(objects: impl IntoIterator<Item = &'a Value>) -> Self {

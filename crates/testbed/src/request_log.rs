@@ -8,7 +8,7 @@ use std::sync::Mutex;
 /// Verbs that change state.
 pub const WRITE_VERBS: &[&str] = &["create", "update", "patch", "delete", "deletecollection"];
 
-/// How many records a log keeps; older ones are dropped (and counted) so a long-running
+/// How many records a log keeps; older ones are dropped so a long-running
 /// `testbed serve` does not grow without bound.
 pub const CAPACITY: usize = 200_000;
 
@@ -73,7 +73,6 @@ pub struct RequestLog {
 #[derive(Debug, Default)]
 struct Inner {
     records: VecDeque<RequestRecord>,
-    dropped: u64,
 }
 
 impl RequestLog {
@@ -82,7 +81,6 @@ impl RequestLog {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if inner.records.len() >= CAPACITY {
             inner.records.pop_front();
-            inner.dropped += 1;
         }
         inner.records.push_back(record);
     }
@@ -104,16 +102,10 @@ impl RequestLog {
             .collect()
     }
 
-    /// How many records were dropped because the log was full since the last reset.
-    pub fn dropped(&self) -> u64 {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).dropped
-    }
-
     /// Forgets every record.
     pub fn reset(&self) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.records.clear();
-        inner.dropped = 0;
     }
 }
 
@@ -159,7 +151,6 @@ mod tests {
         let records = log.records();
         assert_eq!(records.len(), CAPACITY);
         assert_eq!(records[0].name, "3");
-        assert_eq!(log.dropped(), 3);
     }
 
     #[test]

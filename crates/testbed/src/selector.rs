@@ -6,8 +6,8 @@ mod field;
 mod label;
 pub mod validation;
 
-pub use field::{FieldOperator, FieldSchema, FieldSelector, FieldTerm};
-pub use label::{LabelSelector, Operator, Requirement};
+pub use field::{FieldSchema, FieldSelector};
+pub use label::LabelSelector;
 
 /// A selector that could not be parsed or is not supported; answered as 400 BadRequest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,7 +1,6 @@
 //! The public API for tests and dev mode: start clusters, get clients and kubeconfigs,
 //! inject faults, read counters and the request log.
 
-use crate::auth::UserInfo;
 use crate::cluster::ClusterState;
 use crate::controllers;
 use crate::counters::Counters;
@@ -9,8 +8,10 @@ use crate::faults::{Fault, Matcher};
 use crate::ids;
 use crate::kubeconfig;
 use crate::kubelet::{ContainerRunner, RestartBackoff};
+use crate::pipeline::Pipeline;
 use crate::request_log::RequestRecord;
 use crate::server::{self, tls::Tls};
+use crate::users::UserInfo;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -136,7 +137,7 @@ impl Builder {
             tokio::spawn(server::serve(
                 listener,
                 acceptor.clone(),
-                state.clone(),
+                Arc::new(Pipeline(state.clone())),
                 state.control.clone(),
             ));
             let path = dir.join(format!("{name}.kubeconfig"));

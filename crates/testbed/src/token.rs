@@ -13,7 +13,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use serde_json::{Value, json};
 
-pub use request::{BoundObjectRef, TokenRequestSpec};
+pub use request::TokenRequestSpec;
 
 /// The issuer of legacy Secret-based tokens.
 pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
@@ -167,7 +167,6 @@ pub struct TokenIssuer {
     issuer: String,
     api_audiences: Vec<String>,
     key_pair: EcdsaKeyPair,
-    pkcs8: Vec<u8>,
     key_id: String,
     rng: SystemRandom,
 }
@@ -197,8 +196,8 @@ impl TokenIssuer {
         Self::from_pkcs8(issuer, doc.as_ref())
     }
 
-    /// An issuer with a stored key (PKCS#8 DER), so tokens survive a restart.
-    pub fn from_pkcs8(issuer: &str, pkcs8: &[u8]) -> Result<Self, TokenError> {
+    /// An issuer with the given key (PKCS#8 DER).
+    fn from_pkcs8(issuer: &str, pkcs8: &[u8]) -> Result<Self, TokenError> {
         let rng = SystemRandom::new();
         let key_pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8, &rng)
             .map_err(|e| TokenError::Key(e.to_string()))?;
@@ -210,20 +209,9 @@ impl TokenIssuer {
             issuer: issuer.to_string(),
             api_audiences: vec![issuer.to_string()],
             key_pair,
-            pkcs8: pkcs8.to_vec(),
             key_id,
             rng,
         })
-    }
-
-    /// The signing key as PKCS#8 DER, to store beside the cluster's data.
-    pub fn pkcs8_der(&self) -> &[u8] {
-        &self.pkcs8
-    }
-
-    /// The issuer URL (`iss`).
-    pub fn issuer(&self) -> &str {
-        &self.issuer
     }
 
     /// The audiences the API server itself accepts, the default of a TokenRequest.

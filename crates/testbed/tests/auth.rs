@@ -210,3 +210,60 @@ async fn token_requests_and_reviews_echo_the_writers_managed_fields() {
     assert_eq!(owners(&whoami), []);
     assert!(whoami["metadata"]["creationTimestamp"].is_string());
 }
+
+/// One part of a JWT, decoded.
+fn jwt_part(token: &str, index: usize) -> serde_json::Value {
+    use base64::Engine as _;
+    let part = token.split('.').nth(index).expect("a JWT part");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(part)
+        .expect("base64url");
+    serde_json::from_slice(&bytes).expect("JSON")
+}
+
+#[tokio::test]
+async fn service_accounts_discover_the_issuer_and_the_keys_of_their_tokens() {
+    let bed = Testbed::start().await.unwrap();
+    let cluster = bed.cluster();
+    let token = service_account_token(cluster.client(), "default", "discoverer").await;
+    let client = cluster.client_as(&token);
+    let get = |path: &str| http::Request::get(path).body(Vec::new()).unwrap();
+
+    let configuration: serde_json::Value = client
+        .request(get("/.well-known/openid-configuration"))
+        .await
+        .unwrap();
+    let claims = jwt_part(&token, 1);
+    assert_eq!(configuration["issuer"], claims["iss"]);
+    let jwks_uri = configuration["jwks_uri"].as_str().unwrap();
+    assert!(jwks_uri.ends_with("/openid/v1/jwks"), "{jwks_uri}");
+    assert_eq!(
+        configuration["id_token_signing_alg_values_supported"],
+        json!(["ES256"])
+    );
+
+    let keys: serde_json::Value = client.request(get("/openid/v1/jwks")).await.unwrap();
+    let header = jwt_part(&token, 0);
+    assert_eq!(keys["keys"][0]["kid"], header["kid"]);
+    assert_eq!(keys["keys"][0]["alg"], header["alg"]);
+
+    // system:service-account-issuer-discovery is bound to ServiceAccounts only: another
+    // user is refused, an unknown token not even authenticated.
+    let alice = cluster.client_as(&cluster.add_user("alice", &[]));
+    let refused = alice
+        .request::<serde_json::Value>(get("/openid/v1/jwks"))
+        .await
+        .unwrap_err();
+    let (code, _, message) = api_error(refused);
+    assert_eq!(code, 403);
+    assert!(
+        message.contains("cannot get path \"/openid/v1/jwks\""),
+        "{message}"
+    );
+    let stranger = cluster.client_as("not-a-token");
+    let refused = stranger
+        .request::<serde_json::Value>(get("/openid/v1/jwks"))
+        .await
+        .unwrap_err();
+    assert_eq!(api_error(refused).0, 401);
+}

@@ -17,7 +17,7 @@ use landscaper_deployer::{Deployer, helm, manifest_deployer};
 use serde_json::{Value, json};
 use std::time::Duration;
 use testbed::Testbed;
-use testbed::faults::{Fault, Matcher};
+use testbed::{Fault, Matcher};
 
 /// The namespace of items and targets in the landscaper cluster.
 pub const NS: &str = "items";

@@ -1,13 +1,12 @@
 //! CustomResourceDefinitions: serving their resources, the NamesAccepted and Established
 //! conditions, and the cleanup finalizer that deletes a CRD's objects before the CRD.
 
-use super::resource;
 use crate::clock;
 use crate::cluster::ClusterState;
-use crate::handlers::{DeleteOptions, apply_update, delete_in_txn};
 use crate::objects::{finalizers, meta_mut};
 use crate::resources::crd_resources;
 use crate::store::{Event, EventType, Stored};
+use crate::writes::{DeleteOptions, apply_update, delete_in_txn};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -65,7 +64,7 @@ fn reconcile(state: &ClusterState, crd: &Arc<Stored>) {
 }
 
 fn establish(state: &ClusterState, crd: &Arc<Stored>, value: &Value) {
-    let Some(res) = resource(state, CRD_KEY) else {
+    let Some(res) = state.stored_resource(CRD_KEY) else {
         return;
     };
     let mut with_finalizer = value.clone();
@@ -123,7 +122,7 @@ fn establish(state: &ClusterState, crd: &Arc<Stored>, value: &Value) {
             return Ok(());
         };
         let current = match apply_update(txn, &res, &current, with_finalizer, None, false)? {
-            crate::handlers::Updated::Stored(s) | crate::handlers::Updated::Unchanged(s) => s,
+            crate::writes::Updated::Stored(s) | crate::writes::Updated::Unchanged(s) => s,
             _ => return Ok(()),
         };
         apply_update(txn, &res, &current, with_status, Some("status"), false).map(|_| ())
@@ -134,10 +133,10 @@ fn establish(state: &ClusterState, crd: &Arc<Stored>, value: &Value) {
 }
 
 fn cleanup(state: &ClusterState, crd: &Arc<Stored>, key: &str) {
-    let Some(crd_res) = resource(state, CRD_KEY) else {
+    let Some(crd_res) = state.stored_resource(CRD_KEY) else {
         return;
     };
-    let objects_res = resource(state, key);
+    let objects_res = state.stored_resource(key);
     let outcome = state.store.write(|txn| {
         let remaining = txn.list(key, None);
         if let Some(res) = &objects_res {

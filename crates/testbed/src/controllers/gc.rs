@@ -1,12 +1,11 @@
 //! The garbage collector: deletes dependents whose owners are gone, and runs the `orphan`
 //! and `foregroundDeletion` finalizers.
 
-use super::resource;
 use crate::cluster::ClusterState;
-use crate::handlers::{DeleteOptions, apply_update, delete_in_txn};
 use crate::objects::{finalizers, meta_mut};
 use crate::status::ApiError;
 use crate::store::{Event, EventType, Stored, Txn};
+use crate::writes::{DeleteOptions, apply_update, delete_in_txn};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -125,7 +124,7 @@ fn collect_if_orphaned(
     if alive {
         return Ok(());
     }
-    let Some(res) = resource(state, key) else {
+    let Some(res) = state.stored_resource(key) else {
         return Ok(());
     };
     tracing::debug!(resource = %res.plural, namespace = %dep.namespace, name = %dep.name, "collecting dependent of a deleted owner");
@@ -157,9 +156,9 @@ fn run_finalizers(
         ORPHAN
     } else if fins.iter().any(|f| f == FOREGROUND) {
         for (dkey, dep) in dependents.iter().filter(|(_, d)| !d.deleting) {
-            if let Some(res) = resource(state, dkey) {
+            if let Some(res) = state.stored_resource(dkey) {
                 let opts = DeleteOptions {
-                    propagation: crate::handlers::Propagation::Foreground,
+                    propagation: crate::writes::Propagation::Foreground,
                     ..DeleteOptions::default()
                 };
                 delete_in_txn(txn, &res, &dep.namespace, &dep.name, &opts)?;
@@ -176,7 +175,7 @@ fn run_finalizers(
     } else {
         return Ok(());
     };
-    let Some(res) = resource(state, key) else {
+    let Some(res) = state.stored_resource(key) else {
         return Ok(());
     };
     let Some(current) = txn.get(key, &obj.namespace, &obj.name) else {
@@ -206,7 +205,7 @@ fn release(
     dep: &Arc<Stored>,
     owner_uid: &str,
 ) -> Result<(), ApiError> {
-    let Some(res) = resource(state, key) else {
+    let Some(res) = state.stored_resource(key) else {
         return Ok(());
     };
     let mut value = dep.value();

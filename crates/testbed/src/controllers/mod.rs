@@ -10,10 +10,9 @@ pub mod simulator;
 mod tokens;
 
 use crate::cluster::ClusterState;
-use crate::handlers::create_in_txn;
 use crate::objects::lifecycle;
-use crate::resources::ResourceDef;
 use crate::store::Event;
+use crate::writes::create_in_txn;
 use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
@@ -36,7 +35,7 @@ pub fn bootstrap(state: &ClusterState) {
             "Role" => "rbac.authorization.k8s.io/roles",
             _ => "rbac.authorization.k8s.io/rolebindings",
         };
-        let Some(res) = resource(state, key) else {
+        let Some(res) = state.stored_resource(key) else {
             continue;
         };
         let ns = obj
@@ -53,7 +52,7 @@ pub fn bootstrap(state: &ClusterState) {
             tracing::warn!(error = %e.message, "bootstrap RBAC object");
         }
     }
-    let Some(res) = resource(state, "/namespaces") else {
+    let Some(res) = state.stored_resource("/namespaces") else {
         return;
     };
     for name in SYSTEM_NAMESPACES {
@@ -87,20 +86,6 @@ pub fn spawn_all(state: &Arc<ClusterState>) {
         let _ = stop.wait_for(|s| *s).await;
         stopping.kubelet.stop_all();
     });
-}
-
-/// The resource stored under a storage key, in its preferred (first registered) version.
-pub fn resource(state: &ClusterState, key: &str) -> Option<Arc<ResourceDef>> {
-    let all = state.registry.by_storage_key(key);
-    all.iter()
-        .find(|r| {
-            r.crd
-                .as_ref()
-                .is_none_or(|c| c.storage_version == r.version)
-                && !r.group.starts_with("events.")
-        })
-        .or(all.first())
-        .cloned()
 }
 
 fn spawn<F, Fut>(state: &Arc<ClusterState>, name: &'static str, handle: F)

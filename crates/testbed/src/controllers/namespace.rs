@@ -2,12 +2,11 @@
 //! `kube-root-ca.crt` ConfigMap), and deletion of everything in a terminating namespace
 //! before the namespace itself goes.
 
-use super::resource;
 use crate::cluster::ClusterState;
-use crate::handlers::{DeleteOptions, create_in_txn, delete_in_txn};
 use crate::objects::{kinds, lifecycle};
 use crate::status::ApiError;
 use crate::store::{Event, EventType};
+use crate::writes::{DeleteOptions, create_in_txn, delete_in_txn};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -58,7 +57,7 @@ pub fn create_defaults(state: &ClusterState, ns: &str) {
 }
 
 fn ensure(state: &ClusterState, key: &str, ns: &str, obj: Value) {
-    let Some(res) = resource(state, key) else {
+    let Some(res) = state.stored_resource(key) else {
         return;
     };
     let name = obj
@@ -87,7 +86,7 @@ fn finalize(state: &ClusterState, ns: &str) {
             if obj.deleting {
                 continue;
             }
-            if let Some(res) = resource(state, &key) {
+            if let Some(res) = state.stored_resource(&key) {
                 delete_in_txn(txn, &res, ns, &obj.name, &DeleteOptions::default())?;
             }
         }

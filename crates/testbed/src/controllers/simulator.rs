@@ -3,7 +3,7 @@
 //! had started. An object annotated [`NEVER_READY`] `"true"` is left alone, to simulate a
 //! workload that never becomes ready.
 //!
-//! Pods of an image the cluster is told never becomes ready ([`Rollouts::never_ready`]) never
+//! Pods of an image the cluster is told never becomes ready ([`Rollouts::never_ready`](crate::workloads::Rollouts::never_ready)) never
 //! get ready: a workload created with one reports its pods unavailable, and a rollout to one
 //! stays stuck the way the real controllers leave it, the pods of the template that was ready
 //! before still running next to the new, unready ones.
@@ -11,14 +11,12 @@
 //! Deployments of an image with a registered container runner are not simulated here but run
 //! by the kubelet mode (`super::kubelet`).
 
-use super::resource;
 use crate::clock;
 use crate::cluster::ClusterState;
-use crate::handlers::apply_update;
 use crate::store::{Event, EventType, Stored};
+use crate::writes::apply_update;
 use serde_json::{Value, json};
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Annotation that keeps the simulator away from one object.
@@ -34,66 +32,6 @@ const WORKLOADS: &[&str] = &[
     "apps/replicasets",
     "batch/jobs",
 ];
-
-/// What the simulator knows beyond the stored objects: images whose pods never become ready,
-/// and the pod template each workload last finished a rollout with (its "old pods").
-#[derive(Debug, Default)]
-pub struct Rollouts {
-    never_ready: Mutex<BTreeSet<String>>,
-    /// By workload uid.
-    ready_templates: Mutex<HashMap<String, Value>>,
-}
-
-impl Rollouts {
-    /// From now on, pods of `image` (exactly as written in a container) never become ready.
-    pub fn never_ready(&self, image: &str) {
-        self.never_ready
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(image.to_owned());
-    }
-
-    /// Whether a pod template runs an image that never becomes ready.
-    fn stuck(&self, template: Option<&Value>) -> bool {
-        let never = self.never_ready.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(spec) = template.and_then(|t| t.get("spec")) else {
-            return false;
-        };
-        ["initContainers", "containers"]
-            .iter()
-            .filter_map(|k| spec.get(k).and_then(Value::as_array))
-            .flatten()
-            .filter_map(|c| c.get("image").and_then(Value::as_str))
-            .any(|image| never.contains(image))
-    }
-
-    /// The template a workload last finished a rollout with.
-    fn ready_template(&self, uid: &str) -> Option<Value> {
-        self.ready_templates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(uid)
-            .cloned()
-    }
-
-    fn record_ready(&self, uid: &str, template: Option<&Value>) {
-        let mut ready = self
-            .ready_templates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        match template {
-            Some(t) => ready.insert(uid.to_owned(), t.clone()),
-            None => ready.remove(uid),
-        };
-    }
-
-    fn forget(&self, uid: &str) {
-        self.ready_templates
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(uid);
-    }
-}
 
 /// Reacts to a change (or looks at every workload when `ev` is `None`).
 pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
@@ -169,7 +107,7 @@ pub async fn handle(state: Arc<ClusterState>, ev: Option<Arc<Event>>) {
 
 /// Writes `status` onto the version of the object it was computed for; whether it did.
 fn write_status(state: &ClusterState, key: &str, obj: &Stored, status: Value) -> bool {
-    let Some(res) = resource(state, key) else {
+    let Some(res) = state.stored_resource(key) else {
         return false;
     };
     let result = state.store.write(|txn| {

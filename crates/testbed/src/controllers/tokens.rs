@@ -1,14 +1,13 @@
 //! The token controller: fills `kubernetes.io/service-account-token` Secrets with a legacy
 //! token, and deletes such Secrets when their ServiceAccount is missing or deleted.
 
-use super::resource;
 use crate::authn::{SA_NAME_ANNOTATION, SA_UID_ANNOTATION};
 use crate::cluster::ClusterState;
-use crate::handlers::{DeleteOptions, apply_update, delete_in_txn};
 use crate::objects::meta_mut;
 use crate::status::ApiError;
 use crate::store::{Event, EventType, Stored};
 use crate::token::ServiceAccountRef;
+use crate::writes::{DeleteOptions, apply_update, delete_in_txn};
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -53,7 +52,7 @@ fn reconcile_secret(state: &ClusterState, secret: &Arc<Stored>) {
     if value.get("type").and_then(Value::as_str) != Some(TOKEN_TYPE) {
         return;
     }
-    let Some(res) = resource(state, SECRETS) else {
+    let Some(res) = state.stored_resource(SECRETS) else {
         return;
     };
     let sa_name = annotation(&value, SA_NAME_ANNOTATION).to_string();

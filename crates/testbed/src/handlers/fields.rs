@@ -57,16 +57,6 @@ pub fn scope(res: &ResourceDef, sub: Option<&str>) -> Scope<'static> {
     }
 }
 
-/// Everything a write needs to record field ownership.
-pub struct Ownership<'a> {
-    /// Who writes.
-    pub manager: Manager<'a>,
-    /// The object structure.
-    pub shape: Shape<'a>,
-    /// The part written.
-    pub scope: Scope<'static>,
-}
-
 /// Records the fields of a virtual object that a create of `subresource` (or "" for the
 /// resource itself) sets, as kube-apiserver does for every create it answers, stored or
 /// not: TokenRequest and the review kinds echo `managedFields` owning what the client sent

@@ -18,17 +18,15 @@ mod token_request;
 mod watch;
 mod write;
 
-pub use delete::{DeleteOptions, Deleted, Propagation, delete_in_txn};
 pub use filter::Filter;
-pub use write::{Created, Updated, apply_update, create_in_txn};
 
-use crate::auth::UserInfo;
 use crate::cluster::ClusterState;
 use crate::resources::ResourceDef;
 use crate::server::Request;
 use crate::server::path::{ResourcePath, Route};
 use crate::server::reply::Reply;
 use crate::status::ApiError;
+use crate::users::UserInfo;
 use http::Method;
 use std::sync::Arc;
 
@@ -90,6 +88,8 @@ pub async fn dispatch(
         Route::Group(g) => discovery::group(cluster, &g),
         Route::GroupVersion(g, v) => discovery::group_version(cluster, &g, &v),
         Route::OpenApi(rest) => discovery::openapi(cluster, &rest),
+        Route::OpenIdConfiguration => Reply::json(200, &cluster.issuer.openid_configuration()),
+        Route::Jwks => Reply::json(200, &cluster.issuer.jwks()),
         Route::Unknown => Reply::Text(404, "404 page not found\n"),
         Route::Resource(path) => match resolve(cluster, path) {
             Ok((res, path)) => {

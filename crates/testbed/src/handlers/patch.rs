@@ -2,10 +2,10 @@
 //! field ownership recorded in managedFields.
 
 use super::Ctx;
-use super::fields::{self, Ownership};
+use super::fields;
 use super::options::parse_body_rv;
 use super::render::{object_json, value_for};
-use super::write::{Created, create_owned, update_owned, updated_json};
+use super::write::updated_json;
 use crate::clock;
 use crate::objects::decode::parse_body;
 use crate::objects::{convert, kinds, lifecycle, meta_str};
@@ -14,6 +14,7 @@ use crate::patch::{PatchError, json_patch, merge_patch, strategic};
 use crate::server::reply::Reply;
 use crate::status::{ApiError, Cause};
 use crate::store::Txn;
+use crate::writes::{Created, Ownership, create_owned, update_owned};
 use serde_json::Value;
 
 /// The patch formats a PATCH request can carry.

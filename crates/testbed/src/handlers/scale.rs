@@ -3,7 +3,6 @@
 //! CRD (`specReplicasPath`, `statusReplicasPath`, `labelSelectorPath`).
 
 use super::Ctx;
-use super::write::{Updated, apply_update};
 use crate::objects::decode::parse_body;
 use crate::objects::{meta_mut, workloads};
 use crate::patch::{json_patch, merge_patch};
@@ -11,6 +10,7 @@ use crate::resources::{ResourceDef, ScalePaths};
 use crate::server::reply::Reply;
 use crate::status::{ApiError, Cause};
 use crate::store::Stored;
+use crate::writes::{Updated, apply_update};
 use serde_json::{Map, Value, json};
 
 /// Where the scale of built-in workloads lives.

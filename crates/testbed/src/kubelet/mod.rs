@@ -14,8 +14,6 @@
 //! backoff, as a kubelet restarts a crashing container. The testbed knows nothing of what a
 //! runner runs.
 
-pub(crate) mod volumes;
-
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};

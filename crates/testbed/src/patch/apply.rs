@@ -19,8 +19,8 @@ use serde_json::{Map, Value, json};
 
 use crate::field_error::{FieldError, invalid_status};
 
-pub use fieldset::{FieldSet, Path, PathElement, path_string};
-pub use shape::{ListType, Shape};
+pub use fieldset::{FieldSet, PathElement, path_string};
+pub use shape::Shape;
 pub use walk::{Comparison, compare, field_set};
 
 /// The manager kube-apiserver credits with fields of objects that existed before their first
@@ -207,53 +207,6 @@ pub fn patch_options_error(is_apply: bool, field_manager: &str, force: bool) -> 
         });
     }
     (!errors.is_empty()).then(|| invalid_status("meta.k8s.io", "PatchOptions", "", &errors))
-}
-
-/// Reads an apply body: YAML, of which JSON is a subset.
-pub fn parse_config(body: &[u8]) -> Result<Value, ApplyError> {
-    if let Ok(v) = serde_json::from_slice::<Value>(body) {
-        return Ok(v);
-    }
-    serde_yaml_ng::from_slice::<Value>(body)
-        .map_err(|e| ApplyError::BadRequest(format!("error decoding YAML: {e}")))
-}
-
-/// Checks that an applied configuration names the object of the URL: its apiVersion, kind
-/// and (when given) name, with kube-apiserver's answer for each mismatch.
-pub fn check_identity(
-    config: &Value,
-    api_version: &str,
-    kind: &str,
-    url_name: &str,
-) -> Result<(), ApplyError> {
-    let Value::Object(obj) = config else {
-        return Err(ApplyError::BadRequest(
-            "the applied configuration must be an object".to_string(),
-        ));
-    };
-    let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or_default();
-    if text("kind").is_empty() {
-        return Err(ApplyError::BadRequest(format!(
-            "Object 'Kind' is missing in '{config}'"
-        )));
-    }
-    if text("apiVersion") != api_version || text("kind") != kind {
-        return Err(ApplyError::BadRequest(format!(
-            "the API version in the data ({}) does not match the expected API version ({api_version}) or the kind in the data ({}) does not match the expected kind ({kind})",
-            text("apiVersion"),
-            text("kind")
-        )));
-    }
-    let name = config
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    if !name.is_empty() && name != url_name {
-        return Err(ApplyError::BadRequest(format!(
-            "the name of the object ({name}) does not match the name on the URL ({url_name})"
-        )));
-    }
-    Ok(())
 }
 
 /// One managedFields entry.

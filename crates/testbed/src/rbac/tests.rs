@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use super::escalation::compact_string;
 use super::review::{AccessReviewKind, access_review, rules_review};
 use super::*;
 

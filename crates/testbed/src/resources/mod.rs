@@ -5,7 +5,7 @@ mod crd;
 mod registry;
 
 pub use builtin::builtin_resources;
-pub use crd::{CrdError, ScalePaths, crd_resources};
+pub use crd::{ScalePaths, crd_resources};
 pub use registry::Registry;
 
 use base64::Engine as _;

@@ -72,11 +72,6 @@ impl Registry {
         })
     }
 
-    /// Every served resource.
-    pub fn all(&self) -> Vec<Arc<ResourceDef>> {
-        self.read(|i| i.all.clone())
-    }
-
     /// Whether any resource of a group version is served.
     pub fn serves(&self, group: &str, version: &str) -> bool {
         self.read(|i| {

@@ -61,14 +61,6 @@ impl FieldSelector {
         self.terms.is_empty()
     }
 
-    /// The value a `metadata.name=` term requires, if any: lets a store look up one key.
-    pub fn required_value(&self, field: &str) -> Option<&str> {
-        self.terms
-            .iter()
-            .find(|t| t.field == field && t.operator == FieldOperator::Equals)
-            .map(|t| t.value.as_str())
-    }
-
     /// Whether an object (as served by the schema's API version) satisfies every term.
     pub fn matches(&self, schema: &FieldSchema, object: &Value) -> bool {
         self.terms.iter().all(|t| {
@@ -358,8 +350,6 @@ mod tests {
         let neq = FieldSelector::parse("metadata.name!=cm1").unwrap();
         assert!(!neq.matches(&schema, &cm("cm1", "ns")));
         assert!(neq.matches(&schema, &cm("cm2", "ns")));
-        assert_eq!(sel.required_value("metadata.name"), Some("cm1"));
-        assert_eq!(neq.required_value("metadata.name"), None);
     }
 
     #[test]

@@ -136,14 +136,6 @@ pub struct LabelSelector {
 }
 
 impl LabelSelector {
-    /// The selector that matches every object.
-    pub fn everything() -> Self {
-        Self {
-            requirements: Vec::new(),
-            nothing: false,
-        }
-    }
-
     /// Parses the `labelSelector` query parameter syntax.
     pub fn parse(selector: &str) -> Result<Self, SelectorError> {
         let mut requirements = Parser::new(selector).parse()?;
@@ -189,6 +181,7 @@ impl LabelSelector {
         })
     }
 
+    #[cfg(test)]
     /// The requirements, sorted by key.
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
@@ -204,6 +197,7 @@ impl LabelSelector {
         !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
     }
 
+    #[cfg(test)]
     /// Whether an object's `metadata.labels` satisfy every requirement.
     pub fn matches_object(&self, object: &Value) -> bool {
         let empty = Map::new();

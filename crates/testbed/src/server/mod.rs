@@ -5,7 +5,6 @@ pub mod path;
 pub mod reply;
 pub mod tls;
 
-use crate::cluster::ClusterState;
 use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::{BodyExt, Limited};
@@ -68,11 +67,17 @@ impl Default for Control {
     }
 }
 
-/// Accepts connections until stopped.
-pub async fn serve(
+/// What answers the requests a listener accepts (a cluster's request pipeline).
+pub trait Handler: Send + Sync + 'static {
+    /// Answers one request.
+    fn handle(&self, request: Request) -> impl Future<Output = Reply> + Send;
+}
+
+/// Accepts connections until stopped, answering each request with `handler`.
+pub async fn serve<H: Handler>(
     listener: TcpListener,
     acceptor: TlsAcceptor,
-    cluster: Arc<ClusterState>,
+    handler: Arc<H>,
     control: Control,
 ) {
     let mut stop = control.stop.subscribe();
@@ -90,7 +95,7 @@ pub async fn serve(
         };
         let _ = tcp.set_nodelay(true);
         let acceptor = acceptor.clone();
-        let cluster = cluster.clone();
+        let handler = handler.clone();
         let mut epoch = control.epoch.subscribe();
         let mut stop = control.stop.subscribe();
         tokio::spawn(async move {
@@ -102,8 +107,8 @@ pub async fn serve(
                 }
             };
             let service = hyper::service::service_fn(move |req| {
-                let cluster = cluster.clone();
-                async move { Ok::<_, std::convert::Infallible>(handle(cluster, req).await) }
+                let handler = handler.clone();
+                async move { Ok::<_, std::convert::Infallible>(handle(&*handler, req).await) }
             });
             let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
             let conn = builder.serve_connection(TokioIo::new(tls), service);
@@ -117,7 +122,7 @@ pub async fn serve(
     }
 }
 
-async fn handle(cluster: Arc<ClusterState>, req: http::Request<Incoming>) -> http::Response<Body> {
+async fn handle<H: Handler>(handler: &H, req: http::Request<Incoming>) -> http::Response<Body> {
     let (parts, body) = req.into_parts();
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
@@ -146,5 +151,5 @@ async fn handle(cluster: Arc<ClusterState>, req: http::Request<Incoming>) -> htt
         headers: parts.headers,
         body,
     };
-    cluster.handle(request).await.into_response()
+    handler.handle(request).await.into_response()
 }

@@ -34,6 +34,10 @@ pub enum Route {
     GroupVersion(String, String),
     /// `/openapi/v2`, `/openapi/v3`, `/openapi/v3/<gv path>`.
     OpenApi(String),
+    /// `/.well-known/openid-configuration`: the ServiceAccount issuer's discovery document.
+    OpenIdConfiguration,
+    /// `/openid/v1/jwks`: the keys that verify ServiceAccount tokens.
+    Jwks,
     /// Objects of a resource.
     Resource(ResourcePath),
     /// Anything else: `404 page not found`.
@@ -47,6 +51,8 @@ pub fn parse(path: &str) -> Route {
         ["version"] => Route::Version,
         [h, ..] if matches!(*h, "healthz" | "readyz" | "livez") => Route::Health,
         ["openapi", rest @ ..] if !rest.is_empty() => Route::OpenApi(rest.join("/")),
+        [".well-known", "openid-configuration"] => Route::OpenIdConfiguration,
+        ["openid", "v1", "jwks"] => Route::Jwks,
         ["api"] => Route::Api,
         ["apis"] => Route::Apis,
         ["apis", group] => Route::Group(group.to_string()),

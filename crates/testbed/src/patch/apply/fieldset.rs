@@ -107,6 +107,7 @@ impl FieldSet {
         node.member = true;
     }
 
+    #[cfg(test)]
     /// Whether the path itself is in the set.
     pub fn contains(&self, path: &[PathElement]) -> bool {
         match path.split_first() {
@@ -148,6 +149,7 @@ impl FieldSet {
         }
     }
 
+    #[cfg(test)]
     /// Paths in either set.
     pub fn union(&self, other: &FieldSet) -> FieldSet {
         let mut out = self.clone();

@@ -1053,37 +1053,3 @@ fn more_than_ten_update_managers_merge_the_oldest() {
             .all(|e| e["manager"] != "m00" && e["manager"] != "m02")
     );
 }
-
-#[test]
-fn apply_bodies_may_be_yaml_and_must_name_the_url_object() {
-    let yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa2\ndata:\n  k: v\n";
-    let config = parse_config(yaml).unwrap();
-    assert_eq!(config["data"]["k"], "v");
-    assert_eq!(
-        parse_config(br#"{"kind": "ConfigMap"}"#).unwrap()["kind"],
-        "ConfigMap"
-    );
-    assert_eq!(parse_config(b"a: [").unwrap_err().status()["code"], 400);
-    assert!(check_identity(&config, "v1", "ConfigMap", "ssa2").is_ok());
-    let err = check_identity(&cm(json!({"k": "v"})), "v1", "ConfigMap", "other").unwrap_err();
-    assert_eq!(
-        err.status(),
-        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-               "message": "the name of the object (ssa1) does not match the name on the URL (other)",
-               "reason": "BadRequest", "code": 400})
-    );
-    let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "ssa1"}});
-    assert_eq!(
-        check_identity(&secret, "v1", "ConfigMap", "ssa1")
-            .unwrap_err()
-            .status()["reason"],
-        "BadRequest"
-    );
-    let kindless = json!({"metadata": {"name": "ssa1"}, "data": {"k": "v"}});
-    assert_eq!(
-        check_identity(&kindless, "v1", "ConfigMap", "ssa1")
-            .unwrap_err()
-            .status()["code"],
-        400
-    );
-}

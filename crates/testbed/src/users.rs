@@ -1,4 +1,5 @@
-//! Authentication: who a request comes from, from its bearer token.
+//! Who a request comes from: users and their groups, and the static bearer tokens of the
+//! admin and test users. [`crate::authn`] decides which user a request is.
 
 use crate::ids;
 use std::collections::{BTreeMap, HashMap};
@@ -50,11 +51,6 @@ impl UserInfo {
     /// Whether this user may do anything.
     pub fn is_superuser(&self) -> bool {
         self.groups.iter().any(|g| g == MASTERS)
-    }
-
-    /// Whether this is the anonymous user.
-    pub fn is_anonymous(&self) -> bool {
-        self.name == "system:anonymous"
     }
 }
 

@@ -5,18 +5,16 @@
 //! template change replaces every pod at once (as `Recreate` does); the Deployment's status
 //! counts the pods, and a pod is Ready only while its container reports ready.
 
-use super::resource;
 use crate::clock;
 use crate::cluster::ClusterState;
-use crate::handlers::{DeleteOptions, apply_update, create_in_txn, delete_in_txn};
 use crate::ids;
-use crate::kubelet::volumes;
+mod volumes;
 use crate::kubelet::{CancellationToken, Container, ContainerRunner, Readiness};
 use crate::objects::{kinds, lifecycle};
 use crate::store::{Event, EventType, Stored};
+use crate::writes::{DeleteOptions, apply_update, create_in_txn, delete_in_txn};
 use serde_json::{Value, json};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracing::Instrument;
 
@@ -27,29 +25,6 @@ const TEMPLATE_HASH: &str = "pod-template-hash";
 /// How long a stopping container may take before its run is dropped (a pod's default
 /// `terminationGracePeriodSeconds`).
 const GRACE: Duration = Duration::from_secs(30);
-
-/// The containers running in one cluster, by pod uid.
-#[derive(Debug, Default)]
-pub struct Kubelet {
-    running: Mutex<HashMap<String, CancellationToken>>,
-    stopped: CancellationToken,
-}
-
-impl Kubelet {
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Stops every container (the cluster stops).
-    pub fn stop_all(&self) {
-        self.stopped.cancel();
-    }
-
-    /// How many pods have a container running or waiting to restart.
-    pub fn running_pods(&self) -> usize {
-        self.running().len()
-    }
-}
 
 /// The runner of the first container of a pod template (or pod spec holder) with one.
 fn runner_of(
@@ -185,7 +160,7 @@ fn reconcile_deployment(state: &ClusterState, deployment: &Stored) {
         .and_then(Value::as_i64)
         .unwrap_or(1)
         .max(0);
-    let Some(pods_res) = resource(state, PODS) else {
+    let Some(pods_res) = state.stored_resource(PODS) else {
         return;
     };
     let ns = deployment.namespace.clone();
@@ -260,7 +235,7 @@ fn pod_ready(pod: &Value) -> bool {
 
 /// Writes the Deployment's status from its pods, when it changed.
 fn write_deployment_status(state: &ClusterState, deployment: &Stored, hash: &str, desired: i64) {
-    let Some(res) = resource(state, DEPLOYMENTS) else {
+    let Some(res) = state.stored_resource(DEPLOYMENTS) else {
         return;
     };
     let result = state.store.write(|txn| {
@@ -646,7 +621,7 @@ impl PodWorker {
             })
             .collect();
         let write = |txn: &mut crate::store::Txn<'_>| -> Result<(), crate::status::ApiError> {
-            let Some(res) = resource(&self.state, PODS) else {
+            let Some(res) = self.state.stored_resource(PODS) else {
                 return Ok(());
             };
             let Some(current) = txn

@@ -1,8 +1,8 @@
 //! What a kubelet prepares before a container starts: the files of its volumes, its
 //! environment, and the ServiceAccount token it reaches the API server with.
 
-use super::Mount;
 use crate::cluster::ClusterState;
+use crate::kubelet::Mount;
 use crate::token::{BoundObject, ServiceAccountRef, TokenRequestSpec};
 use base64::Engine as _;
 use serde_json::Value;
