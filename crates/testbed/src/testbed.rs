@@ -280,7 +280,7 @@ impl Cluster {
     /// Every request this cluster answered since the start or the last
     /// [`reset_requests`](Self::reset_requests), oldest first: user, verb, resource,
     /// subresource, namespace, name and response code. The log keeps the last
-    /// [`request_log::CAPACITY`](crate::request_log::CAPACITY) records.
+    /// 200,000 records (`request_log::CAPACITY`).
     ///
     /// ```no_run
     /// # fn demo(cluster: &testbed::Cluster) {
