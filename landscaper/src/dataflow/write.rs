@@ -122,26 +122,12 @@ impl Writer<'_> {
     /// Creates or updates the DataObject holding `data` under `key`.
     pub async fn data_object(&self, key: &str, data: &Json) -> Result<(), DataflowError> {
         let metadata = self.meta(key, &Member::Single);
-        let name = metadata.name.clone().unwrap_or_default();
         let desired = DataObject {
             metadata,
             data: data.clone(),
             ..DataObject::default()
         };
-        let api: Api<DataObject> = Api::namespaced(self.client.clone(), &self.namespace());
-        match self.read(&api, &name, "DataObject", key).await? {
-            None => self.create(&api, &desired, "DataObject", key).await,
-            Some(current) => {
-                self.check_owner(&current.metadata, "DataObject", key)?;
-                if current.data == desired.data && same_meta(&current.metadata, &desired.metadata) {
-                    return Ok(());
-                }
-                let mut updated = current;
-                merge_meta(&mut updated.metadata, &desired.metadata);
-                updated.data = desired.data;
-                self.replace(&api, &name, &updated, "DataObject", key).await
-            }
-        }
+        self.ensure(desired, key).await
     }
 
     /// Creates or updates the Target under `key` (as `member`) from `template`: a target
@@ -172,22 +158,7 @@ impl Writer<'_> {
         all_labels.extend(metadata.labels.take().unwrap_or_default());
         metadata.labels = Some(all_labels);
         metadata.annotations = (!annotations.is_empty()).then_some(annotations);
-        let name = metadata.name.clone().unwrap_or_default();
-        let desired = Target { metadata, spec };
-        let api: Api<Target> = Api::namespaced(self.client.clone(), &self.namespace());
-        match self.read(&api, &name, "Target", key).await? {
-            None => self.create(&api, &desired, "Target", key).await,
-            Some(current) => {
-                self.check_owner(&current.metadata, "Target", key)?;
-                if current.spec == desired.spec && same_meta(&current.metadata, &desired.metadata) {
-                    return Ok(());
-                }
-                let mut updated = current;
-                merge_meta(&mut updated.metadata, &desired.metadata);
-                updated.spec = desired.spec;
-                self.replace(&api, &name, &updated, "Target", key).await
-            }
-        }
+        self.ensure(Target { metadata, spec }, key).await
     }
 
     /// An object owned by another installation is not taken over (upstream's exclusive owner
@@ -210,6 +181,24 @@ impl Writer<'_> {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// Creates `desired` under `key`, or brings the existing object to it (keeping labels
+    /// others added) unless it already is; one owned by another installation is an error.
+    async fn ensure<K: Written>(&self, desired: K, key: &str) -> Result<(), DataflowError> {
+        let kind = K::kind(&()).into_owned();
+        let name = desired.meta().name.clone().unwrap_or_default();
+        let api: Api<K> = Api::namespaced(self.client.clone(), &self.namespace());
+        let Some(mut current) = self.read(&api, &name, &kind, key).await? else {
+            return self.create(&api, &desired, &kind, key).await;
+        };
+        self.check_owner(current.meta(), &kind, key)?;
+        if current.same_body(&desired) && same_meta(current.meta(), desired.meta()) {
+            return Ok(());
+        }
+        merge_meta(current.meta_mut(), desired.meta());
+        current.take_body(desired);
+        self.replace(&api, &name, &current, &kind, key).await
     }
 
     async fn read<K>(
@@ -312,6 +301,41 @@ fn target_parts(template: &Json) -> Result<TargetParts, String> {
         labels: strings("labels"),
         annotations: strings("annotations"),
     })
+}
+
+/// An object this module writes: its metadata, and the body (data, spec) compared and
+/// replaced as a whole.
+trait Written:
+    Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
+    + Clone
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + std::fmt::Debug
+{
+    /// Whether the body equals `other`'s.
+    fn same_body(&self, other: &Self) -> bool;
+    /// Takes `other`'s body.
+    fn take_body(&mut self, other: Self);
+}
+
+impl Written for DataObject {
+    fn same_body(&self, other: &Self) -> bool {
+        self.data == other.data
+    }
+
+    fn take_body(&mut self, other: Self) {
+        self.data = other.data;
+    }
+}
+
+impl Written for Target {
+    fn same_body(&self, other: &Self) -> bool {
+        self.spec == other.spec
+    }
+
+    fn take_body(&mut self, other: Self) {
+        self.spec = other.spec;
+    }
 }
 
 /// Whether the current metadata already has the desired labels and owner references.
