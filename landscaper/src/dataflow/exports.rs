@@ -154,19 +154,18 @@ async fn execution_exports(
     let ns = reference.namespace.as_deref().unwrap_or(&scope.namespace);
     let owner = format!("Installation {}/{}", scope.namespace, scope.name);
     let executions: Api<Execution> = Api::namespaced(client.clone(), ns);
-    let execution = executions
-        .get_opt(&reference.name)
-        .await
-        .map_err(|source| DataflowError::Api {
-            context: format!("{owner}: reading Execution {ns}/{}", reference.name),
-            source,
-        })?
-        .ok_or_else(|| {
-            DataflowError::InvalidExport(format!(
+    let execution = read_existing(
+        &executions,
+        &reference.name,
+        || format!("{owner}: reading Execution {ns}/{}", reference.name),
+        || {
+            format!(
                 "{owner}: status.executionRef: Execution {ns}/{} not found",
                 reference.name
-            ))
-        })?;
+            )
+        },
+    )
+    .await?;
     let Some(export) = execution
         .status
         .as_ref()
@@ -176,20 +175,39 @@ async fn execution_exports(
     };
     let export_ns = export.namespace.as_deref().unwrap_or(ns);
     let objects: Api<DataObject> = Api::namespaced(client.clone(), export_ns);
-    let object = objects
-        .get_opt(&export.name)
-        .await
-        .map_err(|source| DataflowError::Api {
-            context: format!("{owner}: reading DataObject {export_ns}/{}", export.name),
-            source,
-        })?
-        .ok_or_else(|| {
-            DataflowError::InvalidExport(format!(
+    let object = read_existing(
+        &objects,
+        &export.name,
+        || format!("{owner}: reading DataObject {export_ns}/{}", export.name),
+        || {
+            format!(
                 "{owner}: Execution {ns}/{} status.exportRef: DataObject {export_ns}/{} not found",
                 reference.name, export.name
-            ))
-        })?;
+            )
+        },
+    )
+    .await?;
     Ok(object.data)
+}
+
+/// Reads `name`, which a status names: its absence is an invalid export, described by
+/// `missing`; a failed read is described by `reading`.
+async fn read_existing<K>(
+    api: &Api<K>,
+    name: &str,
+    reading: impl FnOnce() -> String,
+    missing: impl FnOnce() -> String,
+) -> Result<K, DataflowError>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.get_opt(name)
+        .await
+        .map_err(|source| DataflowError::Api {
+            context: reading(),
+            source,
+        })?
+        .ok_or_else(|| DataflowError::InvalidExport(missing()))
 }
 
 /// The DataObjects in `context`, by their key label.
