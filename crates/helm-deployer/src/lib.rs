@@ -11,6 +11,7 @@ mod atomic;
 pub mod chart_hooks;
 pub mod config;
 pub mod credentials;
+mod metrics;
 pub mod options;
 pub mod release;
 pub mod render;
@@ -20,15 +21,6 @@ pub mod storage;
 pub mod takeover;
 pub mod uninstall;
 
-use crate::applier::{Applier, ApplySpec};
-use crate::continuous_reconcile;
-use crate::controller::{DeployerConfig, Setup};
-use crate::deployer::{Deployer, Failure, Job, Outcome};
-use crate::error::Error;
-use crate::exports;
-use crate::hooks::Hooks;
-use crate::readiness;
-use crate::target_access::TargetCluster;
 use chart_hooks::Event;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::jiff::Timestamp;
@@ -41,6 +33,15 @@ use landscaper_api::deployer::{
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::chart::Chart;
 use landscaper_chart::helm::render::ReleaseOptions;
+use landscaper_deployer::applier::{Applier, ApplySpec};
+use landscaper_deployer::continuous_reconcile;
+use landscaper_deployer::controller::{DeployerConfig, Setup};
+use landscaper_deployer::deployer::{Deployer, Failure, Job, Outcome};
+use landscaper_deployer::error::Error;
+use landscaper_deployer::exports;
+use landscaper_deployer::hooks::Hooks;
+use landscaper_deployer::readiness;
+use landscaper_deployer::target_access::TargetCluster;
 use options::Operation;
 use release::{Hook, Info, Release, Status};
 use render_target::RenderTarget;
@@ -70,7 +71,7 @@ pub struct HelmDeployer {
     pub sources: Arc<Sources>,
 }
 
-/// A helm deployer ready to [`crate::controller::run`], with continuous reconcile, fetching
+/// A helm deployer ready to [`landscaper_deployer::controller::run`], with continuous reconcile, fetching
 /// charts with the default [`source::SourceSettings`].
 pub fn setup(
     ls_client: kube::Client,
