@@ -23,6 +23,7 @@ pub mod jsonpath;
 pub mod metrics;
 pub mod readiness;
 pub mod responsibility;
+pub mod rollout;
 pub mod target_access;
 
 pub use controller::{DeployerConfig, Setup, run};
