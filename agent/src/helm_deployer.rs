@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_deployer::helm::source::{SourceSettings, Sources};
-use landscaper_deployer::helm::{self, HelmDeployer};
+use landscaper_helm_deployer::source::{SourceSettings, Sources};
+use landscaper_helm_deployer::{self as helm, HelmDeployer};
 use tokio::sync::watch;
 
 use crate::Agent;

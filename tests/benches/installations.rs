@@ -95,7 +95,7 @@ async fn main() {
     }
     let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
     config.namespace = Some(NAMESPACE.into());
-    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
+    let setup = landscaper_deployer::deployers::mock::setup(client.clone(), client.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
 
     let installations: Api<Installation> = Api::namespaced(client.clone(), NAMESPACE);

@@ -101,7 +101,7 @@ pub async fn namespace_with_mock_deployer(world: &World, name: &str) -> Client {
     let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
     config.namespace = Some(name.into());
     config.retry_initial = Duration::from_millis(100);
-    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
+    let setup = landscaper_deployer::deployers::mock::setup(client.clone(), client.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
     client
 }

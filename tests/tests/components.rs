@@ -28,9 +28,9 @@ use landscaper_blueprint::{
 use landscaper_chart::helm::chart::{self, Chart, File};
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_deployer::helm;
 use landscaper_e2e::eventually_within;
 use landscaper_e2e::rbac::{create_all, documents};
+use landscaper_helm_deployer as helm;
 use serde_json::{Value as Json, json};
 use testbed::Testbed;
 
@@ -173,9 +173,8 @@ async fn chart_of(item: &DeployItemSpecification) -> Chart {
 
 /// Renders `chart` as the helm deployer does for `item`: release name and namespace, values.
 fn install(chart: &Chart, item: &DeployItemSpecification) -> Vec<Json> {
-    let values =
-        landscaper_deployer::helm::render::values(Some(&item.config["values"]), &item.name)
-            .expect("values");
+    let values = landscaper_helm_deployer::render::values(Some(&item.config["values"]), &item.name)
+        .expect("values");
     let options = TemplateOptions {
         release: ReleaseOptions {
             name: item.config["name"].as_str().unwrap().into(),

@@ -262,7 +262,7 @@ async fn a_job_a_deployer_picked_up_is_left_to_the_deployer() {
     let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
     config.namespace = Some(NS.into());
     config.retry_initial = Duration::from_millis(100);
-    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
+    let setup = landscaper_deployer::deployers::mock::setup(client.clone(), client.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
 
     create_item(&items, "mocked", deploy_item_types::MOCK, None).await;

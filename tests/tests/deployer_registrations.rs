@@ -888,7 +888,7 @@ async fn a_pairs_deployer_does_its_work_and_cannot_read_another_pairs_secrets() 
     config.namespace = Some(LS_NAMESPACE.to_owned());
     config.retry_initial = Duration::from_millis(100);
     let setup =
-        landscaper_deployer::mock_deployer::setup(deployer.clone(), deployer.clone(), config);
+        landscaper_deployer::deployers::mock::setup(deployer.clone(), deployer.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
     let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     let item: DeployItem = serde_json::from_value(json!({

@@ -12,9 +12,10 @@ use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::chart::{self, Chart, File};
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_deployer::{helm, manifest_deployer};
+use landscaper_deployer::deployers::manifest;
 use landscaper_e2e::rbac::{create_all, documents};
 use landscaper_e2e::{LS_NAMESPACE, eventually, eventually_within};
+use landscaper_helm_deployer as helm;
 use serde_json::json;
 use testbed::Testbed;
 
@@ -141,7 +142,7 @@ async fn every_example_deploy_item_succeeds_when_applied() {
         .create(&PostParams::default(), &host_target)
         .await
         .expect("Target default is created");
-    run_deployer(manifest_deployer::setup(
+    run_deployer(manifest::setup(
         client.clone(),
         client.clone(),
         deployer_config(deploy_item_types::MANIFEST),

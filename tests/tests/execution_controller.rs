@@ -490,7 +490,7 @@ async fn the_mock_deployer_completes_an_execution_with_exports() {
     let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
     config.namespace = Some("mock".into());
     config.retry_initial = Duration::from_millis(100);
-    let setup = landscaper_deployer::mock_deployer::setup(client.clone(), client.clone(), config);
+    let setup = landscaper_deployer::deployers::mock::setup(client.clone(), client.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
 
     let executions: Api<Execution> = Api::namespaced(client, "mock");

@@ -19,10 +19,10 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use landscaper_agent::settings::{Overrides, Settings};
 use landscaper_api::core::{Context, DeployItem, DeployItemPhase, Target};
-use landscaper_deployer::helm::source::{SourceSettings, Sources};
-use landscaper_deployer::helm::{self, HelmDeployer};
 use landscaper_e2e::charts::{helm_config, helm_deploy_item_of};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within, spawn_agent};
+use landscaper_helm_deployer::source::{SourceSettings, Sources};
+use landscaper_helm_deployer::{self as helm, HelmDeployer};
 use serde_json::{Value, json};
 use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
 use testbed::fixtures::registry::Registry;
@@ -260,7 +260,7 @@ async fn the_agents_oci_configuration_reaches_a_plain_http_registry() {
         return;
     };
     assert!(
-        std::env::var_os(landscaper_deployer::helm::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
+        std::env::var_os(landscaper_helm_deployer::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
     );
     let registry = Registry::start(&binary).expect("registry starts");
     let reference = format!("{}/charts/demo", registry.address());

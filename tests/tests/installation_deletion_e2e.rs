@@ -127,7 +127,7 @@ async fn world() -> World {
     let mut config = DeployerConfig::new(deploy_item_types::MANIFEST, "manifest-deployer");
     config.namespace = Some(LS_NAMESPACE.into());
     config.retry_initial = Duration::from_millis(200);
-    let setup = landscaper_deployer::manifest_deployer::setup(
+    let setup = landscaper_deployer::deployers::manifest::setup(
         world.landscaper_cluster().client(),
         world.fenced_cluster().client(),
         config,

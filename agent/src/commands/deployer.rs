@@ -1,6 +1,7 @@
-//! `landscaper-agent deployer manifest|mock|helm`: runs one of the library's deployers standalone
-//! against a landscaper cluster, as registrations install them into environments. Settings
-//! come from the deployer `Configuration` file (`--config`, as the deployer charts mount it),
+//! `landscaper-agent deployer manifest|mock|helm`: runs one deployer (the library's manifest or
+//! mock deployer, or the helm deployer) standalone against a landscaper cluster, as
+//! registrations install them into environments. Settings come from the deployer
+//! `Configuration` file (`--config`, as the deployer charts mount it),
 //! overridden by flags.
 
 use std::future::Future;
@@ -18,9 +19,10 @@ use landscaper_api::decode::config_from_yaml;
 use landscaper_api::deployer::{DEPLOYER_CONFIGURATION_KIND, DeployerConfiguration};
 use landscaper_deployer::client_config::with_bounded_reads;
 use landscaper_deployer::controller::{DeployerConfig, progressing_default};
-use landscaper_deployer::helm::HelmDeployer;
-use landscaper_deployer::helm::source::{SourceSettings, Sources};
-use landscaper_deployer::{helm, manifest_deployer, mock_deployer};
+use landscaper_deployer::deployers::{manifest, mock};
+use landscaper_helm_deployer as helm;
+use landscaper_helm_deployer::HelmDeployer;
+use landscaper_helm_deployer::source::{SourceSettings, Sources};
 
 /// Which deployer to run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,11 +299,9 @@ pub async fn serve(
     };
     match args.kind {
         Kind::Manifest => {
-            landscaper_deployer::run(manifest_deployer::setup(ls, secrets, config), stop).await
+            landscaper_deployer::run(manifest::setup(ls, secrets, config), stop).await
         }
-        Kind::Mock => {
-            landscaper_deployer::run(mock_deployer::setup(ls, secrets, config), stop).await
-        }
+        Kind::Mock => landscaper_deployer::run(mock::setup(ls, secrets, config), stop).await,
         Kind::Helm => {
             let deployer = HelmDeployer {
                 sources: std::sync::Arc::new(Sources::new(

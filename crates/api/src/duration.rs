@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::Duration as StdDuration;
 
+use landscaper_go_duration::ParseError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -98,104 +99,33 @@ pub struct DurationError {
     reason: &'static str,
 }
 
-/// Parses Go's `time.ParseDuration` syntax; negative durations are rejected because no
-/// Landscaper field has a meaning for them.
+/// Parses Go's `time.ParseDuration` syntax (`landscaper_go_duration::parse`); negative
+/// durations are rejected because no Landscaper field has a meaning for them.
 pub fn parse_go(text: &str) -> Result<StdDuration, DurationError> {
     let fail = |reason| DurationError {
         text: text.to_owned(),
         reason,
     };
-    let mut rest = text.strip_prefix('+').unwrap_or(text);
-    if rest.starts_with('-') {
+    if text.strip_prefix('+').unwrap_or(text).starts_with('-') {
         return Err(fail("negative durations are not allowed"));
     }
-    if rest == "0" {
-        return Ok(StdDuration::ZERO);
-    }
-    if rest.is_empty() {
-        return Err(fail("empty duration"));
-    }
-    let mut total_nanos: u128 = 0;
-    while !rest.is_empty() {
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let (number, after) = rest.split_at(number_end);
-        if number.is_empty() || number == "." || number.matches('.').count() > 1 {
-            return Err(fail("expected a number"));
-        }
-        let unit_end = after
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(after.len());
-        let (unit, after_unit) = after.split_at(unit_end);
-        let unit_nanos: u128 = match unit {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            "" => return Err(fail("missing unit")),
-            _ => return Err(fail("unknown unit")),
-        };
-        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-        let whole: u128 = if whole.is_empty() {
-            0
-        } else {
-            whole.parse().map_err(|_| fail("number too large"))?
-        };
-        let mut nanos = whole
-            .checked_mul(unit_nanos)
-            .ok_or_else(|| fail("duration too large"))?;
-        let mut scale = unit_nanos;
-        for digit in fraction.bytes().take(30) {
-            scale /= 10;
-            nanos += u128::from(digit - b'0') * scale;
-        }
-        total_nanos = total_nanos
-            .checked_add(nanos)
-            .ok_or_else(|| fail("duration too large"))?;
-        rest = after_unit;
-    }
-    let secs =
-        u64::try_from(total_nanos / 1_000_000_000).map_err(|_| fail("duration too large"))?;
-    Ok(StdDuration::new(secs, (total_nanos % 1_000_000_000) as u32))
+    let nanos = landscaper_go_duration::parse(text).map_err(|e| {
+        fail(match e {
+            ParseError::Empty => "empty duration",
+            ParseError::ExpectedNumber => "expected a number",
+            ParseError::OutOfRange => "duration too large",
+            ParseError::MissingUnit => "missing unit",
+            ParseError::UnknownUnit(_) => "unknown unit",
+        })
+    })?;
+    // Not negative: the sign was checked above.
+    Ok(StdDuration::from_nanos(nanos.unsigned_abs()))
 }
 
-/// Formats like Go's `time.Duration.String()` (`1h30m0s`, `1.5s`, `300ms`, `0s`).
+/// Formats like Go's `time.Duration.String()` (`1h30m0s`, `1.5s`, `300ms`, `0s`); a duration
+/// beyond 2^64 ns (584 years) is written as that.
 pub fn format_go(value: StdDuration) -> String {
-    let nanos = value.as_nanos();
-    if nanos == 0 {
-        return "0s".to_owned();
-    }
-    if nanos < 1_000_000_000 {
-        let (unit_nanos, unit) = match nanos {
-            n if n < 1_000 => (1, "ns"),
-            n if n < 1_000_000 => (1_000, "µs"),
-            _ => (1_000_000, "ms"),
-        };
-        return format!("{}{unit}", fixed_fraction(nanos, unit_nanos));
-    }
-    let hours = nanos / 3_600_000_000_000;
-    let minutes = (nanos / 60_000_000_000) % 60;
-    let seconds = fixed_fraction(nanos % 60_000_000_000, 1_000_000_000);
-    match (hours, minutes) {
-        (0, 0) => format!("{seconds}s"),
-        (0, m) => format!("{m}m{seconds}s"),
-        (h, m) => format!("{h}h{m}m{seconds}s"),
-    }
-}
-
-/// `value / unit` printed with the fraction Go prints: no trailing zeros, no dot when whole.
-fn fixed_fraction(value: u128, unit: u128) -> String {
-    let whole = value / unit;
-    let fraction = value % unit;
-    if fraction == 0 {
-        return whole.to_string();
-    }
-    let width = unit.ilog10() as usize;
-    let digits = format!("{fraction:0width$}");
-    format!("{whole}.{}", digits.trim_end_matches('0'))
+    landscaper_go_duration::format_unsigned(u64::try_from(value.as_nanos()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::{deploy_item_types::MANIFEST, target_types};
 use landscaper_api::core::{DeployItem, DeployItemPhase, Target, TargetSpec};
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_deployer::manifest_deployer;
+use landscaper_deployer::deployers::manifest;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use testbed::Testbed;
@@ -54,7 +54,7 @@ async fn serve(kubeconfig: String, workers: u16) {
     cfg.workers = workers;
     // Runs until the parent kills this process.
     landscaper_deployer::run(
-        manifest_deployer::setup(client.clone(), client, cfg),
+        manifest::setup(client.clone(), client, cfg),
         std::future::pending(),
     )
     .await;

@@ -17,7 +17,7 @@ use landscaper_api::constants::{
 use landscaper_api::core::{DeployItemPhase, ErrorCode, Operation, Target};
 use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::controller::progressing_default;
-use landscaper_deployer::{manifest_deployer, mock_deployer};
+use landscaper_deployer::deployers::{manifest, mock};
 use serde_json::json;
 use std::time::Duration;
 use testbed::{Fault, Matcher};
@@ -171,11 +171,7 @@ async fn a_failing_item_is_retried_no_later_than_its_timeout() {
     let mut cfg = config(MANIFEST);
     cfg.retry_initial = Duration::from_secs(120);
     cfg.retry_max = Duration::from_secs(120);
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        cfg,
-    ));
+    let _d = start(manifest::setup(env.ls.clone(), env.ls.clone(), cfg));
     let started = std::time::Instant::now();
     env.item_with_timeout(
         "app",
@@ -199,11 +195,7 @@ async fn a_missing_target_fails_the_item_in_one_reconcile() {
     let env = env().await;
     // Without target selectors the deployer serves every item, so the Target's absence is
     // an error of the item, not a sign that another deployer serves it.
-    let _d = start(mock_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MOCK),
-    ));
+    let _d = start(mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK)));
     env.item("app", MOCK, Some("missing"), json!({})).await;
     let status = env.finished("app", "job-1").await.status.unwrap();
     assert_eq!(status.phase, Some(DeployItemPhase::Failed));
@@ -258,11 +250,7 @@ async fn the_reconcile_time_annotation_goes_with_the_pickup_writes() {
             .unwrap();
         env.trigger(name, "job-1").await;
     }
-    let _d = start(mock_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MOCK),
-    ));
+    let _d = start(mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK)));
     for name in ["plain", "timed"] {
         assert_succeeded(&env.finished(name, "job-1").await.status.unwrap());
     }
@@ -290,11 +278,7 @@ async fn the_configured_progressing_default_times_out_items_without_a_timeout() 
     .unwrap();
     let mut cfg = config(MANIFEST);
     cfg.progressing_default = progressing_default(configuration.deploy_item_timeouts.as_ref());
-    let _d = start(manifest_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        cfg,
-    ));
+    let _d = start(manifest::setup(env.ls.clone(), env.ls.clone(), cfg));
     let started = std::time::Instant::now();
     env.item(
         "stuck",
@@ -412,7 +396,7 @@ async fn items_of_another_type_or_environment_are_never_written() {
         {"annotations": [{"key": annotations::ENVIRONMENT, "operator": "=", "values": ["a"]}]}
     ]))
     .unwrap();
-    let _d = start(manifest_deployer::setup(client.clone(), client, cfg));
+    let _d = start(manifest::setup(client.clone(), client, cfg));
     env.item("ours", MANIFEST, Some("env-a"), one_cm("ours"))
         .await;
     env.finished("ours", "job-1").await;
@@ -626,11 +610,7 @@ async fn both_every_and_cron_is_a_configuration_error() {
 #[tokio::test]
 async fn the_mock_deployer_reports_its_configured_outcome() {
     let env = env().await;
-    let _d = start(mock_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MOCK),
-    ));
+    let _d = start(mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK)));
     env.item(
         "ok",
         MOCK,
@@ -656,11 +636,7 @@ async fn the_mock_deployer_reports_its_configured_outcome() {
 #[tokio::test]
 async fn test_reconcile_starts_a_job_on_a_standalone_item_and_is_removed() {
     let env = env().await;
-    let _d = start(mock_deployer::setup(
-        env.ls.clone(),
-        env.ls.clone(),
-        config(MOCK),
-    ));
+    let _d = start(mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK)));
     let di: landscaper_api::core::DeployItem = serde_json::from_value(json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
         "metadata": {"name": "solo", "annotations": {annotations::OPERATION: "test-reconcile"}},
@@ -709,7 +685,7 @@ async fn a_deployer_whose_landscaper_cannot_be_reached_stops_on_shutdown() {
             .unwrap(),
     )
     .unwrap();
-    let deployer = start(manifest_deployer::setup(
+    let deployer = start(manifest::setup(
         unreachable.clone(),
         unreachable,
         config(MANIFEST),

@@ -7,8 +7,8 @@ use common::*;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use landscaper_api::constants::{annotations, deploy_item_types::MOCK};
 use landscaper_api::core::DeployItemPhase;
+use landscaper_deployer::deployers::mock;
 use landscaper_deployer::hooks::{Hook, HookCall, HookResult, HookType, Hooks, hook_fn};
-use landscaper_deployer::mock_deployer;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 
@@ -89,7 +89,7 @@ async fn wait_for_run(calls: &Calls, item: &str, before: HookType) {
 #[tokio::test]
 async fn hooks_run_at_every_point_of_reconcile_force_reconcile_abort_and_delete() {
     let env = env().await;
-    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
     let calls = recording(&mut setup.hooks);
     let deployer = start(setup);
 
@@ -128,7 +128,7 @@ async fn hooks_run_at_every_point_of_reconcile_force_reconcile_abort_and_delete(
         )
         .await
         .unwrap();
-    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
     record_into(&mut setup.hooks, &calls);
     let _d = start(setup);
     wait_for_run(&calls, "a", HookType::BeforeAbort).await;
@@ -145,7 +145,7 @@ async fn hooks_run_at_every_point_of_reconcile_force_reconcile_abort_and_delete(
 #[tokio::test]
 async fn a_start_hook_that_aborts_stops_every_reconcile() {
     let env = env().await;
-    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
     let starts = Arc::new(Mutex::new(0u32));
     let s = starts.clone();
     setup.hooks.register(
@@ -191,7 +191,7 @@ async fn a_during_responsibility_hook_overrides_the_target_selectors() {
         {"annotations": [{"key": annotations::ENVIRONMENT, "operator": "=", "values": ["a"]}]}
     ]))
     .unwrap();
-    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), cfg);
+    let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), cfg);
     setup.hooks.register(
         hook_fn(|call| {
             let claim =
@@ -210,7 +210,7 @@ async fn a_during_responsibility_hook_overrides_the_target_selectors() {
 #[tokio::test]
 async fn should_reconcile_sees_the_item_picked_up_in_the_api() {
     let env = env().await;
-    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
     let seen: Arc<Mutex<Vec<Option<DeployItemPhase>>>> = Arc::default();
     let (items, s) = (env.items(), seen.clone());
     let hook: Hook = Arc::new(move |call: HookCall| {
@@ -243,7 +243,7 @@ async fn should_reconcile_sees_the_item_picked_up_in_the_api() {
 #[tokio::test]
 async fn a_before_reconcile_hook_that_aborts_leaves_the_item_picked_up() {
     let env = env().await;
-    let mut setup = mock_deployer::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
+    let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
     setup.hooks.register(
         hook_fn(|_| {
             Ok(Some(HookResult {

@@ -10,7 +10,7 @@ use kube::api::{DeleteParams, Patch, PatchParams};
 use landscaper_api::constants::{annotations, deploy_item_types::MANIFEST, finalizers};
 use landscaper_api::core::DeployItemPhase;
 use landscaper_api::deployer::ManifestProviderStatus;
-use landscaper_deployer::manifest_deployer::DEPLOY_ITEM_LABEL;
+use landscaper_deployer::deployers::manifest::DEPLOY_ITEM_LABEL;
 use serde_json::json;
 use testbed::{Fault, Matcher};
 

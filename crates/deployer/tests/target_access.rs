@@ -10,7 +10,7 @@ use kube::api::{Patch, PatchParams, PostParams};
 use landscaper_api::constants::{deploy_item_types::MANIFEST, target_types};
 use landscaper_api::core::{DeployItemPhase, Target, TargetSpec};
 use landscaper_deployer::client_config;
-use landscaper_deployer::manifest_deployer::{self, DEPLOY_ITEM_LABEL};
+use landscaper_deployer::deployers::manifest::{self, DEPLOY_ITEM_LABEL};
 use landscaper_deployer::target_access::TargetAccess;
 use serde_json::json;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ async fn a_secret_ref_is_resolved_in_the_deployers_own_cluster() {
         .create(&PostParams::default(), &target)
         .await
         .unwrap();
-    let _d = start(manifest_deployer::setup(
+    let _d = start(manifest::setup(
         env.ls.clone(),
         env.target.clone(),
         config(MANIFEST),
@@ -217,7 +217,7 @@ async fn server_side_apply_removes_fields_the_item_stopped_setting() {
     assert!(
         fields
             .iter()
-            .any(|f| f.manager.as_deref() == Some(manifest_deployer::FIELD_MANAGER))
+            .any(|f| f.manager.as_deref() == Some(manifest::FIELD_MANAGER))
     );
 }
 

@@ -1,5 +1,6 @@
 //! Two testbed clusters (landscaper and target) with the Landscaper CRDs, deployers running
-//! in the test process, and helpers to create and trigger DeployItems.
+//! in the test process, and helpers to create and trigger DeployItems. The helm deployer's
+//! tests include this module and add their own helpers.
 
 #![allow(dead_code)]
 
@@ -12,8 +13,9 @@ use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployItemSpec, DeployItemStatus, ObjectReference, Target,
     TargetSpec,
 };
+use landscaper_deployer::Deployer;
 use landscaper_deployer::controller::{DeployerConfig, Setup};
-use landscaper_deployer::{Deployer, helm, manifest_deployer};
+use landscaper_deployer::deployers::manifest;
 use serde_json::{Value, json};
 use std::time::Duration;
 use testbed::Testbed;
@@ -92,19 +94,10 @@ impl Env {
 
     /// Starts the manifest deployer on the landscaper cluster (items and Secrets there).
     pub fn start_manifest_deployer(&self) -> Running {
-        start(manifest_deployer::setup(
+        start(manifest::setup(
             self.ls.clone(),
             self.ls.clone(),
             config(deploy_item_types::MANIFEST),
-        ))
-    }
-
-    /// Starts the helm deployer on the landscaper cluster (items and Secrets there).
-    pub fn start_helm_deployer(&self) -> Running {
-        start(helm::setup(
-            self.ls.clone(),
-            self.ls.clone(),
-            config(deploy_item_types::HELM),
         ))
     }
 
@@ -254,26 +247,6 @@ fn new_item(name: &str, type_: &str, target: Option<&str>, config: Value) -> Dep
     )
 }
 
-/// A helm chart whose one template looks up ConfigMap `data/probe` in the target cluster.
-pub fn lookup_probe_archive() -> String {
-    chart_archive(&[
-        (
-            "probe/Chart.yaml",
-            "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
-        ),
-        (
-            "probe/templates/probe.yaml",
-            r#"apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-probe
-data:
-  seen: {{ lookup "v1" "ConfigMap" "data" "probe" | len | quote }}
-"#,
-        ),
-    ])
-}
-
 /// How many requests `cluster` answered with status `code` (an injected fault, a refusal).
 pub fn answered_with(cluster: &testbed::Cluster, code: u16) -> usize {
     cluster.requests().iter().filter(|r| r.code == code).count()
@@ -324,83 +297,6 @@ pub fn start<D: Deployer>(setup: Setup<D>) -> Running {
         stop: Some(tx),
         task: Some(task),
     }
-}
-
-/// A base64 `.tgz` of a chart from `(path, text)` pairs, paths starting with the chart's
-/// directory (`demo/Chart.yaml`), as `archive.raw` takes it.
-pub fn chart_archive(files: &[(&str, &str)]) -> String {
-    use base64::Engine as _;
-    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let mut builder = tar::Builder::new(gz);
-    for (path, text) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(text.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, path, text.as_bytes())
-            .unwrap();
-    }
-    let bytes = builder.into_inner().unwrap().finish().unwrap();
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// The real helm (`$HELM`, else `helm` on `PATH`) pointed at the target cluster, with its
-/// config, cache and data homes in the testbed's directory; `None` with the reason printed
-/// when there is none, except under `CI=true`, where a missing helm fails the test.
-pub fn helm(env: &Env) -> Option<std::process::Command> {
-    helm_at(env, env.target_cluster())
-}
-
-/// [`helm`] pointed at `cluster`.
-pub fn helm_at(env: &Env, cluster: &testbed::Cluster) -> Option<std::process::Command> {
-    let bin = std::env::var_os("HELM")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|dir| dir.join("helm"))
-                    .find(|p| p.is_file())
-            })
-        });
-    let Some(bin) = bin else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm found: set HELM or put helm on PATH (.ci/install-tools)"
-        );
-        eprintln!(
-            "skipping the helm CLI checks: no helm found (set HELM or run .ci/install-tools)"
-        );
-        return None;
-    };
-    let home = env.bed.kubeconfig_dir().join("helm-home");
-    let mut cmd = std::process::Command::new(bin);
-    cmd.arg("--kubeconfig")
-        .arg(cluster.kubeconfig_path())
-        .env("HELM_CONFIG_HOME", home.join("config"))
-        .env("HELM_CACHE_HOME", home.join("cache"))
-        .env("HELM_DATA_HOME", home.join("data"));
-    Some(cmd)
-}
-
-/// Runs a helm command off the runtime and returns its stdout, failing the test on failure.
-pub async fn run_helm(cmd: std::process::Command, args: &[&str]) -> String {
-    let (ok, stdout, stderr) = try_helm(cmd, args).await;
-    assert!(ok, "helm {args:?} failed: {stderr}");
-    stdout
-}
-
-/// Runs a helm command off the runtime; returns (success, stdout, stderr).
-pub async fn try_helm(mut cmd: std::process::Command, args: &[&str]) -> (bool, String, String) {
-    cmd.args(args);
-    let out = tokio::task::spawn_blocking(move || cmd.output().expect("helm starts"))
-        .await
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A v1alpha2 manifest configuration.

@@ -1,10 +1,10 @@
 //! The helm provider configuration, read and checked before anything is fetched or written.
 
-use crate::continuous_reconcile::Schedule;
-use crate::deployer::Job;
-use crate::error::Error;
 use landscaper_api::deployer::HelmProviderConfiguration;
 use landscaper_chart::helm::render::is_valid_release_name;
+use landscaper_deployer::continuous_reconcile::Schedule;
+use landscaper_deployer::deployer::Job;
+use landscaper_deployer::error::Error;
 
 const OPERATION: &str = "Reconcile";
 

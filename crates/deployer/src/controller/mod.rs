@@ -2,6 +2,7 @@
 //! its writes, hooks at every hook point, timeouts, abort, deletion, retries with backoff and
 //! Events, around a concrete [`Deployer`].
 
+use crate::continuous_reconcile;
 use crate::contract::decision::{self, Decision, Work};
 use crate::contract::interrupt::Interrupt;
 use crate::contract::new_job_id;
@@ -96,6 +97,29 @@ pub struct Setup<D> {
     pub config: DeployerConfig,
     /// Its extension hooks.
     pub hooks: Hooks,
+}
+
+impl<D: Deployer> Setup<D> {
+    /// `deployer` serving `deploy_item_type`, with continuous reconcile: how the manifest,
+    /// mock and helm deployers are set up.
+    pub fn serving(
+        deploy_item_type: &str,
+        deployer: D,
+        ls_client: kube::Client,
+        secrets_client: kube::Client,
+        mut config: DeployerConfig,
+    ) -> Self {
+        config.deploy_item_type = deploy_item_type.into();
+        let mut hooks = Hooks::new();
+        hooks.register_setup(continuous_reconcile::setup());
+        Self {
+            ls_client,
+            secrets_client,
+            deployer,
+            config,
+            hooks,
+        }
+    }
 }
 
 /// What we last finished per item, to recognise a store that has not caught up with our own

@@ -1,12 +1,10 @@
 //! The mock deployer (`landscaper.gardener.cloud/mock`): reports the phase, provider status
 //! and exports its configuration asks for, so the landscaper can be tested without a cluster.
 
-use crate::continuous_reconcile;
 use crate::contract::status::StatusWriter;
 use crate::controller::{DeployerConfig, Setup};
 use crate::deployer::{Deployer, Failure, Job, Outcome};
 use crate::error::Error;
-use crate::hooks::Hooks;
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::DeployItemPhase;
 use landscaper_api::deployer::MockProviderConfiguration;
@@ -19,18 +17,15 @@ pub struct MockDeployer;
 pub fn setup(
     ls_client: kube::Client,
     secrets_client: kube::Client,
-    mut config: DeployerConfig,
+    config: DeployerConfig,
 ) -> Setup<MockDeployer> {
-    config.deploy_item_type = deploy_item_types::MOCK.into();
-    let mut hooks = Hooks::new();
-    hooks.register_setup(continuous_reconcile::setup());
-    Setup {
+    Setup::serving(
+        deploy_item_types::MOCK,
+        MockDeployer,
         ls_client,
         secrets_client,
-        deployer: MockDeployer,
         config,
-        hooks,
-    }
+    )
 }
 
 impl Deployer for MockDeployer {

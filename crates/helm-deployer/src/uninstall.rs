@@ -8,12 +8,12 @@ use super::chart_hooks::{Event, Runner};
 use super::options::{self, Operation};
 use super::release::{Release, Status};
 use super::storage::Storage;
-use crate::applier::Applier;
-use crate::contract::interrupt::Interrupt;
-use crate::error::Error;
-use crate::target_access::TargetCluster;
 use k8s_openapi::jiff::Timestamp;
 use landscaper_api::deployer::{HelmProviderConfiguration, ManagedResourceStatus};
+use landscaper_deployer::applier::Applier;
+use landscaper_deployer::contract::interrupt::Interrupt;
+use landscaper_deployer::error::Error;
+use landscaper_deployer::target_access::TargetCluster;
 use std::time::Duration;
 
 /// Deletes `managed` objects; with release records (`config` given), Helm's uninstall

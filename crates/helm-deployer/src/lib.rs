@@ -11,6 +11,7 @@ mod atomic;
 pub mod chart_hooks;
 pub mod config;
 pub mod credentials;
+mod metrics;
 pub mod options;
 pub mod release;
 pub mod render;
@@ -20,15 +21,6 @@ pub mod storage;
 pub mod takeover;
 pub mod uninstall;
 
-use crate::applier::{Applier, ApplySpec};
-use crate::continuous_reconcile;
-use crate::controller::{DeployerConfig, Setup};
-use crate::deployer::{Deployer, Failure, Job, Outcome};
-use crate::error::Error;
-use crate::exports;
-use crate::hooks::Hooks;
-use crate::readiness;
-use crate::target_access::TargetCluster;
 use chart_hooks::Event;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::jiff::Timestamp;
@@ -41,6 +33,12 @@ use landscaper_api::deployer::{
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::chart::Chart;
 use landscaper_chart::helm::render::ReleaseOptions;
+use landscaper_deployer::applier::ApplySpec;
+use landscaper_deployer::controller::{DeployerConfig, Setup};
+use landscaper_deployer::deployer::{Deployer, Failure, Job, Outcome};
+use landscaper_deployer::error::Error;
+use landscaper_deployer::rollout::{self, Rollout};
+use landscaper_deployer::target_access::TargetCluster;
 use options::Operation;
 use release::{Hook, Info, Release, Status};
 use render_target::RenderTarget;
@@ -70,7 +68,7 @@ pub struct HelmDeployer {
     pub sources: Arc<Sources>,
 }
 
-/// A helm deployer ready to [`crate::controller::run`], with continuous reconcile, fetching
+/// A helm deployer ready to [`landscaper_deployer::controller::run`], with continuous reconcile, fetching
 /// charts with the default [`source::SourceSettings`].
 pub fn setup(
     ls_client: kube::Client,
@@ -85,28 +83,21 @@ pub fn setup(
 pub fn setup_with(
     ls_client: kube::Client,
     secrets_client: kube::Client,
-    mut config: DeployerConfig,
+    config: DeployerConfig,
     deployer: HelmDeployer,
 ) -> Setup<HelmDeployer> {
-    config.deploy_item_type = deploy_item_types::HELM.into();
-    let mut hooks = Hooks::new();
-    hooks.register_setup(continuous_reconcile::setup());
-    Setup {
+    Setup::serving(
+        deploy_item_types::HELM,
+        deployer,
         ls_client,
         secrets_client,
-        deployer,
         config,
-        hooks,
-    }
+    )
 }
 
+/// The helm deployer's provider status of `managed`.
 fn provider_status(managed: Vec<ManagedResourceStatus>) -> Value {
-    serde_json::to_value(HelmProviderStatus {
-        api_version: Some(HELM_API_VERSION.into()),
-        kind: Some("ProviderStatus".into()),
-        managed_resources: managed,
-    })
-    .unwrap_or(Value::Null)
+    rollout::provider_status(HELM_API_VERSION, managed)
 }
 
 fn now() -> String {
@@ -455,48 +446,26 @@ impl Run<'_> {
         } else {
             FIELD_MANAGER
         };
-        let applier = Applier::new(self.cluster.clone(), manager);
-        let spec = ApplySpec {
-            manifests: &manifests,
-            previous,
-            default_namespace: Some(&config.namespace),
-            owner_label: (
-                DEPLOY_ITEM_LABEL.to_string(),
-                self.job.item.metadata.name.clone().unwrap_or_default(),
-            ),
-            update_strategy: config.update_strategy.unwrap_or_default(),
-            deletion_groups_during_update: &config.deletion_groups_during_update,
-        };
-        let applied = applier.apply(&spec, &self.job.interrupt).await;
-        let status = provider_status(applied.managed.clone());
-        let with_status = |error: Error| Failure {
-            error,
-            provider_status: Some(status.clone()),
-        };
-        if let Some(e) = applied.error {
-            return Err(with_status(e));
+        Rollout {
+            cluster: &self.cluster,
+            field_manager: manager,
+            spec: ApplySpec {
+                manifests: &manifests,
+                previous,
+                default_namespace: Some(&config.namespace),
+                owner_label: (
+                    DEPLOY_ITEM_LABEL.to_string(),
+                    self.job.item.metadata.name.clone().unwrap_or_default(),
+                ),
+                update_strategy: config.update_strategy.unwrap_or_default(),
+                deletion_groups_during_update: &config.deletion_groups_during_update,
+            },
+            readiness_checks: config.readiness_checks.as_ref(),
+            exports: config.exports.as_ref(),
+            status_api_version: HELM_API_VERSION,
         }
-        let checks = config.readiness_checks.clone().unwrap_or_default();
-        readiness::wait_ready(
-            &self.cluster,
-            &applied.managed,
-            &checks,
-            &self.job.interrupt,
-        )
+        .run(&self.job.interrupt)
         .await
-        .map_err(with_status)?;
-        let exported = match &config.exports {
-            Some(e) if !e.exports.is_empty() => Some(
-                exports::collect(&self.cluster, e, None, &self.job.interrupt)
-                    .await
-                    .map_err(with_status)?,
-            ),
-            _ => None,
-        };
-        Ok(Outcome {
-            provider_status: Some(status),
-            exports: exported,
-        })
     }
 }
 

@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
-use landscaper_deployer::helm::{self, release};
+use landscaper_helm_deployer::{self as helm, release};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -8,13 +8,13 @@
 //!
 //! Only what the fetched source needs is read. Values never reach logs, events or messages.
 
-use crate::deployer::Job;
-use crate::error::{Error, is_not_found};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use landscaper_api::core::Context;
+use landscaper_deployer::deployer::Job;
+use landscaper_deployer::error::{Error, is_not_found};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -8,9 +8,9 @@ use super::options::{self, Operation};
 use super::release::{Release, Status};
 use super::storage::Storage;
 use super::{Run, now, provider_status, render, uninstall};
-use crate::deployer::Failure;
-use crate::error::Error;
 use landscaper_api::deployer::{HelmProviderStatus, ManagedResourceStatus};
+use landscaper_deployer::deployer::Failure;
+use landscaper_deployer::error::Error;
 use serde_json::Value;
 
 impl Run<'_> {

@@ -8,9 +8,7 @@
 //! disk by digest (bounded, shared by every reconcile of the process) and the last loaded
 //! charts stay in memory, so unchanged items neither download nor parse again.
 
-use crate::deployer::Job;
-use crate::error::Error;
-use crate::helm::credentials;
+use crate::credentials;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use landscaper_api::config::OciConfiguration;
@@ -20,6 +18,8 @@ use landscaper_blueprint::{
 };
 use landscaper_chart::fetch::{self, Cache, FetchError, FetchErrorKind, FetchOptions};
 use landscaper_chart::helm::chart::{self, Chart};
+use landscaper_deployer::deployer::Job;
+use landscaper_deployer::error::Error;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

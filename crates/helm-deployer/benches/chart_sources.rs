@@ -3,15 +3,15 @@
 //! repository on loopback — cold (decode and parse; download) and warm (archive cache on disk
 //! and loaded chart in memory). Reports the mean time per resolve and the repository requests.
 //!
-//! `cargo bench -p landscaper-deployer --bench chart_sources [-- --rounds N]`
+//! `cargo bench -p landscaper-helm-deployer --bench chart_sources [-- --rounds N]`
 
 use base64::Engine as _;
 use landscaper_api::core::DeployItem;
 use landscaper_api::deployer::Chart as ChartSource;
 use landscaper_deployer::Job;
 use landscaper_deployer::contract::interrupt::Interrupt;
-use landscaper_deployer::helm::source::{SourceSettings, Sources};
 use landscaper_deployer::target_access::TargetAccess;
+use landscaper_helm_deployer::source::{SourceSettings, Sources};
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;

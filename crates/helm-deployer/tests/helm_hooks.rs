@@ -16,7 +16,7 @@ use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemStatus};
-use landscaper_deployer::helm::release;
+use landscaper_helm_deployer::release;
 use serde_json::{Value, json};
 use testbed::{Fault, Matcher};
 

@@ -1,17 +1,17 @@
 //! What a render learns from the target cluster, as `helm install` asks its cluster:
 //! `.Capabilities.KubeVersion` and `.Capabilities.APIVersions` from discovery (cached per
-//! cluster for [`crate::applier::SERVED_TTL`]), and `lookup` answered by reading the cluster
+//! cluster for [`landscaper_deployer::applier::SERVED_TTL`]), and `lookup` answered by reading the cluster
 //! with the deploying identity — only `get` and `list`, never a write.
 
-use crate::applier::UNKNOWN_KIND;
-use crate::contract::interrupt::Interrupt;
-use crate::error::{Error, describe_kube_error, is_not_found};
-use crate::target_access::TargetCluster;
 use kube::Api;
 use kube::api::{DynamicObject, ListParams};
 use landscaper_chart::formats::tree::{Data, Map};
 use landscaper_chart::helm::funcs::Lookup;
 use landscaper_chart::helm::objects::KubeVersion;
+use landscaper_deployer::applier::UNKNOWN_KIND;
+use landscaper_deployer::contract::interrupt::Interrupt;
+use landscaper_deployer::error::{Error, describe_kube_error, is_not_found};
+use landscaper_deployer::target_access::TargetCluster;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::runtime::Handle;

@@ -3,13 +3,13 @@
 //! Helm records it.
 
 use super::render_target::RenderTarget;
-use crate::error::Error;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use landscaper_chart::formats::tree::{Data, Map};
 use landscaper_chart::formats::yaml::split_manifests;
 use landscaper_chart::helm::chart::{Chart, File, Metadata};
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_deployer::error::Error;
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;

@@ -5,10 +5,10 @@
 
 use super::release::Release;
 use super::render::parse_documents;
-use crate::applier::{ObjectKey, UNKNOWN_KIND};
-use crate::error::Error;
-use crate::target_access::TargetCluster;
 use landscaper_api::deployer::{ManagedResourceStatus, ManifestPolicy, ResourceReference};
+use landscaper_deployer::applier::{ObjectKey, UNKNOWN_KIND};
+use landscaper_deployer::error::Error;
+use landscaper_deployer::target_access::TargetCluster;
 use serde_json::Value;
 use std::collections::HashSet;
 

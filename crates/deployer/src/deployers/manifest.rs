@@ -3,17 +3,14 @@
 //! an update strategy, waits for readiness, exports values, and re-applies on a schedule.
 
 use crate::applier::{Applier, ApplySpec};
-use crate::continuous_reconcile::{self, Schedule};
+use crate::continuous_reconcile::Schedule;
 use crate::controller::{DeployerConfig, Setup};
 use crate::deployer::{Deployer, Failure, Job, Outcome};
 use crate::error::Error;
-use crate::exports;
-use crate::hooks::Hooks;
-use crate::readiness;
+use crate::rollout::Rollout;
 use landscaper_api::constants::{MANIFEST_API_VERSION, deploy_item_types};
 use landscaper_api::deployer::{
-    ManagedResourceStatus, Manifest, ManifestPolicy, ManifestProviderConfiguration,
-    ManifestProviderStatus,
+    Manifest, ManifestPolicy, ManifestProviderConfiguration, ManifestProviderStatus,
 };
 use serde_json::Value;
 
@@ -31,18 +28,15 @@ pub struct ManifestDeployer;
 pub fn setup(
     ls_client: kube::Client,
     secrets_client: kube::Client,
-    mut config: DeployerConfig,
+    config: DeployerConfig,
 ) -> Setup<ManifestDeployer> {
-    config.deploy_item_type = deploy_item_types::MANIFEST.into();
-    let mut hooks = Hooks::new();
-    hooks.register_setup(continuous_reconcile::setup());
-    Setup {
+    Setup::serving(
+        deploy_item_types::MANIFEST,
+        ManifestDeployer,
         ls_client,
         secrets_client,
-        deployer: ManifestDeployer,
         config,
-        hooks,
-    }
+    )
 }
 
 /// Reads the configuration; v1alpha1 lists bare objects, which become `manage` manifests.
@@ -74,15 +68,6 @@ fn configuration(job: &Job) -> Result<ManifestProviderConfiguration, Error> {
     Ok(config)
 }
 
-fn provider_status(managed: Vec<ManagedResourceStatus>) -> Value {
-    serde_json::to_value(ManifestProviderStatus {
-        api_version: Some(MANIFEST_API_VERSION.into()),
-        kind: Some("ProviderStatus".into()),
-        managed_resources: managed,
-    })
-    .unwrap_or(Value::Null)
-}
-
 fn item_label(job: &Job) -> (String, String) {
     (
         DEPLOY_ITEM_LABEL.to_string(),
@@ -95,40 +80,23 @@ impl Deployer for ManifestDeployer {
         let config = configuration(job)?;
         let cluster = job.target_cluster().await?;
         let previous: ManifestProviderStatus = job.previous_provider_status();
-        let applier = Applier::new(cluster.clone(), FIELD_MANAGER);
-        let spec = ApplySpec {
-            manifests: &config.manifests,
-            previous: &previous.managed_resources,
-            default_namespace: None,
-            owner_label: item_label(job),
-            update_strategy: config.update_strategy.unwrap_or_default(),
-            deletion_groups_during_update: &config.deletion_groups_during_update,
-        };
-        let applied = applier.apply(&spec, &job.interrupt).await;
-        let status = provider_status(applied.managed.clone());
-        let with_status = |error: Error| Failure {
-            error,
-            provider_status: Some(status.clone()),
-        };
-        if let Some(e) = applied.error {
-            return Err(with_status(e));
+        Rollout {
+            cluster: &cluster,
+            field_manager: FIELD_MANAGER,
+            spec: ApplySpec {
+                manifests: &config.manifests,
+                previous: &previous.managed_resources,
+                default_namespace: None,
+                owner_label: item_label(job),
+                update_strategy: config.update_strategy.unwrap_or_default(),
+                deletion_groups_during_update: &config.deletion_groups_during_update,
+            },
+            readiness_checks: config.readiness_checks.as_ref(),
+            exports: config.exports.as_ref(),
+            status_api_version: MANIFEST_API_VERSION,
         }
-        let checks = config.readiness_checks.clone().unwrap_or_default();
-        readiness::wait_ready(&cluster, &applied.managed, &checks, &job.interrupt)
-            .await
-            .map_err(with_status)?;
-        let exported = match &config.exports {
-            Some(e) if !e.exports.is_empty() => Some(
-                exports::collect(&cluster, e, None, &job.interrupt)
-                    .await
-                    .map_err(with_status)?,
-            ),
-            _ => None,
-        };
-        Ok(Outcome {
-            provider_status: Some(status),
-            exports: exported,
-        })
+        .run(&job.interrupt)
+        .await
     }
 
     async fn delete(&self, job: &Job) -> Result<(), Failure> {

@@ -5,17 +5,17 @@
 //! operation's timeout; `hook-succeeded` and `hook-failed` remove hook objects afterwards.
 //! Each run is recorded in the hook's `last_run`, as Helm stores it in the release.
 //!
-//! (Not to be confused with [`crate::hooks`], the deployer library's extension points.)
+//! (Not to be confused with [`landscaper_deployer::hooks`], the deployer library's extension points.)
 
 use super::FIELD_MANAGER;
 use super::release::{Hook, HookExecution};
-use crate::contract::interrupt::{Backoff, Interrupt};
-use crate::error::{Error, Retry, is_not_found};
-use crate::target_access::TargetCluster;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::{DeleteParams, DynamicObject, PostParams};
 use landscaper_chart::helm::render::Manifest;
+use landscaper_deployer::contract::interrupt::{Backoff, Interrupt};
+use landscaper_deployer::error::{Error, Retry, is_not_found};
+use landscaper_deployer::target_access::TargetCluster;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::DeployItemPhase;
-use landscaper_deployer::helm;
+use landscaper_helm_deployer as helm;
 use serde_json::json;
 use testbed::{Fault, Matcher};
 

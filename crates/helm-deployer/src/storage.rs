@@ -4,11 +4,11 @@
 //! release under `release`.
 
 use super::release::{self, Release, Status};
-use crate::error::{Error, describe_kube_error, is_not_found};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, ObjectMeta, PostParams};
+use landscaper_deployer::error::{Error, describe_kube_error, is_not_found};
 use std::collections::BTreeMap;
 
 /// The Secret type of Helm's release records.

@@ -3,8 +3,8 @@
 //! five minutes when unset) bounds each hook, and `atomic` (Helm 4's `--rollback-on-failure`)
 //! uninstalls a failed install or rolls a failed upgrade back.
 
-use crate::error::Error;
 use landscaper_api::deployer::HelmProviderConfiguration;
+use landscaper_deployer::error::Error;
 use serde_json::Value;
 use std::time::Duration;
 

@@ -16,7 +16,7 @@ use kube::Api;
 use kube::api::{DeleteParams, ListParams};
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemSpec, ObjectReference};
-use landscaper_deployer::helm::{self, release};
+use landscaper_helm_deployer::{self as helm, release};
 use serde_json::{Value, json};
 
 const CHART_YAML: &str = "apiVersion: v2\nname: demo\nversion: 0.1.0\nappVersion: \"1.0\"\n";

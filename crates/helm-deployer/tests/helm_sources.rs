@@ -19,8 +19,8 @@ use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{Context, DeployItem, DeployItemPhase, DeployItemStatus, Target};
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::render::{ReleaseOptions, TemplateOptions};
-use landscaper_deployer::helm::source::{SourceSettings, Sources};
-use landscaper_deployer::helm::{self, HelmDeployer};
+use landscaper_helm_deployer::source::{SourceSettings, Sources};
+use landscaper_helm_deployer::{self as helm, HelmDeployer};
 use serde_json::{Value, json};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
@@ -777,7 +777,7 @@ async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials()
         return;
     };
     assert!(
-        std::env::var_os(landscaper_deployer::helm::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
+        std::env::var_os(landscaper_helm_deployer::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
     );
     let registry =
         Registry::start_with_htpasswd(&binary, &format!("{}\n", htpasswd_line("alice", "s3cret")))
