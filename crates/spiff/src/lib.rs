@@ -22,6 +22,7 @@ mod interpolation;
 mod node;
 mod oci;
 mod parser;
+mod semver;
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};

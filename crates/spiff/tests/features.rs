@@ -385,3 +385,25 @@ fn limit_errors_name_the_path_and_the_expression() {
         .to_string();
     assert!(looping.contains("v: (( .f(1) )): "), "{looping}");
 }
+
+#[test]
+fn semver_functions_as_spiff_documents_them() {
+    let out = eval(
+        "normalized: (( semver(\"v1.2-beta.1\") ))\nrelease: (( semverrelease(\"v1.2.3-beta.1\") ))\nnewrelease: (( semverrelease(\"1.2.3-beta.1\", \"1.2.1\") ))\nmajor: (( semvermajor(\"1.2.3-beta.1\") ))\nminor: (( semverminor(\"1.2.3-beta.1\") ))\npatch: (( semverpatch(\"1.2.3-beta.1\") ))\nincmajor: (( semverincmajor(\"1.2.3-beta.1\") ))\nincminor: (( semverincminor(\"v1.2.3-beta.1\") ))\nfinal: (( semverincpatch(\"1.2.3-beta.1\") ))\nnext: (( semverincpatch(final) ))\nprerelease: (( semverprerelease(\"1.2.3-beta.1\") ))\nnewpre: (( semverprerelease(\"1.2.3-beta.1\", \"beta.2\") ))\nmetadata: (( semvermetadata(\"1.2.3+demo\") ))\nnewmeta: (( semvermetadata(\"1.2.3-test\", \"demo\") ))\ncompare: (( semvercmp(\"1.2.3\", \"1.2.3-beta.1\") ))\nsorted: (( semversort(\"1.2.3\", \"1.2.1\", \"v1.10.0\") ))\nsortedlist: (( semversort([\"1.0.0\", \"1.0.0-rc.1\"]) ))\n",
+    );
+    assert_eq!(
+        out,
+        json!({
+            "normalized": "1.2.0-beta.1", "release": "v1.2.3", "newrelease": "1.2.1-beta.1",
+            "major": 1, "minor": 2, "patch": 3, "incmajor": "2.0.0", "incminor": "v1.3.0",
+            "final": "1.2.3", "next": "1.2.4", "prerelease": "beta.1", "newpre": "1.2.3-beta.2",
+            "metadata": "demo", "newmeta": "1.2.3-test+demo", "compare": 1,
+            "sorted": ["1.2.1", "1.2.3", "v1.10.0"], "sortedlist": ["1.0.0-rc.1", "1.0.0"],
+        })
+    );
+    assert!(
+        eval_err("v: (( semver(\"not.a.version\") ))")
+            .contains("semver: \"not.a.version\": Invalid Semantic Version")
+    );
+    assert!(eval_err("v: (( semvercmp(\"1.0.0\") ))").contains("semvercmp requires two arguments"));
+}

@@ -94,7 +94,9 @@ fn spiff() -> Spiff {
 fn check(text: &str) {
     for interpolation in [false, true] {
         let start = Instant::now();
-        let _ = spiff().with_interpolation(interpolation).evaluate_text(text);
+        let _ = spiff()
+            .with_interpolation(interpolation)
+            .evaluate_text(text);
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "too slow (interpolation {interpolation}): {text:?}"
