@@ -434,6 +434,46 @@ async fn a_dependency_cycle_between_siblings_fails_naming_them() {
     );
 }
 
+/// A Spiff deploy execution that fails fails the job; `lastError` names the installation, the
+/// execution, the node's path in the template and the expression.
+#[tokio::test]
+async fn a_failing_spiff_execution_fails_the_job_naming_execution_path_and_expression() {
+    let (_world, installations, executions) = world().await;
+    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: Spiff\n  template:\n    deployItems:\n    - name: web\n      type: landscaper.gardener.cloud/mock\n      config:\n        replicas: (( imports.missing.replicas ))\n";
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "spiffy", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
+        }),
+    )
+    .await;
+    eventually("spiffy fails", || async {
+        phase_of(&installations, "spiffy").await == Some(InstallationPhase::Failed)
+    })
+    .await;
+    let error = installations
+        .get("spiffy")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap();
+    for part in [
+        "deploy execution \"main\"",
+        "deployItems.[0].config.replicas",
+        "(( imports.missing.replicas ))",
+        "'imports.missing' not found",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+    assert!(
+        executions.get_opt("spiffy").await.unwrap().is_none(),
+        "no Execution is written"
+    );
+}
+
 #[tokio::test]
 async fn a_failed_job_is_retried_automatically_at_once_and_then_after_the_interval() {
     let (_world, installations, _) = world().await;

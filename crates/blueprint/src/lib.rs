@@ -23,6 +23,7 @@ pub mod resource_ref;
 pub mod source;
 mod spiff;
 pub mod state;
+pub mod targets;
 pub mod values;
 
 pub use component::{Descriptor, LocalRepository, SchemaVersion};

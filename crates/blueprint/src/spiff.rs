@@ -65,6 +65,7 @@ pub fn render(
         .transpose()
         .map_err(|e| format!("stored state: {e}"))?;
     let spiff = Spiff::new()
+        .with_features(&std::env::var(landscaper_spiff::FEATURES_ENV).unwrap_or_default())
         .with_values(Json::Object(binding.clone()))
         .with_functions(functions(Arc::new(components)))
         .with_file_system(Arc::new(BlueprintFiles(filesystem)));

@@ -28,6 +28,36 @@ pub(crate) fn template_string(s: &str) -> Node {
     }
 }
 
+/// A string with interpolated parts as the expression it stands for, or `None`.
+pub(crate) fn interpolated_string(s: &str) -> Option<Node> {
+    if embedded_dynaml(s).is_some() {
+        return None;
+    }
+    let src = crate::interpolation::expression(s)?;
+    Some(Node::new(Val::Expr(Rc::new(Dynaml {
+        parsed: parser::parse(&src),
+        source: src,
+    }))))
+}
+
+/// The template with its interpolated strings turned into expressions.
+pub(crate) fn interpolated(n: &Node) -> Node {
+    match &n.val {
+        Val::Str(s) => match interpolated_string(s) {
+            Some(e) => e.flagged(n.flags),
+            None => n.clone(),
+        },
+        Val::List(l) => Node::list(l.iter().map(interpolated).collect()).flagged(n.flags),
+        Val::Map(m) => Node::map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), interpolated(v)))
+                .collect(),
+        )
+        .flagged(n.flags),
+        _ => n.clone(),
+    }
+}
+
 /// Whether a map entry is a `<<`/`<<<` insert (its escaped forms `<<!`, `<<<!` are not).
 pub(crate) fn is_insert_key(k: &str) -> bool {
     k == "<<" || k == "<<<"
@@ -155,6 +185,8 @@ pub(crate) fn to_json(n: &Node) -> Result<Value, String> {
 /// Counts output nodes against the limit while converting.
 pub(crate) struct OutputBudget {
     pub(crate) left: usize,
+    /// With interpolation, escaped parts `((! x ))` inside strings are unescaped too.
+    pub(crate) interpolation: bool,
 }
 
 impl OutputBudget {
@@ -179,6 +211,9 @@ pub(crate) fn output(n: &Node, budget: &mut OutputBudget) -> Result<Value, Strin
         Val::Str(s) => {
             let text = match s.strip_prefix("((!") {
                 Some(rest) if s.ends_with("))") => format!("(({rest}"),
+                _ if budget.interpolation => {
+                    crate::interpolation::unescape(s).unwrap_or_else(|| s.to_string())
+                }
                 _ => s.to_string(),
             };
             Value::String(text)
@@ -191,8 +226,12 @@ pub(crate) fn output(n: &Node, budget: &mut OutputBudget) -> Result<Value, Strin
             Value::Array(out)
         }
         Val::Map(m) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in m.iter().filter(|(_, v)| !removed(v)) {
+            // Upstream spiff writes its result through Go's YAML encoder, which sorts keys.
+            let mut entries: Vec<(&String, &Node)> =
+                m.iter().filter(|(_, v)| !removed(v)).collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let mut out = serde_json::Map::with_capacity(entries.len());
+            for (k, v) in entries {
                 out.insert(k.clone(), output(v, budget)?);
             }
             Value::Object(out)
@@ -220,11 +259,13 @@ pub(crate) fn output(n: &Node, budget: &mut OutputBudget) -> Result<Value, Strin
 pub(crate) fn state(n: &Node, budget: &mut OutputBudget) -> Result<Value, String> {
     match &n.val {
         Val::Map(m) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in m
+            let mut entries: Vec<(&String, &Node)> = m
                 .iter()
                 .filter(|(_, v)| v.flags.has(Flags::STATE) && !removed(v))
-            {
+                .collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let mut out = serde_json::Map::with_capacity(entries.len());
+            for (k, v) in entries {
                 out.insert(k.clone(), output(v, budget)?);
             }
             Ok(Value::Object(out))

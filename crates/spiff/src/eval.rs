@@ -37,6 +37,8 @@ pub(crate) struct Engine<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) stubs: Vec<Node>,
     pub(crate) steps: Cell<u64>,
+    /// Whether strings with embedded `(( ))` parts are expressions (spiff's feature).
+    pub(crate) interpolation: bool,
 }
 
 impl Engine<'_> {
@@ -87,12 +89,42 @@ pub(crate) enum PathElem {
 }
 
 impl PathElem {
+    /// The element in messages, as spiff's unresolved-node report names it: `[0]` for a list
+    /// element.
     pub(crate) fn text(&self) -> String {
         match self {
             PathElem::Key(k) => k.clone(),
             PathElem::Index(i, _) => format!("[{i}]"),
         }
     }
+
+    /// The element as a step of spiff's evaluation path (`__ctx.PATH`): a list element with
+    /// a unique name is `name:<name>`.
+    pub(crate) fn step(&self) -> String {
+        match self {
+            PathElem::Index(_, Some(name)) => format!("name:{name}"),
+            other => other.text(),
+        }
+    }
+}
+
+/// The `name` of each element of a list, as spiff keys its steps: only when every element
+/// has a string `name` and no two share one (else the elements go by index).
+pub(crate) fn element_names(items: &[&Node]) -> Vec<Option<String>> {
+    let names: Vec<Option<&str>> = items
+        .iter()
+        .map(|e| {
+            e.as_map()
+                .and_then(|m| m.get("name"))
+                .and_then(Node::as_str)
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    let unique = names.iter().all(|n| n.is_some_and(|n| seen.insert(n)));
+    names
+        .into_iter()
+        .map(|n| n.filter(|_| unique).map(str::to_string))
+        .collect()
 }
 
 /// Renders a path as spiff does in messages: `a.b.[0].c`.
@@ -263,7 +295,9 @@ fn walk(node: &Node, steps: &[Step], shown: &[Step]) -> R {
                         step_text(shown)
                     )));
                 }
-                return fail(format!("'{}' not found", step_text(shown)));
+                // Spiff names the path up to the step that failed.
+                let failed = shown.len() - steps.len() + i + 1;
+                return fail(format!("'{}' not found", step_text(&shown[..failed])));
             }
         }
     }
@@ -586,7 +620,8 @@ fn resolve_in_scopes(
             step_text(shown)
         )));
     }
-    fail(format!("'{}' not found", step_text(shown)))
+    let failed = shown.len() - path.len() + 1;
+    fail(format!("'{}' not found", step_text(&shown[..failed])))
 }
 
 /// The virtual `__ctx` map.
@@ -595,10 +630,11 @@ fn context(eng: &Engine, env: &Env) -> Node {
     m.insert("VERSION".into(), Node::str("1.7.0-beta-7"));
     m.insert("FILE".into(), Node::str("template"));
     m.insert("DIR".into(), Node::str("."));
-    m.insert("PATHNAME".into(), Node::str(path_text(&env.path)));
+    let steps: Vec<String> = env.path.iter().map(PathElem::step).collect();
+    m.insert("PATHNAME".into(), Node::str(steps.join(".")));
     m.insert(
         "PATH".into(),
-        Node::list(env.path.iter().map(|p| Node::str(p.text())).collect()),
+        Node::list(steps.into_iter().map(Node::str).collect()),
     );
     let outer: Vec<Node> = eng.values.iter().cloned().collect();
     m.insert("OUTER".into(), Node::list(outer));

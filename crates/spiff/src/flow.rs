@@ -8,10 +8,10 @@ use std::rc::Rc;
 use indexmap::IndexMap;
 
 use crate::ast::{Expr, Marker, MergeSpec, Step};
-use crate::convert::{embedded_dynaml, is_insert_key, template_string};
+use crate::convert::{embedded_dynaml, interpolated_string, is_insert_key, template_string};
 use crate::eval::{
-    Engine, Env, PathElem, R, Scope, Stop, TemplateValue, eval, marker_flags, path_text,
-    template_expr_node,
+    Engine, Env, PathElem, R, Scope, Stop, TemplateValue, element_names, eval, marker_flags,
+    path_text, template_expr_node,
 };
 use crate::node::{Dynaml, Flags, Node, Val};
 
@@ -67,6 +67,7 @@ pub(crate) fn run(
     } else {
         node
     };
+    let mut still_open: Vec<Issue> = Vec::new();
     for _ in 0..eng.limits.max_passes {
         let env = match outer {
             Some(o) => o.clone(),
@@ -88,9 +89,22 @@ pub(crate) fn run(
             return Err(FlowError::Unresolved(pass.issues));
         }
         cur = next;
+        still_open = pass.issues;
     }
+    // Name where the evaluation was still going on, so that the author finds the loop.
+    let open = still_open
+        .iter()
+        .take(3)
+        .map(|i| format!("{}: (( {} ))", i.path, i.expression))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let open = if open.is_empty() {
+        String::new()
+    } else {
+        format!(" (still open: {open})")
+    };
     Err(FlowError::Limit(format!(
-        "evaluation did not settle within {} passes",
+        "evaluation did not settle within {} passes{open}",
         eng.limits.max_passes
     )))
 }
@@ -138,12 +152,7 @@ fn overridden(eng: &Engine, node: &Node, path: &mut Vec<PathElem>) -> Node {
         }
         Val::List(l) => {
             let mut out = Vec::with_capacity(l.len());
-            for (i, v) in l.iter().enumerate() {
-                let name = v
-                    .as_map()
-                    .and_then(|m| m.get("name"))
-                    .and_then(Node::as_str)
-                    .map(str::to_string);
+            for ((i, v), name) in l.iter().enumerate().zip(list_names(l)) {
                 path.push(PathElem::Index(i, name));
                 out.push(overridden(eng, v, path));
                 path.pop();
@@ -174,9 +183,11 @@ fn child(env: &Env, scopes: &Option<Rc<Scope>>, elem: PathElem) -> Env {
     }
 }
 
-fn limit(stop: Stop) -> Result<(), String> {
+/// A limit hit while evaluating `d` stops the evaluation; its message names the node's path
+/// and the expression, so that the author finds the runaway part of the template.
+fn limit(env: &Env, d: &Dynaml, stop: Stop) -> Result<(), String> {
     match stop {
-        Stop::Limit(m) => Err(m),
+        Stop::Limit(m) => Err(format!("{}: (( {} )): {m}", path_text(&env.path), d.source)),
         _ => Ok(()),
     }
 }
@@ -189,7 +200,10 @@ fn flow_node(
     stubs: bool,
 ) -> Result<Node, String> {
     eng.step().map_err(|s| match s {
-        Stop::Limit(m) | Stop::Fail(m) | Stop::Pending(m) => m,
+        Stop::Limit(m) | Stop::Fail(m) | Stop::Pending(m) if env.path.is_empty() => m,
+        Stop::Limit(m) | Stop::Fail(m) | Stop::Pending(m) => {
+            format!("{}: {m}", path_text(&env.path))
+        }
     })?;
     let use_stubs = stubs && !eng.stubs.is_empty() && !node.flags.has(Flags::MERGED);
     if !node.unresolved() && (!use_stubs || eng.find_in_stubs(&env.path).is_none()) {
@@ -253,8 +267,10 @@ fn flow_expr(
             }
             let flags = node.flags.markers().with(v.flags.markers());
             let merged = v.flags.has(Flags::MERGED);
+            // A string result that is an expression again is evaluated again, as in spiff.
             let mut result = match &v.val {
                 Val::Str(s) if embedded_dynaml(s).is_some() => template_string(s),
+                Val::Str(s) if eng.interpolation => interpolated_string(s).unwrap_or(v),
                 _ => v,
             };
             result.flags = result.flags.with(flags);
@@ -265,7 +281,7 @@ fn flow_expr(
         }
         Err(stop) => {
             pass.issue(env, d, &stop);
-            limit(stop)?;
+            limit(env, d, stop)?;
             Ok(node.clone())
         }
     }
@@ -316,7 +332,7 @@ fn insert_value(
         }
         Err(stop) => {
             pass.issue(env, d, &stop);
-            limit(stop)?;
+            limit(env, d, stop)?;
             Ok(Insert::Keep)
         }
     }
@@ -506,6 +522,19 @@ fn list_insert(e: &Node) -> Option<&Rc<Dynaml>> {
     }
 }
 
+/// The step names of a list's elements (see [`element_names`]); inserts go by index.
+fn list_names(items: &[Node]) -> Vec<Option<String>> {
+    let plain: Vec<&Node> = items.iter().filter(|e| list_insert(e).is_none()).collect();
+    let mut names = element_names(&plain).into_iter();
+    items
+        .iter()
+        .map(|e| match list_insert(e) {
+            Some(_) => None,
+            None => names.next().flatten(),
+        })
+        .collect()
+}
+
 fn flow_list(
     eng: &Engine,
     env: &Env,
@@ -516,7 +545,9 @@ fn flow_list(
 ) -> Result<Node, String> {
     let mut flags = node.flags.markers();
     let mut out = Vec::with_capacity(items.len());
+    let mut names = list_names(items).into_iter();
     for (i, e) in items.iter().enumerate() {
+        let name = names.next().flatten();
         if let Some(d) = list_insert(e) {
             let elem_env = child(env, &env.scopes, PathElem::Index(i, None));
             let expr = match &d.parsed {
@@ -555,8 +586,9 @@ fn flow_list(
                 Insert::Entries(v) | Insert::Replace(v) => match &v.val {
                     Val::List(l) => {
                         out.extend(l.iter().filter(|n| !n.undefined()).cloned());
-                        eng.check_len(out.len(), "list")
-                            .map_err(|s| format!("{s:?}"))?;
+                        if let Err(stop) = eng.check_len(out.len(), "list") {
+                            limit(&elem_env, d, stop)?;
+                        }
                     }
                     _ => {
                         pass.issue(
@@ -575,11 +607,6 @@ fn flow_list(
             }
             continue;
         }
-        let name = e
-            .as_map()
-            .and_then(|m| m.get("name"))
-            .and_then(Node::as_str)
-            .map(str::to_string);
         let c = flow_node(
             eng,
             &child(env, &env.scopes, PathElem::Index(i, name)),

@@ -49,7 +49,7 @@ const BUILTINS: &[&str] = &[
 
 /// Whether `name` is a builtin function.
 pub(crate) fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
+    BUILTINS.contains(&name) || crate::semver::FUNCTIONS.contains(&name)
 }
 
 /// The functions that look at their arguments before (or instead of) evaluating them.
@@ -509,6 +509,7 @@ pub(crate) fn builtin(eng: &Engine, env: &Env, name: &str, args: Vec<Node>) -> R
             arity(&args, 1, 1, name)?;
             Ok(Node::str(value_text(&args[0])?))
         }
+        _ if crate::semver::FUNCTIONS.contains(&name) => crate::semver::call(name, &args),
         _ => fail(format!("unknown function '{name}'")),
     }
 }

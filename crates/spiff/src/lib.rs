@@ -1,5 +1,7 @@
 //! Spiff (spiff++) templates: YAML documents with `(( ))` dynaml expressions, evaluated
-//! the way mandelsoft/spiff does for Landscaper's Spiff executions.
+//! the way mandelsoft/spiff does for Landscaper's Spiff executions. As in spiff, the keys of
+//! output maps are sorted, and string interpolation (`"text (( expr )) text"`) is off unless
+//! the caller enables it ([`Spiff::with_interpolation`], [`Spiff::with_features`]).
 //!
 //! ```
 //! use landscaper_spiff::{Spiff, Template};
@@ -16,9 +18,11 @@ mod convert;
 mod eval;
 mod flow;
 mod functions;
+mod interpolation;
 mod node;
 mod oci;
 mod parser;
+mod semver;
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
@@ -31,6 +35,10 @@ pub use flow::Issue;
 use crate::eval::Engine;
 use crate::flow::FlowError;
 use crate::node::{Flags, Node, Val};
+
+/// The environment variable spiff reads its default features from (`spiffing.New()`);
+/// Landscaper's Spiff evaluations honour it, so `interpolation` is on only where it is set.
+pub const FEATURES_ENV: &str = "SPIFF_FEATURES";
 
 /// A function the caller adds (Landscaper's `getResource`, `getComponent`, …): JSON
 /// arguments in, a JSON value or an error message out.
@@ -128,7 +136,7 @@ fn issues_text(issues: &[Issue]) -> String {
         .iter()
         .map(|i| {
             format!(
-                "\n\t(( {} ))\tin template\t{}\t*{}",
+                "\n\t(( {} ))\tin template\t{}\t()\t*{}",
                 i.expression, i.path, i.message
             )
         })
@@ -179,6 +187,7 @@ pub struct Spiff {
     functions: Functions,
     fs: Option<Arc<dyn FileSystem>>,
     limits: Limits,
+    interpolation: bool,
 }
 
 impl Spiff {
@@ -206,6 +215,27 @@ impl Spiff {
         self
     }
 
+    /// Enables string interpolation (`"text (( expr )) text"`), spiff's `interpolation`
+    /// feature; off by default, as in spiff.
+    pub fn with_interpolation(mut self, enabled: bool) -> Self {
+        self.interpolation = enabled;
+        self
+    }
+
+    /// Applies spiff's feature list (as in `SPIFF_FEATURES`: comma-separated names, `no`
+    /// before a name turns it off, the last mention wins); only `interpolation` has an
+    /// effect here, other names are ignored.
+    pub fn with_features(mut self, list: &str) -> Self {
+        for feature in list.split(',').map(str::trim) {
+            match feature {
+                "interpolation" => self.interpolation = true,
+                "nointerpolation" => self.interpolation = false,
+                _ => {}
+            }
+        }
+        self
+    }
+
     /// Other limits than the defaults.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -227,18 +257,24 @@ impl Spiff {
             limits: &self.limits,
             stubs: Vec::new(),
             steps: Cell::new(0),
+            interpolation: self.interpolation,
+        };
+        let prepare = |t: &Template| match self.interpolation {
+            true => convert::interpolated(&t.0),
+            false => t.0.clone(),
         };
         let all: Vec<&Template> = stubs.iter().chain(state).collect();
         let mut prepared: Vec<Node> = Vec::with_capacity(all.len());
         for stub in all.iter().rev() {
             eng.stubs = prepared.clone();
-            let flowed = flow::run(&eng, None, stub.0.clone(), true).map_err(error)?;
+            let flowed = flow::run(&eng, None, prepare(stub), true).map_err(error)?;
             prepared.insert(0, drop_local(&flowed));
         }
         eng.stubs = prepared;
-        let result = flow::run(&eng, None, template.0.clone(), true).map_err(error)?;
+        let result = flow::run(&eng, None, prepare(template), true).map_err(error)?;
         let mut budget = convert::OutputBudget {
             left: self.limits.max_nodes,
+            interpolation: self.interpolation,
         };
         let document = convert::output(&result, &mut budget).map_err(Error::Output)?;
         let state = convert::state(&result, &mut budget).map_err(Error::Output)?;

@@ -317,3 +317,93 @@ fn list_and_string_helpers() {
     assert_eq!(out["in"], 42);
     assert_eq!(out["st"], "42");
 }
+
+#[test]
+fn output_maps_have_their_keys_sorted_as_spiff_writes_them() {
+    let out = Spiff::new()
+        .evaluate_text("zeta: 1\nalpha:\n  z: (( zeta ))\n  b: 2\nmid: 3\n")
+        .unwrap();
+    let keys: Vec<&String> = out.document.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["alpha", "mid", "zeta"]);
+    let inner: Vec<&String> = out.document["alpha"].as_object().unwrap().keys().collect();
+    assert_eq!(inner, ["b", "z"]);
+}
+
+#[test]
+fn the_evaluation_path_names_list_elements_by_their_unique_name() {
+    let out = eval(
+        "items:\n- name: a\n  p: (( __ctx.PATHNAME ))\n- name: b\n  p: (( __ctx.PATH ))\ndup:\n- name: x\n  p: (( __ctx.PATHNAME ))\n- name: x\n",
+    );
+    assert_eq!(out["items"][0]["p"], "items.name:a.p");
+    assert_eq!(out["items"][1]["p"], json!(["items", "name:b", "p"]));
+    assert_eq!(
+        out["dup"][0]["p"], "dup.[0].p",
+        "names that repeat go by index"
+    );
+}
+
+#[test]
+fn string_interpolation_is_off_unless_enabled() {
+    let text = "data: test\ns: \"this is a (( data ))\"\nn: \"a (( length(\\\"(( data ))\\\") data )) b\"\ne: \"kept ((! data )) as is\"\n";
+    assert_eq!(
+        eval(text),
+        json!({"data": "test", "s": "this is a (( data ))", "n": "a (( length(\"(( data ))\") data )) b", "e": "kept ((! data )) as is"})
+    );
+    let on = |spiff: Spiff| spiff.evaluate_text(text).unwrap().document;
+    let expected = json!({"data": "test", "s": "this is a test", "n": "a 10test b", "e": "kept (( data )) as is"});
+    assert_eq!(on(Spiff::new().with_interpolation(true)), expected);
+    assert_eq!(
+        on(Spiff::new().with_features("control, interpolation")),
+        expected
+    );
+    assert_eq!(
+        on(Spiff::new().with_features("interpolation,nointerpolation"))["s"],
+        "this is a (( data ))"
+    );
+}
+
+#[test]
+fn limit_errors_name_the_path_and_the_expression() {
+    let tight = Limits {
+        max_nodes: 1_000,
+        ..Limits::default()
+    };
+    let err = Spiff::new()
+        .with_limits(tight)
+        .evaluate_text("a:\n  list:\n  - x: (( [1 .. 5000] ))\n")
+        .unwrap_err();
+    assert!(matches!(err, Error::Limit(_)), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("a.list.[0].x: (( [1 .. 5000] )): "), "{text}");
+    let looping = Spiff::new()
+        .with_limits(Limits {
+            max_steps: 5_000,
+            ..Limits::default()
+        })
+        .evaluate_text("f: (( &temporary( lambda |x|->_(x + 1) ) ))\nv: (( .f(1) ))\n")
+        .unwrap_err()
+        .to_string();
+    assert!(looping.contains("v: (( .f(1) )): "), "{looping}");
+}
+
+#[test]
+fn semver_functions_as_spiff_documents_them() {
+    let out = eval(
+        "normalized: (( semver(\"v1.2-beta.1\") ))\nrelease: (( semverrelease(\"v1.2.3-beta.1\") ))\nnewrelease: (( semverrelease(\"1.2.3-beta.1\", \"1.2.1\") ))\nmajor: (( semvermajor(\"1.2.3-beta.1\") ))\nminor: (( semverminor(\"1.2.3-beta.1\") ))\npatch: (( semverpatch(\"1.2.3-beta.1\") ))\nincmajor: (( semverincmajor(\"1.2.3-beta.1\") ))\nincminor: (( semverincminor(\"v1.2.3-beta.1\") ))\nfinal: (( semverincpatch(\"1.2.3-beta.1\") ))\nnext: (( semverincpatch(final) ))\nprerelease: (( semverprerelease(\"1.2.3-beta.1\") ))\nnewpre: (( semverprerelease(\"1.2.3-beta.1\", \"beta.2\") ))\nmetadata: (( semvermetadata(\"1.2.3+demo\") ))\nnewmeta: (( semvermetadata(\"1.2.3-test\", \"demo\") ))\ncompare: (( semvercmp(\"1.2.3\", \"1.2.3-beta.1\") ))\nsorted: (( semversort(\"1.2.3\", \"1.2.1\", \"v1.10.0\") ))\nsortedlist: (( semversort([\"1.0.0\", \"1.0.0-rc.1\"]) ))\n",
+    );
+    assert_eq!(
+        out,
+        json!({
+            "normalized": "1.2.0-beta.1", "release": "v1.2.3", "newrelease": "1.2.1-beta.1",
+            "major": 1, "minor": 2, "patch": 3, "incmajor": "2.0.0", "incminor": "v1.3.0",
+            "final": "1.2.3", "next": "1.2.4", "prerelease": "beta.1", "newpre": "1.2.3-beta.2",
+            "metadata": "demo", "newmeta": "1.2.3-test+demo", "compare": 1,
+            "sorted": ["1.2.1", "1.2.3", "v1.10.0"], "sortedlist": ["1.0.0-rc.1", "1.0.0"],
+        })
+    );
+    assert!(
+        eval_err("v: (( semver(\"not.a.version\") ))")
+            .contains("semver: \"not.a.version\": Invalid Semantic Version")
+    );
+    assert!(eval_err("v: (( semvercmp(\"1.0.0\") ))").contains("semvercmp requires two arguments"));
+}

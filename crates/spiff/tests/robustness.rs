@@ -1,5 +1,7 @@
-//! Random and mutated templates: evaluation ends (value or error) without panics, hangs or
-//! unbounded memory.
+//! The fuzz target over template text, as a proptest that runs with the other tests (no
+//! nightly toolchain or cargo-fuzz needed): mutated seeds, random expressions, interpolated
+//! strings and arbitrary text, each evaluated without and with string interpolation, end with
+//! a value or an error, without panics; the engine's limits bound time and memory per case.
 
 use std::time::{Duration, Instant};
 
@@ -69,6 +71,8 @@ const TOKENS: &[&str] = &[
     "x: ",
     "~",
     "~~",
+    "((!",
+    "\\\"",
     "$x",
     "__ctx.OUTER[0]",
 ];
@@ -85,13 +89,19 @@ fn spiff() -> Spiff {
         })
 }
 
+/// Evaluates `text` without and with string interpolation: each ends with a value or an error
+/// (a panic fails the test), within the limits, in bounded time.
 fn check(text: &str) {
-    let start = Instant::now();
-    let _ = spiff().evaluate_text(text);
-    assert!(
-        start.elapsed() < Duration::from_secs(10),
-        "too slow: {text:?}"
-    );
+    for interpolation in [false, true] {
+        let start = Instant::now();
+        let _ = spiff()
+            .with_interpolation(interpolation)
+            .evaluate_text(text);
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "too slow (interpolation {interpolation}): {text:?}"
+        );
+    }
 }
 
 proptest! {
@@ -105,6 +115,17 @@ proptest! {
         let end = (at + cut).min(chars.len());
         chars.splice(at..end, TOKENS[tok].chars());
         check(&chars.into_iter().collect::<String>());
+    }
+
+    #[test]
+    fn arbitrary_text(text in "\\PC{0,300}") {
+        check(&text);
+    }
+
+    #[test]
+    fn interpolated_strings(toks in proptest::collection::vec(0..TOKENS.len(), 0..30)) {
+        let body: String = toks.iter().map(|t| TOKENS[*t]).collect();
+        check(&format!("a: 1\nb: {{c: 2}}\ns: \"x (( {body} )) y (( a )) z\"\n"));
     }
 
     #[test]

@@ -16,7 +16,9 @@ pub fn evaluate(
     mappings: &BTreeMap<String, Json>,
     values: &Map<String, Json>,
 ) -> Result<Map<String, Json>, DataflowError> {
-    let spiff = Spiff::new().with_values(Json::Object(values.clone()));
+    let spiff = Spiff::new()
+        .with_features(&std::env::var(landscaper_spiff::FEATURES_ENV).unwrap_or_default())
+        .with_values(Json::Object(values.clone()));
     let mut out = Map::new();
     for (key, mapping) in mappings {
         let fail =

@@ -11,12 +11,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::{
-    DeployItemTemplate, Execution, Installation, InstallationTemplate, ObjectReference, SubNamePair,
+    DeployItemTemplate, Execution, ImportDefinition, Installation, InstallationTemplate,
+    ObjectReference, SubNamePair,
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
 use landscaper_blueprint::{
     ComponentSource, DeployItemSpecification, ExecutionOptions, RegistryAccess, RepositorySource,
-    StateHandler, Templater,
+    StateHandler, Templater, targets,
 };
 use serde_json::{Map, Value as Json, json};
 
@@ -58,9 +59,10 @@ pub fn render(
     let items = templater
         .deploy_executions(options)
         .map_err(|e| e.to_string())?;
+    let namespace = installation.namespace().unwrap_or_default();
     let deploy_items = items
         .into_iter()
-        .map(|item| deploy_item(item, imports))
+        .map(|item| deploy_item(item, &options.blueprint.imports, imports, &namespace))
         .collect::<Result<Vec<_>, _>>()?;
     let mut subinstallations = Vec::new();
     for template in &options.blueprint.subinstallations {
@@ -134,35 +136,14 @@ pub fn options(
     }
 }
 
+/// The item as the Execution lists it, its target resolved among the installation's imports.
 fn deploy_item(
     item: DeployItemSpecification,
+    definitions: &[ImportDefinition],
     imports: &Map<String, Json>,
+    namespace: &str,
 ) -> Result<DeployItemTemplate, String> {
-    let target = match &item.target {
-        None => None,
-        Some(target) => match (&target.import, &target.name) {
-            (Some(import), _) => {
-                let value = imports.get(import).ok_or_else(|| {
-                    format!(
-                        "deploy item {}: target import {import} is not imported",
-                        item.name
-                    )
-                })?;
-                let name = value["metadata"]["name"].as_str().ok_or_else(|| {
-                    format!("deploy item {}: import {import} is not a Target", item.name)
-                })?;
-                Some(ObjectReference {
-                    name: name.to_owned(),
-                    namespace: None,
-                })
-            }
-            (None, Some(name)) => Some(ObjectReference {
-                name: name.clone(),
-                namespace: None,
-            }),
-            (None, None) => None,
-        },
-    };
+    let target = targets::deploy_item_target(&item, definitions, imports, namespace)?;
     let mut value = serde_json::to_value(&item).map_err(|e| e.to_string())?;
     value["target"] = json!(target);
     serde_json::from_value(value).map_err(|e| format!("deploy item {}: {e}", item.name))
