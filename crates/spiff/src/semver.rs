@@ -1,8 +1,9 @@
 //! spiff's semver functions (`semver`, `semverrelease`, `semvermajor`, `semverminor`,
 //! `semverpatch`, `semverincmajor`, `semverincminor`, `semverincpatch`, `semverprerelease`,
-//! `semvermetadata`, `semvercmp`, `semversort`) on versions parsed and printed as the
-//! Masterminds semver package (v3) that spiff uses does: a leading `v`, missing minor and
-//! patch parts allowed; results that keep the input's form keep its `v`.
+//! `semvermetadata`, `semvercmp`, `semversort`, `semvermatch`) on versions parsed, printed and
+//! matched against constraints as the Masterminds semver package (v3) that spiff uses does: a
+//! leading `v`, missing minor and patch parts allowed; results that keep the input's form keep
+//! its `v`.
 
 use std::cmp::Ordering;
 
@@ -23,6 +24,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "semvermetadata",
     "semvercmp",
     "semversort",
+    "semvermatch",
 ];
 
 /// A parsed version.
@@ -205,6 +207,24 @@ pub(crate) fn call(name: &str, args: &[Node]) -> R {
             Ok(Node::int(order as i64))
         }
         "semversort" => sort(name, args),
+        "semvermatch" => {
+            let Some((version, constraints)) = args.split_first() else {
+                return fail(format!("{name} requires at least one arguments"));
+            };
+            let (v, _) = parse_arg(name, version)?;
+            for (i, c) in constraints.iter().enumerate() {
+                let Val::Str(text) = &c.val else {
+                    return fail(format!("{name}: constraint argument {i} must be string"));
+                };
+                let parsed = Constraints::parse(text).map_err(|e| {
+                    Stop::Fail(format!("{name}: invalid constraint {text:?}[{i}]: {e}"))
+                })?;
+                if !parsed.check(&v) {
+                    return Ok(Node::bool(false));
+                }
+            }
+            Ok(Node::bool(true))
+        }
         "semverprerelease" | "semvermetadata" | "semverrelease" => with_setter(name, args),
         _ => {
             let [arg] = args else {
@@ -329,6 +349,228 @@ fn sort(name: &str, args: &[Node]) -> R {
     ))
 }
 
+/// A constraint's operator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Op {
+    TildeOrEqual,
+    NotEqual,
+    Greater,
+    Less,
+    GreaterEqual,
+    LessEqual,
+    Tilde,
+    Caret,
+}
+
+/// The operators in the order they are tried (longest first).
+const OPERATORS: &[(&str, Op)] = &[
+    ("!=", Op::NotEqual),
+    (">=", Op::GreaterEqual),
+    ("=>", Op::GreaterEqual),
+    ("<=", Op::LessEqual),
+    ("=<", Op::LessEqual),
+    ("~>", Op::Tilde),
+    (">", Op::Greater),
+    ("<", Op::Less),
+    ("~", Op::Tilde),
+    ("^", Op::Caret),
+    ("=", Op::TildeOrEqual),
+];
+
+/// One constraint (Masterminds' `constraint`): a version whose missing or wildcard parts make
+/// it "dirty".
+#[derive(Debug)]
+struct Constraint {
+    op: Op,
+    version: Version,
+    dirty: bool,
+    minor_dirty: bool,
+    patch_dirty: bool,
+}
+
+fn wildcard(part: &str) -> bool {
+    matches!(part, "x" | "X" | "*")
+}
+
+impl Constraint {
+    /// Masterminds' `parseConstraint` for `<op><version>` (the operator may be followed by
+    /// blanks).
+    fn parse(text: &str) -> Result<Constraint, String> {
+        let improper = || format!("improper constraint: {text}");
+        let (op, rest) = OPERATORS
+            .iter()
+            .find_map(|(sym, op)| text.strip_prefix(sym).map(|r| (*op, r)))
+            .unwrap_or((Op::TildeOrEqual, text));
+        let rest = rest.trim_start();
+        let body = rest.strip_prefix('v').unwrap_or(rest);
+        let (body, _metadata) = body.split_once('+').unwrap_or((body, ""));
+        let (core, prerelease) = match body.split_once('-') {
+            Some((c, p)) if identifiers(p) => (c, format!("-{p}")),
+            Some(_) => return Err(improper()),
+            None => (body, String::new()),
+        };
+        let parts: Vec<&str> = core.split('.').collect();
+        if parts.len() > 3
+            || parts.iter().any(|p| {
+                p.is_empty()
+                    || !p
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || wildcard(&c.to_string()))
+            })
+        {
+            return Err(improper());
+        }
+        let part = |i: usize| parts.get(i).copied().unwrap_or("");
+        let missing = |p: &str| p.is_empty() || wildcard(p);
+        let (text_version, dirty, minor_dirty, patch_dirty) = if missing(part(0)) {
+            (format!("0.0.0{prerelease}"), true, false, false)
+        } else if missing(part(1)) {
+            (format!("{}.0.0{prerelease}", part(0)), true, true, false)
+        } else if missing(part(2)) {
+            (
+                format!("{}.{}.0{prerelease}", part(0), part(1)),
+                true,
+                false,
+                true,
+            )
+        } else {
+            (format!("{core}{prerelease}"), false, false, false)
+        };
+        let version = Version::parse(&text_version)?;
+        Ok(Constraint {
+            op,
+            version,
+            dirty,
+            minor_dirty,
+            patch_dirty,
+        })
+    }
+
+    /// Whether `v` satisfies the constraint (Masterminds' `constraint*` functions).
+    fn check(&self, v: &Version) -> bool {
+        let c = &self.version;
+        // A prerelease only satisfies constraints that name one.
+        if !v.prerelease.is_empty() && c.prerelease.is_empty() {
+            return false;
+        }
+        let order = v.compare(c);
+        match self.op {
+            Op::TildeOrEqual if self.dirty => self.tilde(v),
+            Op::TildeOrEqual => order == Ordering::Equal,
+            Op::NotEqual => self.not_equal(v),
+            Op::Greater if !self.dirty => order == Ordering::Greater,
+            Op::Greater => match v.major.cmp(&c.major) {
+                Ordering::Greater => true,
+                Ordering::Less => false,
+                Ordering::Equal if self.minor_dirty => false,
+                Ordering::Equal if self.patch_dirty => v.minor > c.minor,
+                Ordering::Equal => order == Ordering::Greater,
+            },
+            Op::Less => order == Ordering::Less,
+            Op::GreaterEqual => order != Ordering::Less,
+            Op::LessEqual if !self.dirty => order != Ordering::Greater,
+            Op::LessEqual => {
+                !(v.major > c.major || v.major == c.major && v.minor > c.minor && !self.minor_dirty)
+            }
+            Op::Tilde => self.tilde(v),
+            Op::Caret => self.caret(v),
+        }
+    }
+
+    fn tilde(&self, v: &Version) -> bool {
+        let c = &self.version;
+        if v.compare(c) == Ordering::Less {
+            return false;
+        }
+        // ~0.0.0 accepts every version.
+        if (c.major, c.minor, c.patch) == (0, 0, 0) && !self.minor_dirty && !self.patch_dirty {
+            return true;
+        }
+        v.major == c.major && (v.minor == c.minor || self.minor_dirty)
+    }
+
+    fn caret(&self, v: &Version) -> bool {
+        let c = &self.version;
+        if v.compare(c) == Ordering::Less {
+            return false;
+        }
+        if c.major > 0 || self.minor_dirty {
+            return v.major == c.major;
+        }
+        if v.major > 0 {
+            return false;
+        }
+        if c.minor > 0 || self.patch_dirty {
+            return v.minor == c.minor;
+        }
+        v.minor == 0 && v.patch == c.patch
+    }
+
+    fn not_equal(&self, v: &Version) -> bool {
+        let c = &self.version;
+        if self.dirty {
+            if c.major != v.major {
+                return true;
+            }
+            if self.minor_dirty {
+                return false;
+            }
+            if c.minor != v.minor {
+                return true;
+            }
+            if self.patch_dirty {
+                return (!v.prerelease.is_empty() || !c.prerelease.is_empty())
+                    && compare_prerelease(&v.prerelease, &c.prerelease) != Ordering::Equal;
+            }
+        }
+        v.compare(c) != Ordering::Equal
+    }
+}
+
+/// Constraints joined by `||` (any group) of constraints joined by commas or blanks (all of
+/// a group); `a - b` is `>= a, <= b`.
+#[derive(Debug)]
+struct Constraints(Vec<Vec<Constraint>>);
+
+impl Constraints {
+    fn parse(text: &str) -> Result<Constraints, String> {
+        let mut groups = Vec::new();
+        for group in text.split("||") {
+            let tokens: Vec<&str> = group
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|t| !t.is_empty())
+                .collect();
+            let mut constraints = Vec::new();
+            let mut i = 0;
+            while i < tokens.len() {
+                if tokens.get(i + 1) == Some(&"-") && i + 2 < tokens.len() {
+                    constraints.push(Constraint::parse(&format!(">={}", tokens[i]))?);
+                    constraints.push(Constraint::parse(&format!("<={}", tokens[i + 2]))?);
+                    i += 3;
+                    continue;
+                }
+                let mut token = tokens[i].to_string();
+                // An operator alone takes the next token as its version.
+                if OPERATORS.iter().any(|(sym, _)| *sym == token) && i + 1 < tokens.len() {
+                    i += 1;
+                    token.push_str(tokens[i]);
+                }
+                constraints.push(Constraint::parse(&token)?);
+                i += 1;
+            }
+            if constraints.is_empty() {
+                return Err(format!("improper constraint: {group}"));
+            }
+            groups.push(constraints);
+        }
+        Ok(Constraints(groups))
+    }
+
+    fn check(&self, v: &Version) -> bool {
+        self.0.iter().any(|group| group.iter().all(|c| c.check(v)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,5 +627,57 @@ mod tests {
             plain.compare(&Version::parse("v1.0.0+b").unwrap()),
             Ordering::Equal
         );
+    }
+
+    fn matches(version: &str, constraint: &str) -> bool {
+        Constraints::parse(constraint)
+            .unwrap()
+            .check(&Version::parse(version).unwrap())
+    }
+
+    #[test]
+    fn constraints_match_as_masterminds_documents_them() {
+        let cases = [
+            ("1.2.3", "~1.2", true),
+            ("1.3.0", "~1.2", false),
+            ("1.2.3", "~1.2.3", true),
+            ("1.2.2", "~1.2.3", false),
+            ("1.9.0", "~1", true),
+            ("1.9.0", "^1.2.3", true),
+            ("2.0.0", "^1.2.3", false),
+            ("0.2.9", "^0.2.3", true),
+            ("0.3.0", "^0.2.3", false),
+            ("0.0.3", "^0.0.3", true),
+            ("0.0.4", "^0.0.3", false),
+            ("1.2.9", "1.2.x", true),
+            ("1.3.0", "1.2.x", false),
+            ("5.0.0", "*", true),
+            ("1.2.3", "= 1.2.3", true),
+            ("1.2.4", "1.2.3", false),
+            ("1.2.4", "!= 1.2.3", true),
+            ("1.4.0", ">= 1.2, < 3.0.0 || >= 4.2.3", true),
+            ("3.1.0", ">= 1.2, < 3.0.0 || >= 4.2.3", false),
+            ("4.3.0", ">= 1.2, < 3.0.0 || >= 4.2.3", true),
+            ("1.2.0", ">1.2", false),
+            ("1.3.0", ">1.2", true),
+            ("11.1.0", ">11", false),
+            ("1.5.0", "1.2 - 1.4.5", false),
+            ("1.4.5", "1.2 - 1.4.5", true),
+            ("1.2.3", "<=1.2", true),
+            ("1.3.0", "<=1.2", false),
+            ("1.2.3-beta.1", ">=1.2.0", false),
+            ("1.2.3-beta.1", ">=1.2.3-alpha", true),
+            ("v1.2.3", ">=v1.2.0 <2", true),
+        ];
+        for (version, constraint, expected) in cases {
+            assert_eq!(
+                matches(version, constraint),
+                expected,
+                "{version} {constraint}"
+            );
+        }
+        for bad in ["", ">= ", "1.2.3.4", "abc", "~> x.y"] {
+            assert!(Constraints::parse(bad).is_err(), "{bad:?}");
+        }
     }
 }

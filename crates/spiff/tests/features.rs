@@ -406,4 +406,14 @@ fn semver_functions_as_spiff_documents_them() {
             .contains("semver: \"not.a.version\": Invalid Semantic Version")
     );
     assert!(eval_err("v: (( semvercmp(\"1.0.0\") ))").contains("semvercmp requires two arguments"));
+    assert_eq!(
+        eval(
+            "m: (( semvermatch(\"1.2.3\", \"~1.2\") ))\nn: (( semvermatch(\"1.2.3\", \">=1.0\", \"<1.2\") ))\nv: (( semvermatch(\"1.2.3\") ))\n"
+        ),
+        json!({"m": true, "n": false, "v": true})
+    );
+    assert!(
+        eval_err("m: (( semvermatch(\"1.2.3\", \"~> x.y\") ))")
+            .contains("semvermatch: invalid constraint \"~> x.y\"[0]: improper constraint")
+    );
 }
