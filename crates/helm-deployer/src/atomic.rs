@@ -6,8 +6,9 @@
 use super::chart_hooks::{Event, Runner};
 use super::options::{self, Operation};
 use super::release::{Release, Status};
+use super::revision::now;
 use super::storage::Storage;
-use super::{Run, now, provider_status, render, uninstall};
+use super::{Run, provider_status, render, uninstall};
 use landscaper_api::deployer::{HelmProviderStatus, ManagedResourceStatus};
 use landscaper_deployer::deployer::Failure;
 use landscaper_deployer::error::Error;

@@ -7,7 +7,7 @@
 //!
 //! (Not to be confused with [`landscaper_deployer::hooks`], the deployer library's extension points.)
 
-use super::FIELD_MANAGER;
+use super::ownership::FIELD_MANAGER;
 use super::release::{Hook, HookExecution};
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;

@@ -13,9 +13,11 @@ pub mod config;
 pub mod credentials;
 mod metrics;
 pub mod options;
+mod ownership;
 pub mod release;
 pub mod render;
 pub mod render_target;
+mod revision;
 pub mod source;
 pub mod storage;
 pub mod takeover;
@@ -23,12 +25,11 @@ pub mod uninstall;
 
 use chart_hooks::Event;
 use k8s_openapi::api::core::v1::Namespace;
-use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::PostParams;
 use landscaper_api::constants::{HELM_API_VERSION, deploy_item_types};
 use landscaper_api::deployer::{
-    HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest, UpdateStrategy,
+    HelmProviderConfiguration, HelmProviderStatus, ManagedResourceStatus, Manifest,
 };
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::chart::Chart;
@@ -39,27 +40,17 @@ use landscaper_deployer::deployer::{Deployer, Failure, Job, Outcome};
 use landscaper_deployer::error::Error;
 use landscaper_deployer::rollout::{self, Rollout};
 use landscaper_deployer::target_access::TargetCluster;
-use options::Operation;
-use release::{Hook, Info, Release, Status};
+use ownership::{HELM_FIELD_MANAGER, with_helm_ownership};
+use release::{Hook, Release, Status};
 use render_target::RenderTarget;
+use revision::History;
 use serde_json::Value;
 use source::Sources;
 use std::sync::Arc;
 use storage::Storage;
 use tracing::Instrument;
 
-/// The label tying deployed objects to their DeployItem (value: the item's name).
-pub const DEPLOY_ITEM_LABEL: &str = "helm.deployer.landscaper.gardener.cloud/deployitem";
-/// The field manager of the helm deployer's writes.
-pub const FIELD_MANAGER: &str = "landscaper-helm-deployer";
-/// The field manager of writes to releases recorded for helm: Helm's own, so a later
-/// `helm upgrade` (server-side apply without forcing) owns the same fields and meets no
-/// conflicts, and our upgrade of a release helm wrote drops the fields its chart dropped.
-const HELM_FIELD_MANAGER: &str = "helm";
-/// Helm's ownership label and annotations, which `helm upgrade` requires on existing objects.
-const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-const RELEASE_NAME_ANNOTATION: &str = "meta.helm.sh/release-name";
-const RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namespace";
+pub use ownership::{DEPLOY_ITEM_LABEL, FIELD_MANAGER};
 
 /// The helm deployer.
 #[derive(Debug, Clone, Default)]
@@ -100,10 +91,6 @@ fn provider_status(managed: Vec<ManagedResourceStatus>) -> Value {
     rollout::provider_status(HELM_API_VERSION, managed)
 }
 
-fn now() -> String {
-    Timestamp::now().to_string()
-}
-
 async fn ensure_namespace(cluster: &TargetCluster, name: &str) -> Result<(), Error> {
     let api: Api<Namespace> = Api::all(cluster.client.clone());
     let ns = Namespace {
@@ -122,64 +109,6 @@ async fn ensure_namespace(cluster: &TargetCluster, name: &str) -> Result<(), Err
             &e,
         )),
     }
-}
-
-/// Adds Helm's ownership metadata, so real helm accepts the objects as part of the release.
-/// Charts often render an empty `annotations:` (null); that counts as no annotations.
-fn with_helm_ownership(mut obj: Value, release: &str, namespace: &str) -> Value {
-    let Some(root) = obj.as_object_mut() else {
-        return obj;
-    };
-    edit_object(root, "metadata", |meta| {
-        edit_object(meta, "labels", |labels| {
-            labels.insert(MANAGED_BY_LABEL.into(), "Helm".into());
-        });
-        edit_object(meta, "annotations", |annotations| {
-            annotations.insert(RELEASE_NAME_ANNOTATION.into(), release.into());
-            annotations.insert(RELEASE_NAMESPACE_ANNOTATION.into(), namespace.into());
-        });
-    });
-    obj
-}
-
-/// Helm 4's name for how objects were written, which `helm upgrade` repeats: server-side
-/// apply for the `update` strategy, client-side writes otherwise.
-fn apply_method(strategy: UpdateStrategy) -> &'static str {
-    match strategy {
-        UpdateStrategy::Update => "ssa",
-        UpdateStrategy::Patch | UpdateStrategy::Merge | UpdateStrategy::MergeOverwrite => "csa",
-    }
-}
-
-/// Edits the object under `key`, which is made one when missing or not an object (e.g. null).
-fn edit_object(
-    map: &mut serde_json::Map<String, Value>,
-    key: &str,
-    edit: impl FnOnce(&mut serde_json::Map<String, Value>),
-) {
-    match map.get_mut(key) {
-        Some(Value::Object(inner)) => edit(inner),
-        _ => {
-            let mut inner = serde_json::Map::new();
-            edit(&mut inner);
-            map.insert(key.into(), Value::Object(inner));
-        }
-    }
-}
-
-/// Marks revisions left pending by an interrupted operation as failed, so they never block
-/// the next one (Helm would answer "another operation is in progress").
-async fn recover_pending(storage: &Storage, history: &mut [Release]) -> Result<(), Error> {
-    for r in history.iter_mut().filter(|r| r.info.status.is_pending()) {
-        tracing::info!(release = %r.name, revision = r.version, status = r.info.status.as_str(), "recovering helm release left pending");
-        r.info.description = format!(
-            "Interrupted while {}; recovered by the next operation",
-            r.info.status.as_str()
-        );
-        r.info.status = Status::Failed;
-        storage.update(r).await?;
-    }
-    Ok(())
 }
 
 /// What every render of one reconcile shares.
@@ -211,22 +140,8 @@ impl Run<'_> {
             ensure_namespace(&self.cluster, &config.namespace).await?;
         }
         let storage = Storage::new(self.cluster.client.clone(), &config.namespace);
-        let mut history = if self.records() {
-            storage.history(&config.name).await?
-        } else {
-            Vec::new()
-        };
-        recover_pending(&storage, &mut history).await?;
-        let deployed = history
-            .iter()
-            .rev()
-            .find(|r| r.info.status == Status::Deployed)
-            .cloned();
-        let revision = history.last().map_or(1, |r| r.version + 1);
-        let (operation, pre, post) = match deployed {
-            Some(_) => (Operation::Upgrade, Event::PreUpgrade, Event::PostUpgrade),
-            None => (Operation::Install, Event::PreInstall, Event::PostInstall),
-        };
+        let history = History::read(storage, &config.name, self.records()).await?;
+        let (operation, _, _) = history.operation();
         let hook_timeout = options::timeout(config, operation, &item)?;
         let target = RenderTarget::of(&self.cluster, &self.job.interrupt).await?;
         let input = Input {
@@ -234,118 +149,77 @@ impl Run<'_> {
             values: &values,
             target: &target,
         };
-        let config_record = match render::data_record(&values) {
-            Value::Object(m) => m,
-            _ => Default::default(),
+        let recorded = revision::Input {
+            chart: render::chart_record(&chart),
+            config: match render::data_record(&values) {
+                Value::Object(m) => m,
+                _ => Default::default(),
+            },
         };
-        let chart_record = render::chart_record(&chart);
+        let deployed = history.deployed.as_ref();
         // An unchanged release (same chart and values, rendered as its own revision) is
         // re-applied to repair drift without a new revision, so continuous reconcile does not
-        // churn through the history.
-        let same_input = deployed
-            .as_ref()
-            .filter(|d| d.config == config_record && d.chart == chart_record);
-        let unchanged = match same_input {
-            Some(d) => {
-                let again = self.render(&input, d.version, d.version > 1).await?;
-                (again.manifest == d.manifest).then_some(again)
+        // churn through the history; hooks belong to Helm's operations and do not run.
+        if let Some(d) = deployed.filter(|d| recorded.made(d)) {
+            let again = self.render(&input, d.version, d.version > 1).await?;
+            if again.manifest == d.manifest {
+                return self.apply(&again, deployed).await;
             }
-            None => None,
-        };
-        let unchanged_flag = unchanged.is_some();
-        let rendered = match unchanged {
-            Some(r) => r,
-            None => self.render(&input, revision, deployed.is_some()).await?,
-        };
-        // Hooks belong to Helm's operations: they run for a new revision of a recorded
-        // release, never for a re-apply of the same one or without release records.
-        let mut hooks = if self.records() && !unchanged_flag {
-            chart_hooks::records(&rendered.hooks, &item)?
-        } else {
-            Vec::new()
-        };
-        let deployed_at = now();
-        let mut record = (self.records() && !unchanged_flag).then(|| Release {
-            name: config.name.clone(),
-            info: Info {
-                first_deployed: deployed
-                    .as_ref()
-                    .map(|r| r.info.first_deployed.clone())
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| deployed_at.clone()),
-                last_deployed: deployed_at,
-                description: if deployed.is_some() {
-                    "Preparing upgrade"
-                } else {
-                    "Initial install underway"
-                }
-                .into(),
-                status: if deployed.is_some() {
-                    Status::PendingUpgrade
-                } else {
-                    Status::PendingInstall
-                },
-                notes: rendered.notes.clone(),
-                ..Default::default()
-            },
-            chart: chart_record,
-            config: config_record,
-            manifest: rendered.manifest.clone(),
-            hooks: hooks.clone(),
-            version: revision,
-            namespace: config.namespace.clone(),
-            apply_method: apply_method(config.update_strategy.unwrap_or_default()).into(),
-            ..Default::default()
-        });
-        if let Some(r) = &record {
-            storage.create(r).await?;
         }
-        let Some(r) = record.as_mut() else {
-            return self.apply(&rendered, deployed.as_ref()).await;
-        };
+        let rendered = self
+            .render(&input, history.next_revision, deployed.is_some())
+            .await?;
+        if !self.records() {
+            return self.apply(&rendered, deployed).await;
+        }
+        self.new_revision(&history, &rendered, recorded, hook_timeout)
+            .await
+    }
+
+    /// A new revision of a recorded release: its record pending, the hooks and objects, then
+    /// the record deployed, or failed (and undone when `atomic`).
+    async fn new_revision(
+        &self,
+        history: &History,
+        rendered: &render::Rendered,
+        recorded: revision::Input,
+        hook_timeout: std::time::Duration,
+    ) -> Result<Outcome, Failure> {
+        let item = self.job.item_name();
+        let (operation, pre, post) = history.operation();
+        let mut hooks = chart_hooks::records(&rendered.hooks, &item)?;
+        let mut record = history
+            .begin(&self.config, recorded, rendered, hooks.clone())
+            .await?;
+        let deployed = history.deployed.as_ref();
         let result = self
-            .deploy(
-                &rendered,
-                deployed.as_ref(),
-                &mut hooks,
-                (pre, post),
-                hook_timeout,
-            )
+            .deploy(rendered, deployed, &mut hooks, (pre, post), hook_timeout)
             .await;
-        r.hooks = hooks;
-        match &result {
+        record.hooks = hooks;
+        let failure = match &result {
             Ok(_) => {
-                r.info.status = Status::Deployed;
-                r.info.description = if deployed.is_some() {
-                    "Upgrade complete"
-                } else {
-                    "Install complete"
-                }
-                .into();
-                storage.update(r).await?;
-                if let Some(mut d) = deployed {
-                    d.info.status = Status::Superseded;
-                    storage.update(&d).await?;
-                }
-                storage.prune(&config.name).await?;
+                history.deployed(&mut record).await?;
+                return result;
             }
-            Err(f) => {
-                r.info.status = Status::Failed;
-                r.info.description = f.error.message.clone();
-                storage.update(r).await?;
-                if options::atomic(config, operation, &item)? {
-                    let failed = f.clone();
-                    return Err(match &deployed {
-                        Some(d) => {
-                            self.roll_back(failed, d, &rendered.crds, revision + 1, &storage)
-                                .await
-                        }
-                        None => self.uninstall_failed(failed).await,
-                    });
-                }
-            }
+            Err(f) => f.clone(),
+        };
+        history.failed(&mut record, &failure.error.message).await?;
+        if !options::atomic(&self.config, operation, &item)? {
+            return result;
         }
-        result
+        Err(match deployed {
+            Some(d) => {
+                self.roll_back(
+                    failure,
+                    d,
+                    &rendered.crds,
+                    history.next_revision + 1,
+                    &history.storage,
+                )
+                .await
+            }
+            None => self.uninstall_failed(failure).await,
+        })
     }
 
     async fn render(
@@ -564,25 +438,5 @@ mod tests {
         let unchanged = remote.clone();
         HelmDeployer::slim_config(&mut remote);
         assert_eq!(remote, unchanged);
-    }
-
-    #[test]
-    fn ownership_is_added_to_empty_rendered_annotations() {
-        let rendered = json!({
-            "kind": "Service",
-            "metadata": { "name": "web", "labels": { "app": "web" }, "annotations": null },
-        });
-        let owned = with_helm_ownership(rendered, "rel", "ns1");
-        assert_eq!(
-            owned["metadata"],
-            json!({
-                "name": "web",
-                "labels": { "app": "web", "app.kubernetes.io/managed-by": "Helm" },
-                "annotations": {
-                    "meta.helm.sh/release-name": "rel",
-                    "meta.helm.sh/release-namespace": "ns1",
-                },
-            })
-        );
     }
 }

@@ -3,9 +3,9 @@
 //! rendered again, so a broken or unreachable chart cannot block a deletion), and the
 //! records go last.
 
-use super::FIELD_MANAGER;
 use super::chart_hooks::{Event, Runner};
 use super::options::{self, Operation};
+use super::ownership::FIELD_MANAGER;
 use super::release::{Release, Status};
 use super::storage::Storage;
 use k8s_openapi::jiff::Timestamp;
