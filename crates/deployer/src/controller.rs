@@ -54,6 +54,9 @@ pub struct DeployerConfig {
     pub target_selectors: Vec<TargetSelector>,
     /// Watch DeployItems and Targets of this namespace only.
     pub namespace: Option<String>,
+    /// Namespaces whose DeployItems another deployer of the same type serves (a registered
+    /// helm deployer leaves the agent's namespaces to the agent's embedded one).
+    pub excluded_namespaces: Vec<String>,
     /// Items reconciled at the same time.
     pub workers: u16,
     /// First retry delay of a transient error; doubles per failure.
@@ -76,6 +79,7 @@ impl DeployerConfig {
             },
             target_selectors: Vec::new(),
             namespace: None,
+            excluded_namespaces: Vec::new(),
             workers: 8,
             retry_initial: Duration::from_secs(1),
             retry_max: Duration::from_secs(120),
@@ -438,6 +442,9 @@ impl<D: Deployer> Context<D> {
         &self,
         item: &DeployItem,
     ) -> Result<(bool, Option<Arc<Target>>), Error> {
+        if responsibility::excluded(&self.config.excluded_namespaces, item) {
+            return Ok((false, None));
+        }
         let no_selectors = self.config.target_selectors.is_empty();
         let Some(r) = &item.spec.target else {
             // With selectors, only a target can make an item ours.
