@@ -13,7 +13,7 @@ use crate::health::Health;
 use crate::heartbeat::{Beat, Heartbeat};
 use crate::names::Names;
 use crate::registration::RegistrationError;
-use crate::registration::environment::{desired_spec, ensure};
+use crate::registration::environment::{agent_annotations, desired_spec, ensure};
 use crate::registration::host::HostRegistration;
 use crate::settings::Settings;
 use crate::token::TokenLifetime;
@@ -109,7 +109,7 @@ impl Agent {
             spec,
             &self.names,
             &cluster_id,
-            &self.settings.landscaper_namespace,
+            agent_annotations(&self.settings),
         )
         .await?;
         Ok(lifetime)

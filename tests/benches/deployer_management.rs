@@ -15,6 +15,7 @@
 //! `DM_BENCH_ENVIRONMENTS` (default 1000) and `DM_BENCH_REGISTRATIONS` (default 5) change the
 //! load; `LANDSCAPER_BIN` points at another landscaper binary.
 
+use std::collections::BTreeSet;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,7 @@ use landscaper_e2e::process::{
     load_summary, release_binary, sample_load, top_requests, usage, wait_or_exit,
 };
 use serde_json::json;
+use testbed::RequestRecord;
 use testbed::{Cluster, Testbed};
 
 const USER: &str = "landscaper-bench";
@@ -102,6 +104,30 @@ fn spawn_landscaper(kubeconfig: &std::path::Path, log: &std::path::Path) -> Chil
         .stderr(std::fs::File::create(log).expect("landscaper log"))
         .spawn()
         .expect("the landscaper starts")
+}
+
+/// The landscaper's logged requests split into deployer management's and those of the pairs'
+/// first jobs, which the Installation controller runs on each pair's Installation as on any
+/// other (the `installations` bench measures them): its patches of Installations and of their
+/// status (deployer management creates Installations and patches none on a first run) and the
+/// Events it publishes on them, named `<pair>.<suffix>` (deployer management's Events name a
+/// registration or an environment).
+fn split(records: &[RequestRecord], pairs: &BTreeSet<String>) -> (u64, u64) {
+    let (mut management, mut jobs) = (0, 0);
+    for record in records.iter().filter(|r| r.user == USER) {
+        let on_installation = record.resource == "installations" && record.verb == "patch";
+        let installation_event = record.resource == "events"
+            && record
+                .name
+                .split_once('.')
+                .is_some_and(|(object, _)| pairs.contains(object));
+        if on_installation || installation_event {
+            jobs += 1;
+        } else {
+            management += 1;
+        }
+    }
+    (management, jobs)
 }
 
 /// How many of the installations have finished the job they run (or never started one).
@@ -196,6 +222,10 @@ async fn main() {
     let requests = counters.count(None, None, Some(USER));
     let writes = counters.writes(Some(USER));
     let top = top_requests(counters, USER);
+    let pair_names: BTreeSet<String> = (0..registrations)
+        .flat_map(|r| (0..environments).map(move |e| format!("deployer-{r}-env-{e:04}")))
+        .collect();
+    let (management, first_jobs) = split(&cluster.requests(), &pair_names);
     // The restart below must find nothing to do: every installation's first job ends first.
     wait_or_exit(
         &format!("all {pairs} pairs' first jobs finished"),
@@ -258,6 +288,11 @@ async fn main() {
         "  landscaper requests            {requests} ({:.2} per pair), of which writes {writes} ({:.2} per pair)",
         requests as f64 / pairs as f64,
         writes as f64 / pairs as f64
+    );
+    println!(
+        "  of which deployer management   {management} ({:.2} per pair); the pairs' first jobs so far {first_jobs} ({:.2} per pair)",
+        management as f64 / pairs as f64,
+        first_jobs as f64 / pairs as f64
     );
     println!("  requests by kind               {top}");
     println!(

@@ -104,6 +104,25 @@ pub fn package(dir: &Path) -> Vec<u8> {
     gz.finish().expect("gzip finished")
 }
 
+/// A chart with one ConfigMap, `<release>-greeting`, holding `.Values.greeting`, written
+/// below `dir` and returned as `chart.archive.raw`.
+pub fn greeting_chart(dir: &Path) -> String {
+    let chart = dir.join("greeting");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: greeting\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(chart.join("values.yaml"), "greeting: unset\n").expect("values.yaml");
+    std::fs::write(
+        chart.join("templates/configmap.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n  namespace: {{ .Release.Namespace }}\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+    )
+    .expect("template");
+    archive_raw(&chart)
+}
+
 /// The packaged chart, base64 encoded as `chart.archive.raw` expects it.
 pub fn archive_raw(dir: &Path) -> String {
     base64::engine::general_purpose::STANDARD.encode(package(dir))

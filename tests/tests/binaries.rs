@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use landscaper_e2e::charts::archive_raw;
+use landscaper_e2e::charts::greeting_chart;
 use landscaper_e2e::flow;
 use landscaper_e2e::tools::{external_tool, workspace_binary};
 use serde_json::json;
@@ -233,24 +233,6 @@ fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
         4,
         "the root and its two subinstallations:\n{listed}"
     );
-}
-
-/// A chart with one ConfigMap, `<release>-greeting`, holding `.Values.greeting`.
-fn greeting_chart(dir: &Path) -> String {
-    let chart = dir.join("greeting");
-    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: greeting\nversion: 0.1.0\n",
-    )
-    .expect("Chart.yaml");
-    std::fs::write(chart.join("values.yaml"), "greeting: unset\n").expect("values.yaml");
-    std::fs::write(
-        chart.join("templates/configmap.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\n  namespace: {{ .Release.Namespace }}\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
-    )
-    .expect("template");
-    archive_raw(&chart)
 }
 
 /// A DeployerRegistration `greeter` whose inline blueprint renders one helm item installing

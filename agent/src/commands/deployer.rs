@@ -72,6 +72,12 @@ pub struct Args {
     #[arg(long)]
     pub namespace: Option<String>,
 
+    /// Leave the DeployItems of this namespace alone; repeatable. A registered helm deployer
+    /// gets the namespaces the environment's agent serves (its pair's `excludedNamespaces`
+    /// import), so that one helm deployer works on each item.
+    #[arg(long = "exclude-namespace", value_name = "NAMESPACE")]
+    pub excluded_namespaces: Vec<String>,
+
     /// Identity written to `status.deployer.identity` (default: the configuration's
     /// `identity`, else the deployer's name).
     #[arg(long)]
@@ -172,6 +178,7 @@ pub fn resolve(args: &Args) -> Result<Resolved, String> {
         flag_selectors
     };
     config.namespace = args.namespace.clone();
+    config.excluded_namespaces = args.excluded_namespaces.clone();
     let workers = args
         .workers
         .or(file.controller.as_ref().and_then(|c| c.workers))
@@ -279,6 +286,7 @@ pub async fn serve(
         namespace = ?config.namespace,
         workers = config.workers,
         target_selectors = config.target_selectors.len(),
+        excluded_namespaces = ?config.excluded_namespaces,
         "starting"
     );
     // Set up and about to serve: what `/readyz` and an in-process run's host count as ready.
@@ -459,8 +467,13 @@ deployItemTimeouts:
             "5",
             "--environment",
             "edge",
+            "--exclude-namespace",
+            "ls-system",
+            "--exclude-namespace",
+            "team-a",
         ]);
         let resolved = resolve(&cli.args).unwrap().config;
+        assert_eq!(resolved.excluded_namespaces, ["ls-system", "team-a"]);
         assert_eq!(resolved.info.identity, "from-flag");
         assert_eq!(resolved.workers, 5);
         assert_eq!(resolved.target_selectors.len(), 1);

@@ -1,6 +1,8 @@
 //! The Environment in the landscaper cluster: created with the agent's finalizer and an
 //! annotation naming the host cluster, so no other agent can take it over by accident.
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -21,6 +23,22 @@ pub const HOST_CLUSTER_ANNOTATION: &str = "agent.landscaper.gardener.cloud/host-
 /// Annotation on the Environment naming the namespace of the agent's heartbeat Lease; defined
 /// with the API because the landscaper reads it.
 pub use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_NAMESPACE_ANNOTATION;
+
+/// The annotations the agent keeps on its Environment: the namespace of its heartbeat Lease
+/// (its `landscaperNamespace`, where the landscaper reads it) and the namespaces its embedded
+/// helm deployer serves (which a registered helm deployer leaves to it).
+pub fn agent_annotations(settings: &Settings) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (
+            LEASE_NAMESPACE_ANNOTATION.to_owned(),
+            settings.landscaper_namespace.clone(),
+        ),
+        (
+            annotations::AGENT_DEPLOY_ITEM_NAMESPACES.to_owned(),
+            settings.deploy_item_namespaces.join(","),
+        ),
+    ])
+}
 
 /// The Environment an agent with these settings registers.
 pub fn desired_spec(settings: &Settings, names: &Names, landscaper: &Endpoint) -> EnvironmentSpec {
@@ -44,33 +62,26 @@ pub fn desired_spec(settings: &Settings, names: &Names, landscaper: &Endpoint) -
     }
 }
 
-/// Creates the Environment, or brings an existing one of ours up to date; it names the
-/// namespace of the heartbeat Lease, `lease_namespace`, for the landscaper.
+/// Creates the Environment, or brings an existing one of ours up to date, with the agent's
+/// annotations `agent` ([`agent_annotations`]) for the landscaper.
 pub async fn ensure(
     client: &kube::Client,
     spec: EnvironmentSpec,
     names: &Names,
     host_cluster_id: &str,
-    lease_namespace: &str,
+    agent: BTreeMap<String, String>,
 ) -> Result<Environment, RegistrationError> {
     let name = &names.environment;
     let mut desired = Environment::new(name, spec);
+    let mut desired_annotations = agent.clone();
+    desired_annotations.insert(
+        HOST_CLUSTER_ANNOTATION.to_owned(),
+        host_cluster_id.to_owned(),
+    );
     desired.metadata = ObjectMeta {
         name: Some(name.clone()),
         labels: Some(owned_labels(name)),
-        annotations: Some(
-            [
-                (
-                    HOST_CLUSTER_ANNOTATION.to_owned(),
-                    host_cluster_id.to_owned(),
-                ),
-                (
-                    LEASE_NAMESPACE_ANNOTATION.to_owned(),
-                    lease_namespace.to_owned(),
-                ),
-            ]
-            .into(),
-        ),
+        annotations: Some(desired_annotations),
         finalizers: Some(vec![finalizers::AGENT.to_owned()]),
         ..Default::default()
     };
@@ -96,18 +107,19 @@ pub async fn ensure(
         if !has_finalizer {
             existing.finalizers_mut().push(finalizers::AGENT.to_owned());
         }
-        let lease_moved = existing.annotations().get(LEASE_NAMESPACE_ANNOTATION)
-            != Some(&lease_namespace.to_owned());
-        if lease_moved {
-            existing.annotations_mut().insert(
-                LEASE_NAMESPACE_ANNOTATION.to_owned(),
-                lease_namespace.to_owned(),
-            );
+        let mut annotations_moved = false;
+        for (key, value) in &agent {
+            if existing.annotations().get(key) != Some(value) {
+                existing
+                    .annotations_mut()
+                    .insert(key.clone(), value.clone());
+                annotations_moved = true;
+            }
         }
         let stale = existing.spec != desired.spec;
         existing.spec = desired.spec;
         Ok(Repair::replace_if(
-            stale || !has_finalizer || lease_moved,
+            stale || !has_finalizer || annotations_moved,
             existing,
         ))
     };

@@ -65,6 +65,12 @@ pub mod annotations {
     /// annotation.
     pub const HEARTBEAT_LEASE_NAMESPACE: &str =
         "agent.landscaper.gardener.cloud/heartbeat-lease-namespace";
+    /// On an agent's Environment: the namespaces of the landscaper cluster whose helm
+    /// DeployItems the agent's embedded helm deployer serves (its `deployItemNamespaces`),
+    /// comma-separated; a registered helm deployer in that environment leaves them alone.
+    /// Additive: upstream defines no such annotation.
+    pub const AGENT_DEPLOY_ITEM_NAMESPACES: &str =
+        "agent.landscaper.gardener.cloud/deploy-item-namespaces";
     /// Keeps the landscaper's internal deployer away from an installation.
     pub const NOT_INTERNAL: &str = "landscaper.gardener.cloud/not-internal";
     /// Pauses continuous reconcile of a deploy item while it is `"false"`.

@@ -1,9 +1,18 @@
 //! Which DeployItems a deployer is responsible for: its own `spec.type`, and a Target that one
 //! of its target selectors matches (by name, annotations or labels with Kubernetes selector
-//! operators). A deployer without selectors is responsible for every target.
+//! operators). A deployer without selectors is responsible for every target. Items of an
+//! excluded namespace are never its own, whatever their Target.
 
-use landscaper_api::core::{Requirement, SelectorOperator, Target, TargetSelector};
+use landscaper_api::core::{DeployItem, Requirement, SelectorOperator, Target, TargetSelector};
 use std::collections::BTreeMap;
+
+/// Whether the item lives in one of the `excluded` namespaces.
+pub fn excluded(excluded: &[String], item: &DeployItem) -> bool {
+    item.metadata
+        .namespace
+        .as_deref()
+        .is_some_and(|ns| excluded.iter().any(|e| e == ns))
+}
 
 /// Whether any selector matches the target; no selectors match everything.
 pub fn matches_any(selectors: &[TargetSelector], target: &Target) -> Result<bool, String> {
@@ -108,6 +117,17 @@ mod tests {
             operator: Some(op),
             values: values.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn items_of_an_excluded_namespace_are_excluded_and_others_not() {
+        let mut item = DeployItem::new("i", Default::default());
+        item.metadata.namespace = Some("ls-system".into());
+        let excluded_namespaces = ["team-a".to_owned(), "ls-system".to_owned()];
+        assert!(excluded(&excluded_namespaces, &item));
+        item.metadata.namespace = Some("team-b".into());
+        assert!(!excluded(&excluded_namespaces, &item));
+        assert!(!excluded(&[], &item));
     }
 
     #[test]

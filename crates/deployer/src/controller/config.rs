@@ -32,6 +32,9 @@ pub struct DeployerConfig {
     pub target_selectors: Vec<TargetSelector>,
     /// Watch DeployItems and Targets of this namespace only.
     pub namespace: Option<String>,
+    /// Namespaces whose DeployItems another deployer of the same type serves (a registered
+    /// helm deployer leaves the agent's namespaces to the agent's embedded one).
+    pub excluded_namespaces: Vec<String>,
     /// Items reconciled at the same time.
     pub workers: u16,
     /// First retry delay of a transient error; doubles per failure.
@@ -54,6 +57,7 @@ impl DeployerConfig {
             },
             target_selectors: Vec::new(),
             namespace: None,
+            excluded_namespaces: Vec::new(),
             workers: 8,
             retry_initial: Duration::from_secs(1),
             retry_max: Duration::from_secs(120),

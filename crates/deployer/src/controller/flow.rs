@@ -45,6 +45,9 @@ impl<D: Deployer> Context<D> {
         &self,
         item: &DeployItem,
     ) -> Result<(bool, Option<Arc<Target>>), Error> {
+        if responsibility::excluded(&self.config.excluded_namespaces, item) {
+            return Ok((false, None));
+        }
         let no_selectors = self.config.target_selectors.is_empty();
         let Some(r) = &item.spec.target else {
             // With selectors, only a target can make an item ours.

@@ -5,6 +5,8 @@
 //!
 //! The item's environments are those whose `spec.targetSelectors` match the item's Target:
 //! the selectors the environment's agent and every deployer installed there serve items by.
+//! A helm item in a namespace the environment's agent serves is the agent's, whatever helm
+//! deployer is registered there (`deployer_registration::agent_namespaces`): it waits for none.
 
 use std::sync::Arc;
 
@@ -17,7 +19,7 @@ use landscaper_api::core::{
 use landscaper_deployer::responsibility::matches_any;
 
 use crate::controllers::deployer_caches::DeployerCaches;
-use crate::controllers::deployer_registration::pair_name;
+use crate::controllers::deployer_registration::{agent_namespaces, pair_name, served_by_agent};
 
 /// A registered deployer of the item's type in one of the item's environments.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,15 +51,32 @@ pub enum Deployers {
     },
 }
 
-/// What the registered deployers of `item_type` in the environments of `target` are up to;
-/// `installation` finds a pair's Installation by name.
+/// The item a decision is about.
+#[derive(Clone, Copy, Debug)]
+pub struct Item<'a> {
+    /// Its `spec.type`.
+    pub type_: &'a str,
+    /// Its namespace.
+    pub namespace: &'a str,
+    /// Its Target.
+    pub target: &'a Target,
+}
+
+/// What the registered deployers of the item's type in the environments of its Target are up
+/// to; `management_namespace` is the deployer management namespace, `installation` finds a
+/// pair's Installation by name.
 pub fn deployers_of(
-    item_type: &str,
-    target: &Target,
+    item: Item<'_>,
     registrations: &[Arc<DeployerRegistration>],
     environments: &[Arc<Environment>],
+    management_namespace: &str,
     installation: impl Fn(&str) -> Option<Arc<Installation>>,
 ) -> Deployers {
+    let Item {
+        type_: item_type,
+        namespace,
+        target,
+    } = item;
     let serving: Vec<&DeployerRegistration> = registrations
         .iter()
         .map(Arc::as_ref)
@@ -71,6 +90,13 @@ pub fn deployers_of(
     for environment in environments {
         if environment.meta().deletion_timestamp.is_some()
             || !matches_any(&environment.spec.target_selectors, target).unwrap_or(false)
+        {
+            continue;
+        }
+        if served_by_agent(item_type)
+            && agent_namespaces(environment, management_namespace)
+                .iter()
+                .any(|ns| ns == namespace)
         {
             continue;
         }
@@ -140,12 +166,12 @@ impl Caches {
     }
 
     /// [`deployers_of`] on the cached objects.
-    pub fn deployers_of(&self, item_type: &str, target: &Target) -> Deployers {
+    pub fn deployers_of(&self, item: Item<'_>) -> Deployers {
         deployers_of(
-            item_type,
-            target,
+            item,
             &self.shared.registrations.state(),
             &self.shared.environments.state(),
+            &self.namespace,
             |name| {
                 self.shared
                     .installations
@@ -209,6 +235,14 @@ mod tests {
         .unwrap()
     }
 
+    fn item<'a>(type_: &'a str, target: &'a Target) -> Item<'a> {
+        Item {
+            type_,
+            namespace: "apps",
+            target,
+        }
+    }
+
     fn installation(phase: &str, since: &str) -> Arc<Installation> {
         Arc::new(
             serde_json::from_value(json!({
@@ -233,16 +267,22 @@ mod tests {
             installation: "mock-edge".to_owned(),
         };
         assert_eq!(
-            deployers_of(MOCK, &target("edge"), &registrations, &environments, none),
+            deployers_of(
+                item(MOCK, &target("edge")),
+                &registrations,
+                &environments,
+                "ls-system",
+                none
+            ),
             Deployers::NotInstalled(vec![pair.clone()])
         );
         let progressing = |_: &str| Some(installation("Progressing", "2026-01-01T10:00:00Z"));
         assert_eq!(
             deployers_of(
-                MOCK,
-                &target("edge"),
+                item(MOCK, &target("edge")),
                 &registrations,
                 &environments,
+                "ls-system",
                 progressing
             ),
             Deployers::NotInstalled(vec![pair.clone()])
@@ -250,10 +290,10 @@ mod tests {
         let succeeded = |_: &str| Some(installation("Succeeded", "2026-01-01T10:00:00Z"));
         assert_eq!(
             deployers_of(
-                MOCK,
-                &target("edge"),
+                item(MOCK, &target("edge")),
                 &registrations,
                 &environments,
+                "ls-system",
                 succeeded
             ),
             Deployers::Installed {
@@ -270,23 +310,49 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(
             deployers_of(
-                "landscaper.gardener.cloud/helm",
-                &target("edge"),
+                item("landscaper.gardener.cloud/helm", &target("edge")),
                 &registrations,
                 &environments,
+                "ls-system",
                 none
             ),
             Deployers::NoneRegistered
         );
         assert_eq!(
             deployers_of(
-                MOCK,
-                &target("elsewhere"),
+                item(MOCK, &target("elsewhere")),
                 &registrations,
                 &environments,
+                "ls-system",
                 none
             ),
             Deployers::NoneRegistered
         );
+    }
+
+    #[test]
+    fn a_helm_item_in_a_namespace_the_agent_serves_waits_for_no_registered_helm_deployer() {
+        const HELM: &str = "landscaper.gardener.cloud/helm";
+        let registrations = [registration("helm", &[HELM])];
+        let mut edge = environment("edge");
+        Arc::make_mut(&mut edge).annotations_mut().insert(
+            "agent.landscaper.gardener.cloud/deploy-item-namespaces".to_owned(),
+            "ls-system,apps".to_owned(),
+        );
+        let none = |_: &str| None;
+        let target = target("edge");
+        let in_apps = item(HELM, &target);
+        assert_eq!(
+            deployers_of(in_apps, &registrations, &[edge.clone()], "ls-system", none),
+            Deployers::NoneRegistered
+        );
+        let elsewhere = Item {
+            namespace: "team-x",
+            ..in_apps
+        };
+        assert!(matches!(
+            deployers_of(elsewhere, &registrations, &[edge], "ls-system", none),
+            Deployers::NotInstalled(_)
+        ));
     }
 }

@@ -16,7 +16,7 @@ use landscaper_api::core::{
 use serde_json::json;
 use tracing::info;
 
-use super::deployers::{Deployers, Pair};
+use super::deployers::{Deployers, Item, Pair};
 use super::timeouts::{self, Timer};
 use super::writes::{fail, patch_status, publish};
 use super::{
@@ -44,7 +44,11 @@ pub(super) async fn pickup(item: &DeployItem, context: &Context) -> Result<Actio
         false => None,
     };
     let deployers = match (&context.deployers, target.as_ref().and_then(Option::as_ref)) {
-        (Some(caches), Some(target)) => caches.deployers_of(&item.spec.type_, target),
+        (Some(caches), Some(target)) => caches.deployers_of(Item {
+            type_: &item.spec.type_,
+            namespace: item.metadata.namespace.as_deref().unwrap_or_default(),
+            target,
+        }),
         _ => Deployers::NoneRegistered,
     };
     let now = Timestamp::now();

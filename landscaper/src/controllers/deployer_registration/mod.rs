@@ -46,7 +46,7 @@ use crate::health::Health;
 use crate::metrics;
 use crate::settings::Settings;
 
-pub use self::pair::{Pair, pair_name};
+pub use self::pair::{Pair, agent_namespaces, pair_name, served_by_agent};
 
 /// Field manager and event reporter of this controller.
 const MANAGER: &str = "landscaper-deployer-registration-controller";

@@ -120,7 +120,14 @@ impl Graph {
         self.pairs
             .iter()
             .filter(|((other, env), _)| env == environment && other != registration)
-            .filter(|(_, state)| state.needs.iter().any(|t| served.contains(t)))
+            // The pairs' helm items are the agent's (they are in its namespace), never a
+            // registered helm deployer's: helm never holds a removal back.
+            .filter(|(_, state)| {
+                state
+                    .needs
+                    .iter()
+                    .any(|t| !served_by_agent(t) && served.contains(t))
+            })
             .filter(|((other, _), _)| {
                 let theirs = self.serves.get(other);
                 !mine.is_some_and(|mine| {
@@ -275,5 +282,19 @@ mod tests {
             ],
         );
         assert!(cycle.removal_blockers("mock", "edge").is_empty());
+    }
+
+    #[test]
+    fn a_registered_helm_deployer_holds_no_pair_back_the_agent_installs_them() {
+        let g = graph(
+            &[("helm", &[HELM]), ("manifest", &[MANIFEST])],
+            &[
+                ("helm", "edge", true, &[HELM]),
+                ("manifest", "edge", true, &[HELM]),
+            ],
+        );
+        assert!(g.removal_blockers("helm", "edge").is_empty());
+        assert!(g.cycles().is_empty());
+        assert!(g.waits("helm", "edge").is_empty());
     }
 }

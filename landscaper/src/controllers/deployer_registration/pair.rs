@@ -27,6 +27,9 @@ pub const MAX_NAME_LENGTH: usize = 63;
 pub const KUBECONFIG_KEY: &str = "kubeconfig";
 /// The data import of a pair's Installation that holds the landscaper cluster's kubeconfig.
 pub const LANDSCAPER_CLUSTER_KUBECONFIG_IMPORT: &str = "landscaperClusterKubeconfig";
+/// The data mapping of a helm-serving pair's Installation that lists the namespaces whose
+/// helm DeployItems the environment's agent serves, which its deployer must leave alone.
+pub const EXCLUDED_NAMESPACES_MAPPING: &str = "excludedNamespaces";
 
 /// A registration in an environment.
 pub struct Pair<'a> {
@@ -216,6 +219,18 @@ impl<'a> Pair<'a> {
             serde_json::to_value(&environment.target_selectors).unwrap_or_default(),
         );
         mappings.insert("values".to_owned(), values);
+        if self
+            .registration
+            .spec
+            .types
+            .iter()
+            .any(|t| served_by_agent(t))
+        {
+            mappings.insert(
+                EXCLUDED_NAMESPACES_MAPPING.to_owned(),
+                json!(agent_namespaces(self.environment, self.namespace)),
+            );
+        }
         let mut imports = template.imports.clone().unwrap_or_default();
         let mut targets = vec![
             target_import("cluster", &self.environment_name()),
@@ -276,6 +291,26 @@ pub fn with_reconcile_annotation(mut installation: Installation) -> Installation
 /// agent's embedded helm deployer.
 pub fn served_by_agent(deploy_item_type: &str) -> bool {
     deploy_item_type == deploy_item_types::HELM
+}
+
+/// The namespaces whose helm DeployItems the environment's agent serves with its embedded helm
+/// deployer, sorted: the deployer management namespace (where the pairs' items are, so that
+/// the agent installs every deployer, a registered helm deployer included) and those its
+/// Environment's annotation names (the agent's `deployItemNamespaces`). A registered helm
+/// deployer there serves every other namespace, so that one helm deployer works on each item.
+pub fn agent_namespaces(environment: &Environment, management_namespace: &str) -> Vec<String> {
+    let announced = environment
+        .annotations()
+        .get(annotations::AGENT_DEPLOY_ITEM_NAMESPACES)
+        .map(String::as_str)
+        .unwrap_or_default();
+    let namespaces: std::collections::BTreeSet<&str> = announced
+        .split(',')
+        .map(str::trim)
+        .filter(|ns| !ns.is_empty())
+        .chain([management_namespace])
+        .collect();
+    namespaces.into_iter().map(str::to_owned).collect()
 }
 
 fn target_import(name: &str, target: &str) -> TargetImport {
@@ -398,6 +433,33 @@ mod tests {
         assert_eq!(targets[0].target.as_deref(), Some("#default"));
         assert_eq!(targets[1].name, "landscaperCluster");
         assert_eq!(targets[1].target.as_deref(), Some("#mock-default"));
+    }
+
+    #[test]
+    fn a_helm_deployer_is_told_the_namespaces_the_agent_serves_and_others_are_not() {
+        let mut environment = environment();
+        environment.annotations_mut().insert(
+            annotations::AGENT_DEPLOY_ITEM_NAMESPACES.to_owned(),
+            "team-b,team-a".to_owned(),
+        );
+        let mut helm = registration();
+        helm.spec.types = vec![deploy_item_types::HELM.to_owned()];
+        let pair = Pair::new(&helm, &environment, "ls-system").unwrap();
+        let mappings = pair.installation().spec.import_data_mappings.unwrap();
+        assert_eq!(
+            mappings[EXCLUDED_NAMESPACES_MAPPING],
+            json!(["ls-system", "team-a", "team-b"])
+        );
+        let mock = registration();
+        let pair = Pair::new(&mock, &environment, "ls-system").unwrap();
+        let mappings = pair.installation().spec.import_data_mappings.unwrap();
+        assert!(!mappings.contains_key(EXCLUDED_NAMESPACES_MAPPING));
+        // An Environment without the agent's annotation: the pairs' namespace still is the
+        // agent's.
+        assert_eq!(
+            agent_namespaces(&self::environment(), "ls-system"),
+            ["ls-system"]
+        );
     }
 
     #[test]
