@@ -29,7 +29,8 @@
 //! namespaces, tokens, the workload simulator and its kubelet mode), `kubelet` the extension
 //! point that runs containers in-process, `authn`/`rbac`/`token` who may do what, and
 //! `patch`/`selector` the pure algorithms of patches and selectors. Beside the API server,
-//! `chart_repository` and `registry` serve Helm charts on loopback for fetch tests.
+//! `chart_repository` and `registry` serve Helm charts on loopback for fetch tests. `gardener`
+//! is an opt-in test double of Gardener's Shoot API (not part of kube-apiserver).
 
 pub mod auth;
 pub mod authn;
@@ -40,6 +41,7 @@ pub mod controllers;
 pub mod counters;
 pub mod faults;
 pub mod field_error;
+pub mod gardener;
 pub mod handlers;
 pub mod ids;
 pub mod kubeconfig;
