@@ -107,12 +107,22 @@ fn check_all(
     }
 }
 
+/// A blueprint's `targetType` as upstream's defaulting makes it: a type without a `/` is in
+/// Landscaper's domain (`mock` is `landscaper.gardener.cloud/mock`).
+pub fn qualified_target_type(target_type: &str) -> std::borrow::Cow<'_, str> {
+    if target_type.is_empty() || target_type.contains('/') {
+        std::borrow::Cow::Borrowed(target_type)
+    } else {
+        std::borrow::Cow::Owned(format!("landscaper.gardener.cloud/{target_type}"))
+    }
+}
+
 fn check_target(value: &Json, definition: &ImportDefinition, at: &str, problems: &mut Vec<String>) {
     let Some(actual) = value.pointer("/spec/type").and_then(Json::as_str) else {
         problems.push(format!("import {at}: expected a Target with spec.type"));
         return;
     };
-    if let Some(expected) = definition.target_type.as_deref()
+    if let Some(expected) = definition.target_type.as_deref().map(qualified_target_type)
         && actual != expected
     {
         problems.push(format!(

@@ -75,23 +75,23 @@ const NOT_AT_THIS_LEVEL: &[(&str, &str)] = &[
     ),
     (
         "executions/test2-root",
-        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs)",
+        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs); runs through the installation controller on upstream's state in tests/tests/upstream_states/executions.rs",
     ),
     (
         "executions/test2-import-index-wrong",
-        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs)",
+        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs); runs through the installation controller on upstream's state in tests/tests/upstream_states/executions.rs",
     ),
     (
         "executions/test2-import-not-exist",
-        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs)",
+        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs); runs through the installation controller on upstream's state in tests/tests/upstream_states/executions.rs",
     ),
     (
         "executions/test2-import-wrong-type-1",
-        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs)",
+        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs); runs through the installation controller on upstream's state in tests/tests/upstream_states/executions.rs",
     ),
     (
         "executions/test2-import-wrong-type-2",
-        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs)",
+        "the result is DeployItemTemplates whose targets the installation controller resolves from the imported Target objects of the cluster (target.import, target.import + index, legacy target.name: landscaper/src/controllers/installation/subobjects.rs); runs through the installation controller on upstream's state in tests/tests/upstream_states/executions.rs",
     ),
     (
         "exports/test5",

@@ -284,7 +284,9 @@ fn validate(
                         "{owner}: export {name:?}: exported target does not match the expected target template schema (no type)"
                     ))
                 })?;
-                let expected = definition.target_type.as_deref().unwrap_or_default();
+                let expected = landscaper_blueprint::imports::qualified_target_type(
+                    definition.target_type.as_deref().unwrap_or_default(),
+                );
                 if actual != expected {
                     return Err(DataflowError::InvalidExport(format!(
                         "{owner}: export {name:?}: exported target type is {actual} but expected {expected}"

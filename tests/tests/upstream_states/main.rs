@@ -5,6 +5,7 @@
 
 mod controllers_execution;
 mod controllers_installations;
+mod executions;
 mod exports;
 mod imports;
 mod subinstallations;

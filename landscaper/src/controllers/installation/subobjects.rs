@@ -11,12 +11,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::{
-    DeployItemTemplate, Execution, Installation, InstallationTemplate, ObjectReference, SubNamePair,
+    DeployItemTemplate, Execution, ImportDefinition, Installation, InstallationTemplate,
+    ObjectReference, SubNamePair,
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
 use landscaper_blueprint::{
     ComponentSource, DeployItemSpecification, ExecutionOptions, RepositorySource, StateHandler,
-    TargetResolver, Templater,
+    TargetResolver, TemplateTarget, Templater,
 };
 use serde_json::{Map, Value as Json, json};
 
@@ -54,14 +55,14 @@ pub fn render(
     options: &ExecutionOptions,
     state: &dyn StateHandler,
 ) -> Result<Desired, String> {
-    let imports = &options.imports;
+    let namespace = installation.namespace().unwrap_or_default();
     let templater = Templater::new(state);
     let items = templater
         .deploy_executions(options)
         .map_err(|e| e.to_string())?;
     let deploy_items = items
         .into_iter()
-        .map(|item| deploy_item(item, imports))
+        .map(|item| deploy_item(item, options, &namespace))
         .collect::<Result<Vec<_>, _>>()?;
     let mut subinstallations = Vec::new();
     for template in &options.blueprint.subinstallations {
@@ -141,38 +142,88 @@ pub fn options(
     }
 }
 
+/// The deploy item template of `item`, its target resolved as upstream resolves it: a
+/// `target` import to the imported Target, a `targetList` import with `index` to that element,
+/// a `targetMap` import with `key` to that entry, a plain `name` to the Target of that name in
+/// the installation's namespace.
 fn deploy_item(
     item: DeployItemSpecification,
-    imports: &Map<String, Json>,
+    options: &ExecutionOptions,
+    namespace: &str,
 ) -> Result<DeployItemTemplate, String> {
     let target = match &item.target {
         None => None,
-        Some(target) => match (&target.import, &target.name) {
-            (Some(import), _) => {
-                let value = imports.get(import).ok_or_else(|| {
-                    format!(
-                        "deploy item {}: target import {import} is not imported",
-                        item.name
-                    )
-                })?;
-                let name = value["metadata"]["name"].as_str().ok_or_else(|| {
-                    format!("deploy item {}: import {import} is not a Target", item.name)
-                })?;
-                Some(ObjectReference {
-                    name: name.to_owned(),
-                    namespace: None,
-                })
-            }
-            (None, Some(name)) => Some(ObjectReference {
-                name: name.clone(),
-                namespace: None,
-            }),
-            (None, None) => None,
-        },
+        Some(target) => Some(
+            target_reference(target, options, namespace)
+                .map_err(|e| format!("invalid deployitem specification {:?}: {e}", item.name))?,
+        ),
     };
     let mut value = serde_json::to_value(&item).map_err(|e| e.to_string())?;
     value["target"] = json!(target);
     serde_json::from_value(value).map_err(|e| format!("deploy item {}: {e}", item.name))
+}
+
+fn target_reference(
+    target: &TemplateTarget,
+    options: &ExecutionOptions,
+    namespace: &str,
+) -> Result<ObjectReference, String> {
+    let import = target.import.as_deref().unwrap_or_default();
+    let imported = |kind: &str| {
+        import_type(&options.blueprint.imports, import)
+            .filter(|t| *t == kind)
+            .and_then(|_| options.imports.get(import))
+            .filter(|v| !v.is_null())
+    };
+    let chosen = if let Some(index) = target.index {
+        let list = imported("targetList")
+            .and_then(Json::as_array)
+            .ok_or_else(|| format!("targetlist import {import:?} not found"))?;
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| list.get(i))
+            .ok_or_else(|| format!("index {index} out of bounds"))?
+    } else if let Some(key) = &target.key {
+        let map = imported("targetMap")
+            .and_then(Json::as_object)
+            .ok_or_else(|| format!("targetmap import {import:?} not found"))?;
+        map.get(key)
+            .filter(|v| !v.is_null())
+            .ok_or_else(|| format!("key {key:?} not found in targetmap import {import:?}"))?
+    } else if !import.is_empty() {
+        imported("target").ok_or_else(|| format!("target import {import:?} not found"))?
+    } else {
+        return match target.name.as_deref().filter(|n| !n.is_empty()) {
+            Some(name) => Ok(ObjectReference {
+                name: name.to_owned(),
+                namespace: Some(namespace.to_owned()),
+            }),
+            None => Err("empty target reference".into()),
+        };
+    };
+    let name = chosen["metadata"]["name"]
+        .as_str()
+        .ok_or_else(|| format!("import {import:?} holds no Target with a name"))?;
+    let target_namespace = chosen["metadata"]["namespace"]
+        .as_str()
+        .filter(|ns| !ns.is_empty())
+        .unwrap_or(namespace);
+    Ok(ObjectReference {
+        name: name.to_owned(),
+        namespace: Some(target_namespace.to_owned()),
+    })
+}
+
+/// The type (`data`, `target`, `targetList`, `targetMap`) of the import `name`, among the
+/// definitions and their nested conditional imports.
+fn import_type<'a>(definitions: &'a [ImportDefinition], name: &str) -> Option<&'a str> {
+    definitions.iter().find_map(|definition| {
+        if definition.name == name {
+            Some(definition.type_.as_deref().unwrap_or("data"))
+        } else {
+            import_type(&definition.imports, name)
+        }
+    })
 }
 
 fn owner(installation: &Installation) -> OwnerReference {
