@@ -5,6 +5,7 @@
 //! `TriggerDelete` and `Deleting`. All state lives on the objects, so a restart resumes.
 
 mod deletion;
+mod item_targets;
 mod operations;
 mod order;
 mod phases;

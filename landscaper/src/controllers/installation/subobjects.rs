@@ -11,16 +11,15 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::{
-    DeployItemTemplate, Execution, ImportDefinition, Installation, InstallationTemplate,
-    ObjectReference, SubNamePair,
+    DeployItemTemplate, Execution, Installation, InstallationTemplate, ObjectReference, SubNamePair,
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
 use landscaper_blueprint::{
-    ComponentSource, DeployItemSpecification, ExecutionOptions, RepositorySource, StateHandler,
-    TargetResolver, TemplateTarget, Templater,
+    ComponentSource, ExecutionOptions, RepositorySource, StateHandler, TargetResolver, Templater,
 };
 use serde_json::{Map, Value as Json, json};
 
+use super::item_targets;
 use super::operations::children;
 use super::subinstallation_spec;
 use super::targets::ClusterTargets;
@@ -62,7 +61,7 @@ pub fn render(
         .map_err(|e| e.to_string())?;
     let deploy_items = items
         .into_iter()
-        .map(|item| deploy_item(item, options, &namespace))
+        .map(|item| item_targets::deploy_item(item, options, &namespace))
         .collect::<Result<Vec<_>, _>>()?;
     let mut subinstallations = Vec::new();
     for template in &options.blueprint.subinstallations {
@@ -140,90 +139,6 @@ pub fn options(
         source,
         targets: Some(Arc::new(targets) as Arc<dyn TargetResolver>),
     }
-}
-
-/// The deploy item template of `item`, its target resolved as upstream resolves it: a
-/// `target` import to the imported Target, a `targetList` import with `index` to that element,
-/// a `targetMap` import with `key` to that entry, a plain `name` to the Target of that name in
-/// the installation's namespace.
-fn deploy_item(
-    item: DeployItemSpecification,
-    options: &ExecutionOptions,
-    namespace: &str,
-) -> Result<DeployItemTemplate, String> {
-    let target = match &item.target {
-        None => None,
-        Some(target) => Some(
-            target_reference(target, options, namespace)
-                .map_err(|e| format!("invalid deployitem specification {:?}: {e}", item.name))?,
-        ),
-    };
-    let mut value = serde_json::to_value(&item).map_err(|e| e.to_string())?;
-    value["target"] = json!(target);
-    serde_json::from_value(value).map_err(|e| format!("deploy item {}: {e}", item.name))
-}
-
-fn target_reference(
-    target: &TemplateTarget,
-    options: &ExecutionOptions,
-    namespace: &str,
-) -> Result<ObjectReference, String> {
-    let import = target.import.as_deref().unwrap_or_default();
-    let imported = |kind: &str| {
-        import_type(&options.blueprint.imports, import)
-            .filter(|t| *t == kind)
-            .and_then(|_| options.imports.get(import))
-            .filter(|v| !v.is_null())
-    };
-    let chosen = if let Some(index) = target.index {
-        let list = imported("targetList")
-            .and_then(Json::as_array)
-            .ok_or_else(|| format!("targetlist import {import:?} not found"))?;
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| list.get(i))
-            .ok_or_else(|| format!("index {index} out of bounds"))?
-    } else if let Some(key) = &target.key {
-        let map = imported("targetMap")
-            .and_then(Json::as_object)
-            .ok_or_else(|| format!("targetmap import {import:?} not found"))?;
-        map.get(key)
-            .filter(|v| !v.is_null())
-            .ok_or_else(|| format!("key {key:?} not found in targetmap import {import:?}"))?
-    } else if !import.is_empty() {
-        imported("target").ok_or_else(|| format!("target import {import:?} not found"))?
-    } else {
-        return match target.name.as_deref().filter(|n| !n.is_empty()) {
-            Some(name) => Ok(ObjectReference {
-                name: name.to_owned(),
-                namespace: Some(namespace.to_owned()),
-            }),
-            None => Err("empty target reference".into()),
-        };
-    };
-    let name = chosen["metadata"]["name"]
-        .as_str()
-        .ok_or_else(|| format!("import {import:?} holds no Target with a name"))?;
-    let target_namespace = chosen["metadata"]["namespace"]
-        .as_str()
-        .filter(|ns| !ns.is_empty())
-        .unwrap_or(namespace);
-    Ok(ObjectReference {
-        name: name.to_owned(),
-        namespace: Some(target_namespace.to_owned()),
-    })
-}
-
-/// The type (`data`, `target`, `targetList`, `targetMap`) of the import `name`, among the
-/// definitions and their nested conditional imports.
-fn import_type<'a>(definitions: &'a [ImportDefinition], name: &str) -> Option<&'a str> {
-    definitions.iter().find_map(|definition| {
-        if definition.name == name {
-            Some(definition.type_.as_deref().unwrap_or("data"))
-        } else {
-            import_type(&definition.imports, name)
-        }
-    })
 }
 
 fn owner(installation: &Installation) -> OwnerReference {
