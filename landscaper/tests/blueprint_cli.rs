@@ -293,3 +293,63 @@ fn resource_keys_and_contents_resolve_in_a_transport_archive() {
         text(&missing.stderr)
     );
 }
+
+/// A blueprint importing the Target `cluster`, whose deploy execution is `template`.
+fn write_target_blueprint(dir: &Path, template: &str) {
+    write_blueprint(dir, template);
+    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports:\n- name: cluster\n  type: target\n  targetType: landscaper.gardener.cloud/kubernetes-cluster\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n";
+    std::fs::write(dir.join("blueprint.yaml"), blueprint).unwrap();
+}
+
+/// Without a cluster, `getOidcKubeconfig` reads an inline Target; a ServiceAccount kubeconfig
+/// needs a cluster, and the error says which function, Target and request.
+#[test]
+fn kubeconfig_functions_on_the_command_line_need_no_cluster_or_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster: {server: 'https://api.example'}\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\nusers:\n- name: u\n  user: {token: t}\n";
+    let target = serde_json::json!({
+        "imports": {"cluster": {
+            "metadata": {"name": "cluster", "namespace": "default"},
+            "spec": {"type": "landscaper.gardener.cloud/kubernetes-cluster", "config": {"kubeconfig": kubeconfig}},
+        }},
+    });
+    let imports = dir.path().join("imports.yaml");
+    std::fs::write(&imports, target.to_string()).unwrap();
+    write_target_blueprint(
+        dir.path(),
+        "deployItems:\n- name: a\n  type: t\n  config:\n    oidc: {{ getOidcKubeconfig \"https://issuer\" \"client\" .imports.cluster | b64dec | quote }}\n",
+    );
+    let out = landscaper(&[
+        "blueprint",
+        "render",
+        &dir.path().to_string_lossy(),
+        "-f",
+        &imports.to_string_lossy(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("--oidc-issuer-url=https://issuer"),
+        "{stdout}"
+    );
+
+    write_target_blueprint(
+        dir.path(),
+        "deployItems:\n- name: a\n  type: t\n  config:\n    k: {{ getServiceAccountKubeconfig \"sa\" \"ns\" 600 .imports.cluster }}\n",
+    );
+    let out = landscaper(&[
+        "blueprint",
+        "render",
+        &dir.path().to_string_lossy(),
+        "-f",
+        &imports.to_string_lossy(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "templating function getServiceAccountKubeconfig: Target default/cluster: token request failed: a TokenRequest for ServiceAccount ns/sa needs a cluster, and none is reachable here"
+        ),
+        "{stderr}"
+    );
+}

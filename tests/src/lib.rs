@@ -69,12 +69,24 @@ impl World {
         Self::start_without_landscaper_with(Self::default_settings()).await
     }
 
+    /// Like [`World::start`], on the two clusters of `clusters` (a builder from
+    /// `landscaper::dev::two_clusters()` with more options, such as Gardener's Shoots).
+    pub async fn start_on(clusters: testbed::Builder) -> Self {
+        let mut world = Self::start_without_landscaper_on(clusters, Self::default_settings()).await;
+        world.start_landscaper().await;
+        world
+    }
+
     /// Like [`World::start_without_landscaper`], for a landscaper to run on `settings`.
     async fn start_without_landscaper_with(settings: landscaper::settings::Settings) -> Self {
-        let bed = landscaper::dev::two_clusters()
-            .start()
-            .await
-            .expect("testbed starts");
+        Self::start_without_landscaper_on(landscaper::dev::two_clusters(), settings).await
+    }
+
+    async fn start_without_landscaper_on(
+        clusters: testbed::Builder,
+        settings: landscaper::settings::Settings,
+    ) -> Self {
+        let bed = clusters.start().await.expect("testbed starts");
         let world = Self {
             bed,
             dir: tempfile::tempdir().expect("temp dir"),

@@ -142,6 +142,7 @@ async fn render_pair(
         components: resolved.components,
         imports,
         source: None,
+        targets: None,
     };
     let state = MemoryState::default();
     let items = Templater::new(&state)

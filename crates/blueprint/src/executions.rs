@@ -9,6 +9,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::component::{Descriptor, SchemaVersion};
 use crate::filesystem::Filesystem;
 use crate::gotemplate::{self, Context};
+use crate::kubeconfig::{InlineOnly, TargetResolver};
 use crate::output::{self, DeployItemSpecification};
 use crate::resource_ref::ComponentSource;
 use crate::state::StateHandler;
@@ -35,9 +36,17 @@ pub struct ExecutionOptions {
     /// Where components that are not in `components`, and resource contents, are looked up
     /// (`getResourceKey`, `getResourceContent`): the repository of the installation's component.
     pub source: Option<Arc<dyn ComponentSource>>,
+    /// How the kubeconfig functions reach the clusters behind Targets; without one, only
+    /// inline kubeconfigs are read and no cluster is asked ([`InlineOnly`]).
+    pub targets: Option<Arc<dyn TargetResolver>>,
 }
 
 impl ExecutionOptions {
+    /// The resolver of the kubeconfig functions.
+    pub fn target_resolver(&self) -> Arc<dyn TargetResolver> {
+        self.targets.clone().unwrap_or_else(|| Arc::new(InlineOnly))
+    }
+
     /// The blueprint's `ocmSchemaVersion` annotation, else the component's own version.
     pub fn schema_version(&self) -> Result<SchemaVersion, Error> {
         let annotation = self
@@ -104,6 +113,7 @@ impl ExecutionOptions {
             components: self.components.clone().unwrap_or_default(),
             schema: self.schema_version()?,
             source: self.source.clone(),
+            targets: self.target_resolver(),
         }))
     }
 }
@@ -289,6 +299,7 @@ impl<'s> Templater<'s> {
                         components: options.components.clone().unwrap_or_default(),
                         schema: options.schema_version()?,
                         source: options.source.clone(),
+                        targets: options.target_resolver(),
                     },
                 )
                 .map_err(|message| {
@@ -358,6 +369,7 @@ pub fn render_go_template(
         components: Vec::new(),
         schema: SchemaVersion::V2,
         source: None,
+        targets: Arc::new(InlineOnly),
     };
     gotemplate::render(None, text, binding, Arc::new(context))
 }

@@ -6,14 +6,17 @@
 //! `exportExecutions` and `importExecutions` — on the chart crate's Go-template engine with
 //! Sprig and the Landscaper functions, or on the Spiff engine, decoding what they render the way upstream does and
 //! keeping their state between runs. The installation and execution controllers call it; it
-//! knows nothing of Kubernetes clients.
+//! knows nothing of Kubernetes clients: the kubeconfig functions reach clusters through a
+//! [`TargetResolver`] the caller supplies.
 
+mod blocking;
 pub mod component;
 pub mod ctf;
 pub mod executions;
 pub mod filesystem;
 mod gotemplate;
 pub mod imports;
+pub mod kubeconfig;
 pub mod load;
 pub mod oci_ref;
 pub mod output;
@@ -29,6 +32,7 @@ pub mod values;
 pub use component::{Descriptor, LocalRepository, SchemaVersion};
 pub use executions::{ExecutionOptions, ImportResult, Templater};
 pub use filesystem::Filesystem;
+pub use kubeconfig::{InlineOnly, TargetResolver};
 pub use output::{DeployItemSpecification, TemplateTarget};
 pub use registry::{RegistryAccess, RegistryOptions, Repository, RepositorySource};
 pub use resource_ref::{ComponentSource, GlobalResourceIdentity, ResourceReference};

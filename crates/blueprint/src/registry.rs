@@ -562,24 +562,10 @@ impl ComponentSource for RepositorySource {
     }
 }
 
-/// Runs a lookup from synchronous code (a template function). Lookups answered from the caches,
-/// a local folder or a transport archive finish at once; one that must wait for a registry
-/// blocks the thread, which a multi-threaded Tokio runtime allows.
+/// Runs a lookup from synchronous code (a template function).
 fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, Error> {
-    let mut future = std::pin::pin!(future);
-    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
-    if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut context) {
-        return Ok(output);
-    }
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            Ok(tokio::task::block_in_place(|| handle.block_on(future)))
-        }
-        _ => Err(Error::Component(
-            "a component lookup that waits for a registry needs a multi-threaded Tokio runtime"
-                .into(),
-        )),
-    }
+    crate::blocking::block_on(future)
+        .map_err(|e| Error::Component(format!("a component lookup: {e}")))
 }
 
 /// A blob pushed as a layer: its media type and content.

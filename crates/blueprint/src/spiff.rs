@@ -1,6 +1,7 @@
 //! Spiff executions: the `landscaper-spiff` engine with the binding as values, the blueprint
 //! filesystem behind `read()`, Landscaper's `getResource`, `getComponent`, `getResourceKey` and
-//! `getResourceContent`, and the execution's state through spiff's `&state` marker.
+//! `getResourceContent`, the kubeconfig functions, and the execution's state through spiff's
+//! `&state` marker.
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::component::{Descriptor, SchemaVersion};
 use crate::filesystem::Filesystem;
+use crate::kubeconfig::{self, TargetResolver};
 use crate::resource_ref::{self, ComponentSource, Resolved};
 
 /// The component versions an execution's functions see.
@@ -21,6 +23,8 @@ pub struct Components {
     pub schema: SchemaVersion,
     /// Where further components and resource contents are looked up.
     pub source: Option<Arc<dyn ComponentSource>>,
+    /// How the kubeconfig functions reach the clusters behind Targets.
+    pub targets: Arc<dyn TargetResolver>,
 }
 
 /// The blueprint filesystem as spiff's `read()` sees it.
@@ -106,6 +110,13 @@ fn functions(known: Arc<Components>) -> Functions {
                 )
             })
     });
+    for function in kubeconfig::Function::ALL {
+        let ctx = known.clone();
+        functions.register(function.name(), move |args: &[Json]| {
+            let args: Vec<_> = args.iter().map(kubeconfig::Argument::spiff).collect();
+            kubeconfig::call(ctx.targets.as_ref(), function, &args)
+        });
+    }
     let ctx = known.clone();
     functions.register("getResourceKey", move |args: &[Json]| {
         let too_many = format!(

@@ -311,6 +311,7 @@ fn options(
         components,
         imports: input["imports"].as_object().cloned().unwrap_or_default(),
         source,
+        targets: None,
     }
 }
 

@@ -56,6 +56,8 @@ pub struct ClusterState {
     pub policy: Arc<RwLock<Policy>>,
     /// What the cluster reads as now for ages.
     pub clock: Clock,
+    /// The clusters Shoots may name, when the cluster serves Gardener's Shoots.
+    pub gardener: std::sync::OnceLock<crate::gardener::Garden>,
 }
 
 /// `--service-account-issuer` of every cluster, as on the recording rig.
@@ -115,6 +117,7 @@ impl ClusterState {
             issuer: TokenIssuer::generate(ISSUER)?,
             policy,
             clock: Clock::default(),
+            gardener: std::sync::OnceLock::new(),
         })
     }
 

@@ -33,7 +33,8 @@
 //! kubelet mode), with `workloads` their state and `kubelet` the extension point that runs
 //! containers in-process; `patch`/`selector` are the pure algorithms of patches and
 //! selectors. No module imports one above it (`crates/testbed/tests/layers.rs` checks it).
-//! Beside the API server, `fixtures/` serves Helm charts and OCI artifacts on loopback.
+//! Beside the API server, `fixtures/` serves Helm charts and OCI artifacts on loopback, and
+//! `gardener` is an opt-in test double of Gardener's Shoot API (not part of kube-apiserver).
 
 mod authn;
 mod clock;
@@ -43,6 +44,7 @@ mod counters;
 mod faults;
 mod field_error;
 pub mod fixtures;
+mod gardener;
 mod handlers;
 pub mod ids;
 mod kubeconfig;

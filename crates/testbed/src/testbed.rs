@@ -54,6 +54,7 @@ pub struct Builder {
     simulate_workloads: bool,
     kubeconfig_dir: Option<PathBuf>,
     runners: Vec<Registered>,
+    gardener_shoots: bool,
 }
 
 impl Default for Builder {
@@ -63,6 +64,7 @@ impl Default for Builder {
             simulate_workloads: false,
             kubeconfig_dir: None,
             runners: Vec::new(),
+            gardener_shoots: false,
         }
     }
 }
@@ -104,6 +106,14 @@ impl Builder {
         self
     }
 
+    /// Serves Gardener's `Shoot` kind and its `adminkubeconfig` subresource in every cluster
+    /// (a test double of Gardener's API, see [`crate::gardener`]); a Shoot's admin kubeconfig
+    /// is for the cluster of this testbed its advertised address names.
+    pub fn with_gardener_shoots(mut self) -> Self {
+        self.gardener_shoots = true;
+        self
+    }
+
     /// Starts the clusters, each on its own loopback port.
     pub async fn start(self) -> Result<Testbed, StartError> {
         let tls = Tls::generate()?;
@@ -132,6 +142,11 @@ impl Builder {
             state
                 .simulate_workloads
                 .store(self.simulate_workloads, Ordering::Relaxed);
+            if self.gardener_shoots {
+                state
+                    .registry
+                    .add_builtin(crate::gardener::shoot_resource());
+            }
             controllers::bootstrap(&state);
             controllers::spawn_all(&state);
             tokio::spawn(server::serve(
@@ -155,6 +170,14 @@ impl Builder {
                 state,
                 kubeconfig_path: path,
             });
+        }
+        if self.gardener_shoots {
+            let states: Vec<Arc<ClusterState>> =
+                clusters.iter().map(|c: &Cluster| c.state.clone()).collect();
+            for state in &states {
+                // Set once, right after start: a fresh OnceLock cannot be full.
+                let _ = state.gardener.set(crate::gardener::Garden::new(&states));
+            }
         }
         Ok(Testbed {
             clusters,

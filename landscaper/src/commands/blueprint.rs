@@ -211,6 +211,9 @@ fn options(args: &BlueprintArgs) -> anyhow::Result<ExecutionOptions> {
         components: (!components.is_empty()).then_some(components),
         imports,
         source,
+        // No cluster here: the kubeconfig functions read a Target's inline kubeconfig
+        // (`getOidcKubeconfig` works) and fail, naming the function, where a cluster is needed.
+        targets: None,
     })
 }
 

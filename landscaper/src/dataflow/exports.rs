@@ -302,6 +302,7 @@ fn validate(
                         "{owner}: export {name:?}: exported target does not match the expected target template schema (no type)"
                     ))
                 })?;
+                // Loading qualified the type (`mock` → `landscaper.gardener.cloud/mock`).
                 let expected = definition.target_type.as_deref().unwrap_or_default();
                 if actual != expected {
                     return Err(DataflowError::InvalidExport(format!(

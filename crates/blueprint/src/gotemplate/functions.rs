@@ -1,6 +1,6 @@
 //! The functions Landscaper gives GoTemplate executions on top of Sprig: the blueprint
-//! filesystem (`include`, `readFile`, `readDir`), YAML (`toYaml`, `fromYaml`), OCI references
-//! and component lookups.
+//! filesystem (`include`, `readFile`, `readDir`), YAML (`toYaml`, `fromYaml`), OCI references,
+//! component lookups and the kubeconfig functions.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,6 +11,7 @@ use serde_json::Value as Json;
 
 use crate::component::{Descriptor, SchemaVersion};
 use crate::filesystem::Filesystem;
+use crate::kubeconfig::{self, TargetResolver};
 use crate::oci_ref;
 use crate::resource_ref::{self, ComponentSource, Resolved};
 use crate::values::{from_template, to_template};
@@ -30,6 +31,8 @@ pub struct Context {
     pub schema: SchemaVersion,
     /// Where further components and resource contents are looked up.
     pub source: Option<Arc<dyn ComponentSource>>,
+    /// How the kubeconfig functions reach the clusters behind Targets.
+    pub targets: Arc<dyn TargetResolver>,
 }
 
 impl Context {
@@ -231,6 +234,23 @@ pub fn landscaper_funcs(context: Arc<Context>) -> FuncMap {
             .and_then(|d| d.repository_context())
             .map_or(Value::Nil, |c| to_template(&c)))
     });
+    for function in kubeconfig::Function::ALL {
+        let ctx = context.clone();
+        funcs.add(function.name(), move |a: &[Value]| {
+            let args = a
+                .iter()
+                .map(|value| {
+                    Ok(kubeconfig::Argument {
+                        value: from_template(value).map_err(FuncError::failed)?,
+                        go_type: value.type_name(),
+                    })
+                })
+                .collect::<Result<Vec<_>, FuncError>>()?;
+            kubeconfig::call(ctx.targets.as_ref(), function, &args)
+                .map(|result| to_template(&result))
+                .map_err(FuncError::failed)
+        });
+    }
     funcs
 }
 

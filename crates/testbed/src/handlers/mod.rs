@@ -1,6 +1,7 @@
 //! Request handlers: routing a resource request to get/list/watch/create/update/patch/
 //! delete, and the discovery documents.
 
+mod admin_kubeconfig;
 mod admission;
 mod aggregated;
 mod delete;
@@ -175,6 +176,7 @@ async fn resource(ctx: Ctx<'_>) -> Reply {
         ("create", None) if !ctx.res.is_stored() => review::create(&ctx),
         ("create", None) => write::create(&ctx),
         ("create", Some("token")) => token_request::create(&ctx),
+        ("create", Some(crate::gardener::ADMIN_KUBECONFIG)) => admin_kubeconfig::create(&ctx),
         ("update", None | Some("status")) => write::update(&ctx),
         ("patch", None | Some("status")) => patch::patch(&ctx),
         ("get", Some("scale")) => scale::get(&ctx),

@@ -117,6 +117,12 @@ impl Registry {
         })
     }
 
+    /// Serves one more built-in resource (an opt-in kind such as Gardener's Shoot).
+    pub fn add_builtin(&self, def: ResourceDef) {
+        let mut guard = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        guard.all.push(Arc::new(def));
+    }
+
     /// Replaces the resources served by the named CRD.
     pub fn set_crd(&self, crd_name: &str, defs: Vec<ResourceDef>) {
         let mut guard = self.inner.write().unwrap_or_else(|e| e.into_inner());

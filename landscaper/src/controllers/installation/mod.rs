@@ -13,6 +13,7 @@ mod state;
 mod status;
 mod subinstallation_spec;
 mod subobjects;
+mod targets;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -156,8 +156,7 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
             Err(failed) => return Ok(failed),
         };
     let client = &context.client;
-    let mut options =
-        subobjects::options(installation, &resolved, &imports.values, &context.registry);
+    let mut options = subobjects::options(installation, &resolved, &imports.values, context);
     options.imports = match dataflow::import_executions(&scope, &options) {
         Ok(values) => values,
         Err(error) => return fail_dataflow(installation, context, "Init", error).await,
@@ -484,8 +483,7 @@ async fn completing(installation: &Installation, context: &Context) -> Result<Ac
         .await;
     }
     if has_exports(installation) {
-        let options =
-            subobjects::options(installation, &resolved, &imports.values, &context.registry);
+        let options = subobjects::options(installation, &resolved, &imports.values, context);
         let stored = state::load(installation, context, &options, &[ExecutionKind::Export]).await?;
         if let Err(error) =
             dataflow::write_exports(client, installation, &options, &stored.state, &scope).await

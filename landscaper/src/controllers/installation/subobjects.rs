@@ -16,13 +16,14 @@ use landscaper_api::core::{
 };
 use landscaper_blueprint::source::{self, ResolvedBlueprint};
 use landscaper_blueprint::{
-    ComponentSource, DeployItemSpecification, ExecutionOptions, RegistryAccess, RepositorySource,
-    StateHandler, Templater, targets,
+    ComponentSource, DeployItemSpecification, ExecutionOptions, RepositorySource, StateHandler,
+    TargetResolver, Templater, targets,
 };
 use serde_json::{Map, Value as Json, json};
 
 use super::operations::children;
 use super::subinstallation_spec;
+use super::targets::ClusterTargets;
 use super::{Context, ENCOMPASSED_BY, Error, SUBINSTALLATION_NAME};
 
 /// What an installation's blueprint makes, or why it could not be made.
@@ -112,19 +113,24 @@ pub fn render(
 
 /// The options every execution of the installation's blueprint runs with: components and
 /// resource contents the templates ask for (`getComponent`, `getResourceKey`,
-/// `getResourceContent`) are looked up in the repository of the installation's component.
+/// `getResourceContent`) are looked up in the repository of the installation's component;
+/// the kubeconfig functions read Targets and their Secrets in the installation's namespace.
 pub fn options(
     installation: &Installation,
     resolved: &ResolvedBlueprint,
     imports: &Map<String, Json>,
-    registry: &Arc<RegistryAccess>,
+    context: &Context,
 ) -> ExecutionOptions {
     let source = resolved.repository.clone().map(|repository| {
         Arc::new(RepositorySource {
-            access: registry.clone(),
+            access: context.registry.clone(),
             repository,
         }) as Arc<dyn ComponentSource>
     });
+    let targets = ClusterTargets::new(
+        context.client.clone(),
+        installation.namespace().unwrap_or_default(),
+    );
     ExecutionOptions {
         blueprint: resolved.blueprint.clone(),
         filesystem: Arc::new(resolved.filesystem.clone()),
@@ -133,6 +139,7 @@ pub fn options(
         components: resolved.components.clone(),
         imports: imports.clone(),
         source,
+        targets: Some(Arc::new(targets) as Arc<dyn TargetResolver>),
     }
 }
 
