@@ -14,9 +14,9 @@ use crate::token::{TokenError, TokenIssuer};
 use crate::users::{StaticTokens, UserInfo};
 use serde_json::Value;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 
 /// Everything one cluster holds.
 pub struct ClusterState {
@@ -57,7 +57,7 @@ pub struct ClusterState {
     /// What the cluster reads as now for ages.
     pub clock: Clock,
     /// The clusters Shoots may name, when the cluster serves Gardener's Shoots.
-    pub gardener: std::sync::OnceLock<crate::gardener::Garden>,
+    pub gardener: std::sync::OnceLock<Garden>,
 }
 
 /// `--service-account-issuer` of every cluster, as on the recording rig.
@@ -138,5 +138,29 @@ impl ClusterState {
             })
             .or(all.first())
             .cloned()
+    }
+}
+
+/// The clusters of the testbed a Shoot's advertised address may name (Gardener's test double,
+/// [`crate::gardener`]).
+#[derive(Default)]
+pub struct Garden {
+    clusters: Vec<Weak<ClusterState>>,
+}
+
+impl Garden {
+    /// A garden whose shoots are these clusters.
+    pub fn new(clusters: &[Arc<ClusterState>]) -> Self {
+        Self {
+            clusters: clusters.iter().map(Arc::downgrade).collect(),
+        }
+    }
+
+    /// The cluster served at `host:port`, if it still runs.
+    pub fn cluster_at(&self, host_port: &str) -> Option<Arc<ClusterState>> {
+        self.clusters
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|c| c.addr.to_string() == host_port)
     }
 }

@@ -11,9 +11,7 @@
 //! issues a bearer token for the testbed cluster the advertised address names, for the user
 //! `gardener.cloud:admin:<requester>` in `system:masters`; that token does not expire.
 
-use crate::cluster::ClusterState;
 use crate::resources::{ResourceDef, Shape, Subresource, storage_version_hash};
-use std::sync::{Arc, Weak};
 
 /// The group of Shoots.
 pub const GROUP: &str = "core.gardener.cloud";
@@ -74,28 +72,5 @@ pub fn shoot_resource() -> ResourceDef {
         storage_key: format!("{GROUP}/shoots"),
         storage_hash: Some(storage_version_hash(GROUP, VERSION, "Shoot")),
         crd: None,
-    }
-}
-
-/// The clusters of the testbed a Shoot's advertised address may name.
-#[derive(Default)]
-pub struct Garden {
-    clusters: Vec<Weak<ClusterState>>,
-}
-
-impl Garden {
-    /// A garden whose shoots are these clusters.
-    pub fn new(clusters: &[Arc<ClusterState>]) -> Self {
-        Self {
-            clusters: clusters.iter().map(Arc::downgrade).collect(),
-        }
-    }
-
-    /// The cluster served at `host:port`, if it still runs.
-    pub fn cluster_at(&self, host_port: &str) -> Option<Arc<ClusterState>> {
-        self.clusters
-            .iter()
-            .filter_map(Weak::upgrade)
-            .find(|c| c.addr.to_string() == host_port)
     }
 }

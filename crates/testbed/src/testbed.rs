@@ -176,7 +176,7 @@ impl Builder {
                 clusters.iter().map(|c: &Cluster| c.state.clone()).collect();
             for state in &states {
                 // Set once, right after start: a fresh OnceLock cannot be full.
-                let _ = state.gardener.set(crate::gardener::Garden::new(&states));
+                let _ = state.gardener.set(crate::cluster::Garden::new(&states));
             }
         }
         Ok(Testbed {
