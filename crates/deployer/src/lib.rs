@@ -16,6 +16,7 @@ pub mod contract;
 pub mod controller;
 pub mod deployer;
 pub mod deployers;
+mod discovery;
 pub mod error;
 pub mod exports;
 pub mod hooks;

@@ -5,9 +5,9 @@
 //! or read local files are rejected: a Target must not make the deployer execute or read
 //! anything on its own machine.
 
-use crate::applier::Discovery;
 use crate::client_config::with_bounded_reads;
 use crate::contract::interruptible::InterruptibleLayer;
+use crate::discovery::Discovery;
 use crate::error::{Error, is_not_found};
 use k8s_openapi::api::core::v1::Secret;
 use kube::config::{KubeConfigOptions, Kubeconfig};

@@ -1,9 +1,9 @@
 //! Deleting managed objects: in deletion groups (predefined or custom), each group in reverse
 //! apply order, waiting until a group's objects are gone before the next; `keep` objects stay.
 
-use super::discovery::UNKNOWN_KIND;
 use super::object::{Category, ObjectKey, category_of_managed};
 use crate::contract::interrupt::{Backoff, Interrupt};
+use crate::discovery::UNKNOWN_KIND;
 use crate::error::{Error, is_not_found};
 use crate::target_access::TargetCluster;
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams};

@@ -4,11 +4,13 @@
 //! pruning of objects no longer wanted, and deletion by deletion groups.
 
 mod deletion;
-mod discovery;
+
 mod object;
 
+pub use crate::discovery::{
+    Discovery, Resolved, SERVED_TTL, Served, UNKNOWN_KIND, split_api_version,
+};
 pub use deletion::{Group, plan as plan_deletion};
-pub use discovery::{Discovery, Resolved, SERVED_TTL, Served, UNKNOWN_KIND, split_api_version};
 pub use object::{Category, ObjectKey, deep_merge};
 
 use crate::contract::interrupt::Interrupt;

@@ -1,6 +1,6 @@
 //! One desired object: parsed from a manifest, identified, categorised for ordering.
 
-use crate::applier::discovery::split_api_version;
+use crate::discovery::split_api_version;
 use crate::error::Error;
 use landscaper_api::deployer::{ManagedResourceStatus, ResourceReference};
 use serde_json::{Map, Value};
