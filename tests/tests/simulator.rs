@@ -317,8 +317,9 @@ async fn finish_items(client: &Client) {
 /// The keys (`data.landscaper.gardener.cloud/key`) of the DataObjects and Targets `source`
 /// wrote as `source_type`, with each DataObject's data and each Target.
 async fn written(client: &Client, source: &str, source_type: &str) -> Map<String, Json> {
-    let selector =
-        ListParams::default().labels(&format!("{DATA_SOURCE}={source},{DATA_SOURCE_TYPE}={source_type}"));
+    let selector = ListParams::default().labels(&format!(
+        "{DATA_SOURCE}={source},{DATA_SOURCE_TYPE}={source_type}"
+    ));
     let key = |labels: &BTreeMap<String, String>| labels[labels::DATA_KEY].clone();
     let mut out = Map::new();
     let objects: Api<DataObject> = Api::namespaced(client.clone(), NAMESPACE);
@@ -369,8 +370,12 @@ async fn imports_of(client: &Client, installation: &Installation) -> Map<String,
         imports: read.values,
         ..ExecutionOptions::default()
     };
-    landscaper::dataflow::import_executions(&scope, &options)
-        .unwrap_or_else(|e| panic!("the import executions of {} run: {e}", installation.name_any()))
+    landscaper::dataflow::import_executions(&scope, &options).unwrap_or_else(|e| {
+        panic!(
+            "the import executions of {} run: {e}",
+            installation.name_any()
+        )
+    })
 }
 
 fn pointer<'a>(value: &'a Json, path: &str) -> Option<&'a Json> {
@@ -423,7 +428,9 @@ fn check(result: &Json, assertion: &Json) -> Result<(), String> {
             return fail(&format!("expected a string containing {s:?}"));
         }
     } else {
-        return Err(format!("{path}: a check this test does not know: {assertion}"));
+        return Err(format!(
+            "{path}: a check this test does not know: {assertion}"
+        ));
     }
     Ok(())
 }
@@ -443,9 +450,15 @@ async fn simulator_01_subinstallations_runs_through_the_controllers() {
     let asserts = expect["assert"].as_array().unwrap();
     // Every assertion of the expect file has its line in the table, and no line is stale.
     let listed: Vec<&str> = ASSERTIONS.iter().map(|(p, _)| *p).collect();
-    let mut in_file: Vec<&str> = asserts.iter().map(|a| a["path"].as_str().unwrap()).collect();
+    let mut in_file: Vec<&str> = asserts
+        .iter()
+        .map(|a| a["path"].as_str().unwrap())
+        .collect();
     in_file.dedup();
-    assert_eq!(listed, in_file, "ASSERTIONS maps each path of the expect file");
+    assert_eq!(
+        listed, in_file,
+        "ASSERTIONS maps each path of the expect file"
+    );
 
     let world = World::start().await;
     world
@@ -467,7 +480,11 @@ async fn simulator_01_subinstallations_runs_through_the_controllers() {
         .await;
     }
     let cluster = &imports["cluster"];
-    assert_eq!(imports["clusters"], json!([cluster]), "clusters is [cluster]");
+    assert_eq!(
+        imports["clusters"],
+        json!([cluster]),
+        "clusters is [cluster]"
+    );
     let targets: Api<Target> = Api::namespaced(client.clone(), NAMESPACE);
     create(
         &targets,
@@ -531,7 +548,11 @@ async fn simulator_01_subinstallations_runs_through_the_controllers() {
     )
     .await;
     deployer.abort();
-    let list = installations.list(&ListParams::default()).await.unwrap().items;
+    let list = installations
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
     let not_succeeded: Vec<String> = list
         .iter()
         .filter_map(|installation| {
@@ -614,10 +635,8 @@ async fn simulator_01_subinstallations_runs_through_the_controllers() {
             state_by_path.insert(path, Json::Object(states));
         }
     }
-    let owner_path: BTreeMap<String, String> = list
-        .iter()
-        .map(|i| (i.name_any(), path_of(i)))
-        .collect();
+    let owner_path: BTreeMap<String, String> =
+        list.iter().map(|i| (i.name_any(), path_of(i))).collect();
     let executions: Api<Execution> = Api::namespaced(client.clone(), NAMESPACE);
     let mut items_by_path = Map::new();
     for item in Api::<DeployItem>::namespaced(client.clone(), NAMESPACE)
