@@ -71,7 +71,7 @@ const NOT_AT_THIS_LEVEL: &[(&str, &str)] = &[
     ),
     (
         "simulator/01-subinstallations",
-        "upstream's installation simulator (pkg/utils/landscaper, used by landscaper-cli) evaluates a whole tree of installations with import/export data mappings between them; this project has no simulator, only `landscaper blueprint render` for one blueprint",
+        "upstream's installation simulator (pkg/utils/landscaper) evaluates a whole tree of installations; here the controllers are the simulator: runs in tests/tests/simulator.rs simulator_01_subinstallations_runs_through_the_controllers (the installation, execution and deploy-item controllers on the testbed, the test as the mock items' deployer), every assertion of its expect file checked against the cluster",
     ),
     (
         "executions/test2-root",

@@ -410,6 +410,9 @@ fn eval_inner(eng: &Engine, env: &Env, e: &Expr) -> R {
             }
         }
         Expr::Merge(spec) => {
+            if let Some(message) = unsupported(e) {
+                return fail(message);
+            }
             let target: Vec<PathElem> = match &spec.redirect {
                 Some(p) if p.is_empty() => return Ok(Node::null()),
                 Some(p) => p
@@ -485,6 +488,9 @@ fn eval_inner(eng: &Engine, env: &Env, e: &Expr) -> R {
             call_lambda(eng, env, &f, positional(vec![value, error]))
         }
         Expr::Marked { markers, expr } => {
+            if let Some(message) = unsupported(e) {
+                return fail(message);
+            }
             let mut flags = Flags::default();
             for m in markers {
                 flags = flags.with(marker_flags(*m));
@@ -515,6 +521,32 @@ pub(crate) fn template_expr_node(e: &Expr) -> Node {
         source: String::new(),
         parsed: Ok(e.clone()),
     })))
+}
+
+/// Why `e` cannot be evaluated here: the constructs this engine parses but does not implement
+/// (`merge on <key>`, and the `&inject`, `&default` and `&dynamic` markers, which only act
+/// when documents are merged with stubs) are an error, never silently without effect.
+pub(crate) fn unsupported(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Merge(spec) => spec
+            .on
+            .as_ref()
+            .map(|key| format!("'merge on {key}' is not supported")),
+        Expr::Marked { markers, expr } => markers
+            .iter()
+            .find_map(|m| {
+                let name = match m {
+                    Marker::Inject => "inject",
+                    Marker::Default => "default",
+                    Marker::Dynamic => "dynamic",
+                    _ => return None,
+                };
+                Some(format!("marker '&{name}' is not supported"))
+            })
+            .or_else(|| expr.as_deref().and_then(unsupported)),
+        Expr::Grouped(inner) => unsupported(inner),
+        _ => None,
+    }
 }
 
 pub(crate) fn marker_flags(m: Marker) -> Flags {

@@ -11,7 +11,7 @@ use crate::ast::{Expr, Marker, MergeSpec, Step};
 use crate::convert::{embedded_dynaml, interpolated_string, is_insert_key, template_string};
 use crate::eval::{
     Engine, Env, PathElem, R, Scope, Stop, TemplateValue, element_names, eval, marker_flags,
-    path_text, template_expr_node,
+    path_text, template_expr_node, unsupported,
 };
 use crate::node::{Dynaml, Flags, Node, Val};
 
@@ -246,6 +246,10 @@ fn flow_expr(
             return Ok(node.clone());
         }
     };
+    if let Some(message) = unsupported(expr) {
+        pass.issue(env, d, &Stop::Fail(message));
+        return Ok(node.clone());
+    }
     if let Expr::Marked { markers, expr } = expr
         && markers.contains(&Marker::Template)
     {
@@ -429,6 +433,11 @@ fn flow_map(
                 pass.issue(&insert_env, d, &Stop::Fail(msg.clone()));
                 Insert::Keep
             }
+            Ok(e) if unsupported(e).is_some() => {
+                let message = unsupported(e).unwrap_or_default();
+                pass.issue(&insert_env, d, &Stop::Fail(message));
+                Insert::Keep
+            }
             Ok(Expr::Marked { markers, expr }) => {
                 flags = markers.iter().fold(flags, |f, m| f.with(marker_flags(*m)));
                 if markers.contains(&Marker::Template) {
@@ -558,6 +567,11 @@ fn flow_list(
                     continue;
                 }
             };
+            if let Some(message) = unsupported(expr) {
+                pass.issue(&elem_env, d, &Stop::Fail(message));
+                out.push(e.clone());
+                continue;
+            }
             let outcome = match expr {
                 Expr::Marked { markers, expr } => {
                     flags = markers.iter().fold(flags, |f, m| f.with(marker_flags(*m)));

@@ -2,6 +2,8 @@
 //! the way mandelsoft/spiff does for Landscaper's Spiff executions. As in spiff, the keys of
 //! output maps are sorted, and string interpolation (`"text (( expr )) text"`) is off unless
 //! the caller enables it ([`Spiff::with_interpolation`], [`Spiff::with_features`]).
+//! `merge on <key>` and the `&inject`, `&default` and `&dynamic` markers are parsed but not
+//! implemented: evaluating them is an error naming the construct, the path and the expression.
 //!
 //! ```
 //! use landscaper_spiff::{Spiff, Template};

@@ -417,3 +417,47 @@ fn semver_functions_as_spiff_documents_them() {
             .contains("semvermatch: invalid constraint \"~> x.y\"[0]: improper constraint")
     );
 }
+
+/// Constructs the engine parses but does not implement fail with an error that names the
+/// construct, the path and the expression, instead of silently having no effect.
+#[test]
+fn unimplemented_constructs_are_errors_naming_them() {
+    let cases = [
+        (
+            "list:\n- <<: (( merge on key ))\n- key: a\n",
+            "'merge on key' is not supported",
+            "list.[0]",
+            "merge on key",
+        ),
+        (
+            "a:\n  b: (( merge on id ))\n",
+            "'merge on id' is not supported",
+            "a.b",
+            "merge on id",
+        ),
+        (
+            "a:\n  <<: (( &inject ))\n  x: 1\n",
+            "marker '&inject' is not supported",
+            "a.<<",
+            "&inject",
+        ),
+        (
+            "a:\n  v: (( &default (1) ))\n",
+            "marker '&default' is not supported",
+            "a.v",
+            "&default (1)",
+        ),
+        (
+            "a:\n  v: (( &temporary &dynamic (1) ))\n",
+            "marker '&dynamic' is not supported",
+            "a.v",
+            "&temporary &dynamic (1)",
+        ),
+    ];
+    for (yaml, message, path, expression) in cases {
+        let err = eval_err(yaml);
+        assert!(err.contains(message), "{yaml}: {err}");
+        assert!(err.contains(path), "{yaml}: the path {path}: {err}");
+        assert!(err.contains(expression), "{yaml}: the expression: {err}");
+    }
+}
