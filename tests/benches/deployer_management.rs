@@ -108,14 +108,17 @@ fn spawn_landscaper(kubeconfig: &std::path::Path, log: &std::path::Path) -> Chil
 
 /// The landscaper's logged requests split into deployer management's and those of the pairs'
 /// first jobs, which the Installation controller runs on each pair's Installation as on any
-/// other (the `installations` bench measures them): its patches of Installations and of their
-/// status (deployer management creates Installations and patches none on a first run) and the
-/// Events it publishes on them, named `<pair>.<suffix>` (deployer management's Events name a
-/// registration or an environment).
+/// other (the `installations` bench measures them): its patches of Installations after the
+/// first (deployer management writes each by one apply, and none again on a first run), of
+/// their status, and the Events it publishes on them, named `<pair>.<suffix>` (deployer
+/// management's Events name a registration or an environment).
 fn split(records: &[RequestRecord], pairs: &BTreeSet<String>) -> (u64, u64) {
     let (mut management, mut jobs) = (0, 0);
+    let mut applied = BTreeSet::new();
     for record in records.iter().filter(|r| r.user == USER) {
-        let on_installation = record.resource == "installations" && record.verb == "patch";
+        let on_installation = record.resource == "installations"
+            && record.verb == "patch"
+            && (!record.subresource.is_empty() || !applied.insert(record.name.clone()));
         let installation_event = record.resource == "events"
             && record
                 .name
