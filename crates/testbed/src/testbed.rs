@@ -107,7 +107,8 @@ impl Builder {
     }
 
     /// Serves Gardener's `Shoot` kind and its `adminkubeconfig` subresource in every cluster
-    /// (a test double of Gardener's API, see [`crate::gardener`]); a Shoot's admin kubeconfig
+    /// (a test double of Gardener's API, not of kube-apiserver, checked as gardener-apiserver
+    /// checks requests); a Shoot's admin kubeconfig
     /// is for the cluster of this testbed its advertised address names.
     pub fn with_gardener_shoots(mut self) -> Self {
         self.gardener_shoots = true;
