@@ -527,3 +527,40 @@ async fn execution_job(executions: &Api<Execution>, name: &str) -> Option<String
         .and_then(|e| e.status)
         .and_then(|s| s.job_id)
 }
+
+#[tokio::test]
+async fn an_execution_the_api_server_refuses_fails_the_job_with_its_message() {
+    let (_world, installations, executions) = world().await;
+    // A deploy item without `config`, which the Execution CRD requires.
+    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: web\n      type: landscaper.gardener.cloud/mock\n";
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "unrendered", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
+        }),
+    )
+    .await;
+    eventually("unrendered fails", || async {
+        phase_of(&installations, "unrendered").await == Some(InstallationPhase::Failed)
+    })
+    .await;
+    let error = installations
+        .get("unrendered")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap();
+    assert_eq!(error.reason, "InvalidExecution");
+    for part in [
+        "create Execution unrendered",
+        "is invalid: spec.deployItems[0].config",
+        "must be of type object",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+    assert!(!error.message.contains("Status {"), "{}", error.message);
+    assert!(executions.get_opt("unrendered").await.unwrap().is_none());
+}

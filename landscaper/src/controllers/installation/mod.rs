@@ -185,6 +185,23 @@ pub enum Error {
 }
 
 impl Error {
+    /// When the API server refused the request as invalid (400 or 422), which it will do
+    /// again: what was refused and the server's message.
+    fn refusal(&self) -> Option<String> {
+        match self {
+            Self::Api {
+                namespace,
+                name,
+                action,
+                source: kube::Error::Api(status),
+            } if status.code == 400 || status.code == 422 => Some(format!(
+                "Installation {namespace}/{name}: {action}: {}",
+                status.message
+            )),
+            _ => None,
+        }
+    }
+
     fn api(installation: &Installation, action: impl Into<String>, source: kube::Error) -> Self {
         Self::Api {
             namespace: installation.namespace().unwrap_or_default(),

@@ -180,7 +180,16 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     };
     state::save(installation, context, &stored).await?;
     let execution =
-        subobjects::apply_execution(installation, context, &desired.deploy_items).await?;
+        match subobjects::apply_execution(installation, context, &desired.deploy_items).await {
+            Ok(execution) => execution,
+            // The API server refused what the blueprint rendered: retrying cannot help.
+            Err(error) => match error.refusal() {
+                Some(message) => {
+                    return fail(installation, context, "Init", "InvalidExecution", message).await;
+                }
+                None => return Err(error),
+            },
+        };
     let active =
         subobjects::apply_subinstallations(installation, context, &desired.subinstallations)
             .await?;
