@@ -37,6 +37,20 @@ async fn create(api: &Api<Installation>, value: Value) -> Installation {
         .expect("the Installation is created")
 }
 
+/// Waits until installation `name` ends its job Failed; its `lastError`.
+async fn failed_with(api: &Api<Installation>, name: &str) -> landscaper_api::core::LastError {
+    eventually(&format!("{name} fails"), || async {
+        phase_of(api, name).await == Some(InstallationPhase::Failed)
+    })
+    .await;
+    api.get(name)
+        .await
+        .unwrap()
+        .status
+        .and_then(|status| status.last_error)
+        .expect("a failed job records its last error")
+}
+
 async fn phase_of(api: &Api<Installation>, name: &str) -> Option<InstallationPhase> {
     api.get(name)
         .await
@@ -448,18 +462,7 @@ async fn a_failing_spiff_execution_fails_the_job_naming_execution_path_and_expre
         }),
     )
     .await;
-    eventually("spiffy fails", || async {
-        phase_of(&installations, "spiffy").await == Some(InstallationPhase::Failed)
-    })
-    .await;
-    let error = installations
-        .get("spiffy")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .last_error
-        .unwrap();
+    let error = failed_with(&installations, "spiffy").await;
     for part in [
         "deploy execution \"main\"",
         "deployItems.[0].config.replicas",
@@ -541,18 +544,7 @@ async fn an_execution_the_api_server_refuses_fails_the_job_with_its_message() {
         }),
     )
     .await;
-    eventually("unrendered fails", || async {
-        phase_of(&installations, "unrendered").await == Some(InstallationPhase::Failed)
-    })
-    .await;
-    let error = installations
-        .get("unrendered")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .last_error
-        .unwrap();
+    let error = failed_with(&installations, "unrendered").await;
     assert_eq!(error.reason, "InvalidExecution");
     for part in [
         "create Execution unrendered",

@@ -453,29 +453,8 @@ fn run_execution(dir: &Path, input: &Json, expect: &Json) -> Result<Outcome, Str
         "componentName": component["componentName"],
         "version": component["version"],
     }});
-    let repository = Repository::Local {
-        path: dir.join(input["registry"].as_str().unwrap()),
-    };
-    let access = RegistryAccess::new(RegistryOptions::default());
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let descriptor = runtime
-        .block_on(access.descriptor(
-            &repository,
-            component["componentName"].as_str().unwrap(),
-            component["version"].as_str().unwrap(),
-        ))
-        .map_err(|e| e.to_string())?;
-    let resource = installation["spec"]["blueprint"]["ref"]["resourceName"]
-        .as_str()
-        .unwrap();
-    let filesystem = runtime
-        .block_on(access.blueprint(&repository, &descriptor, resource))
-        .map_err(|e| e.to_string())?;
-    let blueprint = landscaper_blueprint::load::load(&filesystem)
-        .map_err(|e| e.to_string())?
-        .blueprint;
+    let (descriptor, filesystem, blueprint) =
+        installation_blueprint(dir, input, &installation, component)?;
     let options = ExecutionOptions {
         blueprint,
         filesystem: Arc::new(filesystem),
@@ -502,16 +481,14 @@ fn run_execution(dir: &Path, input: &Json, expect: &Json) -> Result<Outcome, Str
     Ok(Ok(json!({"spec": {"deployItems": items}})))
 }
 
-/// The import executions of an Installation of the state folder, its blueprint a resource of
-/// its component in upstream's local registry, on the imports its `importDataMappings` give
-/// (transcribed as `importsBefore`). The result is `{imports, error}`; failed validation is
-/// the error upstream reports. (The `ValidateImports` condition is the controller's.)
-fn run_import_executions(dir: &Path, input: &Json) -> Result<Outcome, String> {
-    let installation = installation_in_state(
-        &dir.join(input["state"].as_str().unwrap()),
-        input["installation"].as_str().unwrap(),
-    );
-    let reference = &installation["spec"]["componentDescriptor"]["ref"];
+/// The descriptor of `component` (`componentName`, `version`) in the case's local registry,
+/// and the installation's blueprint resource of it: its files and the loaded blueprint.
+fn installation_blueprint(
+    dir: &Path,
+    input: &Json,
+    installation: &Json,
+    component: &Json,
+) -> Result<(Descriptor, Filesystem, Blueprint), String> {
     let repository = Repository::Local {
         path: dir.join(input["registry"].as_str().unwrap()),
     };
@@ -522,8 +499,8 @@ fn run_import_executions(dir: &Path, input: &Json) -> Result<Outcome, String> {
     let descriptor = runtime
         .block_on(access.descriptor(
             &repository,
-            reference["componentName"].as_str().unwrap(),
-            reference["version"].as_str().unwrap(),
+            component["componentName"].as_str().unwrap(),
+            component["version"].as_str().unwrap(),
         ))
         .map_err(|e| e.to_string())?;
     let resource = installation["spec"]["blueprint"]["ref"]["resourceName"]
@@ -535,6 +512,21 @@ fn run_import_executions(dir: &Path, input: &Json) -> Result<Outcome, String> {
     let blueprint = landscaper_blueprint::load::load(&filesystem)
         .map_err(|e| e.to_string())?
         .blueprint;
+    Ok((descriptor, filesystem, blueprint))
+}
+
+/// The import executions of an Installation of the state folder, its blueprint a resource of
+/// its component in upstream's local registry, on the imports its `importDataMappings` give
+/// (transcribed as `importsBefore`). The result is `{imports, error}`; failed validation is
+/// the error upstream reports. (The `ValidateImports` condition is the controller's.)
+fn run_import_executions(dir: &Path, input: &Json) -> Result<Outcome, String> {
+    let installation = installation_in_state(
+        &dir.join(input["state"].as_str().unwrap()),
+        input["installation"].as_str().unwrap(),
+    );
+    let reference = &installation["spec"]["componentDescriptor"]["ref"];
+    let (descriptor, filesystem, blueprint) =
+        installation_blueprint(dir, input, &installation, reference)?;
     let options = ExecutionOptions {
         blueprint,
         filesystem: Arc::new(filesystem),
