@@ -23,6 +23,8 @@ use landscaper_api::core::{
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
+use super::ready::Ready;
+
 /// A stream that yields whenever a cached object changed.
 pub type Changes = Pin<Box<dyn Stream<Item = ()> + Send>>;
 
@@ -39,6 +41,8 @@ pub struct DeployerCaches {
     /// The pairs' Installations in the deployer management namespace: metadata and the job's
     /// phase, times and error only ([`slim_installation`]).
     pub installations: Store<Installation>,
+    /// All three have listed once.
+    listed: Ready,
     changed: watch::Receiver<()>,
 }
 
@@ -72,10 +76,16 @@ impl DeployerCaches {
             changed_tx.send_replace(());
             async {}
         });
+        let listed = Ready::all([
+            Ready::of(&registrations),
+            Ready::of(&environments),
+            Ready::of(&installations),
+        ]);
         let caches = Self {
             registrations,
             environments,
             installations,
+            listed,
             changed,
         };
         (caches, Box::pin(driver))
@@ -94,14 +104,15 @@ impl DeployerCaches {
         ))
     }
 
-    /// Waits until every cache has listed its objects once.
+    /// Waits until every cache has listed its objects once (or stopped before: a writer
+    /// only goes away when its stream is dropped, at shutdown).
     pub async fn ready(&self) {
-        // A writer only goes away when its stream is dropped, at shutdown.
-        let _ = futures::join!(
-            self.registrations.wait_until_ready(),
-            self.environments.wait_until_ready(),
-            self.installations.wait_until_ready(),
-        );
+        self.listed.wait().await;
+    }
+
+    /// The readiness of these caches, to await beside others.
+    pub fn listed(&self) -> Ready {
+        self.listed.clone()
     }
 }
 

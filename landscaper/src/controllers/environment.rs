@@ -32,6 +32,7 @@ use serde_json::json;
 use tracing::{Instrument, info, info_span, warn};
 
 use super::manager;
+use super::ready::Ready;
 use crate::health::Health;
 use crate::metrics;
 use crate::settings::Settings;
@@ -54,6 +55,8 @@ pub struct Context {
     /// The agents' heartbeat Leases: each is renewed every few seconds, and a reconcile
     /// per renewal reads it here, not from the API server.
     leases: Store<Lease>,
+    /// Both caches have listed once.
+    caches_ready: Ready,
 }
 
 /// What went wrong while reconciling an Environment.
@@ -122,6 +125,7 @@ pub async fn run(
         events: Events::new(client.clone(), MANAGER),
         client,
         settings,
+        caches_ready: Ready::all([Ready::of(&target_cache), Ready::of(&lease_cache)]),
         targets: target_cache.clone(),
         leases: lease_cache.clone(),
     });
@@ -192,10 +196,7 @@ fn keep_own_managed_fields(target: &mut Target) {
 async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Result<Action, Error> {
     // Decisions are taken on the Target and Lease caches: before their first list they know
     // nothing (a shutdown stops the wait).
-    let _ = futures::join!(
-        context.targets.wait_until_ready(),
-        context.leases.wait_until_ready()
-    );
+    context.caches_ready.wait().await;
     let name = environment.name_any();
     let span = info_span!("reconcile", kind = "Environment", name = %name);
     let api: Api<Environment> = Api::all(context.client.clone());

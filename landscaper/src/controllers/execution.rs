@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use tracing::{Instrument, info, info_span, warn};
 
 use super::manager::{self, phase_label};
+use super::ready::Ready;
 use crate::health::Health;
 use crate::metrics;
 
@@ -50,6 +51,8 @@ pub struct Context {
     client: kube::Client,
     /// The DeployItems Executions manage, as the controller's watch of them sees them.
     items: Store<DeployItem>,
+    /// The items' cache has listed once.
+    items_listed: Ready,
     events: Events,
 }
 
@@ -108,6 +111,7 @@ pub async fn run(
     let context = Arc::new(Context {
         events: Events::new(client.clone(), MANAGER),
         client,
+        items_listed: Ready::of(&items),
         items,
     });
     let controller = Controller::new(executions, watcher::Config::default())
@@ -154,7 +158,7 @@ async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<A
     async {
         // Before the items' watch has listed them, the cache holds none: a reconcile then
         // would create the items again and miss orphans.
-        if context.items.wait_until_ready().await.is_err() {
+        if !context.items_listed.wait().await {
             return Ok(Action::requeue(ERROR_RETRY));
         }
         let held = execution

@@ -8,6 +8,7 @@ pub mod environment;
 pub mod execution;
 pub mod installation;
 pub mod manager;
+pub mod ready;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -16,6 +16,7 @@ use landscaper_api::core::{DeployerRegistration, Environment, Execution, Install
 use crate::controllers::deployer_caches::{
     Changes, DeployerCaches, cache, metadata_cache, slim_execution,
 };
+use crate::controllers::ready::Ready;
 
 /// The cached objects. The pairs' own objects are cached as metadata only: whether they are
 /// current is read from their labels and annotations.
@@ -39,7 +40,8 @@ pub struct Caches {
     pub secrets: Store<PartialObjectMeta<Secret>>,
     /// The pairs' Targets.
     pub targets: Store<PartialObjectMeta<Target>>,
-    shared: DeployerCaches,
+    /// All of them have listed once.
+    listed: Ready,
 }
 
 impl Caches {
@@ -76,6 +78,15 @@ impl Caches {
             pairs(),
             &mut changes,
         );
+        let listed = Ready::all([
+            shared.listed(),
+            Ready::of(&executions),
+            Ready::of(&service_accounts),
+            Ready::of(&cluster_roles),
+            Ready::of(&cluster_role_bindings),
+            Ready::of(&secrets),
+            Ready::of(&targets),
+        ]);
         let caches = Self {
             registrations: shared.registrations.clone(),
             environments: shared.environments.clone(),
@@ -86,22 +97,14 @@ impl Caches {
             cluster_role_bindings,
             secrets,
             targets,
-            shared,
+            listed,
         };
         (caches, Box::pin(futures::stream::select_all(changes)))
     }
 
-    /// Waits until every cache has listed its objects once.
+    /// Waits until every cache has listed its objects once (or stopped before: a writer only
+    /// goes away when its stream is dropped, at shutdown).
     pub async fn ready(&self) {
-        // A writer only goes away when its stream is dropped, at shutdown.
-        let _ = futures::join!(
-            self.shared.ready(),
-            self.executions.wait_until_ready(),
-            self.service_accounts.wait_until_ready(),
-            self.cluster_roles.wait_until_ready(),
-            self.cluster_role_bindings.wait_until_ready(),
-            self.secrets.wait_until_ready(),
-            self.targets.wait_until_ready(),
-        );
+        self.listed.wait().await;
     }
 }
