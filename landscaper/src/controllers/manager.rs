@@ -17,6 +17,12 @@ use tracing::{info, warn};
 
 use crate::health::Health;
 
+/// How many objects a controller without a workers setting reconciles at once. Unbounded,
+/// kube-runtime starts a reconcile per object at start-up, and the client opens a connection
+/// per request in flight: 1,000 environments opened about 1,000 connections, each holding its
+/// TLS state and buffers while idle.
+pub const DEFAULT_CONCURRENCY: u16 = 5;
+
 /// Runs `controller` as `name` until `shutdown` completes: each reconcile counted and timed,
 /// the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:
 /// kube-runtime holds reconciles until that list, which no longer comes once the shutdown has

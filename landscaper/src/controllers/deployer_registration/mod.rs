@@ -128,7 +128,11 @@ pub async fn run(
         // registration (the order between deployers spans registrations); the debounce folds a
         // burst of changes into one pass.
         .reconcile_all_on(changes)
-        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)));
+        .with_config(
+            ControllerConfig::default()
+                .debounce(Duration::from_millis(200))
+                .concurrency(manager::DEFAULT_CONCURRENCY),
+        );
     let store = controller.store();
     // Each pair once: `<registration>/<environment>`, by registration and readiness.
     let _counted = metrics::DEPLOYER_PAIRS.count(move || {
