@@ -1,8 +1,10 @@
 //! The Installation controller on the testbed, with the landscaper's controllers running:
 //! the cases of `states/cases.md` section `controllers/installations` built inline (job start
 //! on the reconcile annotation, interrupt, deletion with delete-without-uninstall, a sibling
-//! that still imports, automatic retries) plus a dependency cycle between siblings. No
-//! Execution controller runs here: the tests finish Executions by writing their status.
+//! that still imports, automatic retries) plus a dependency cycle between siblings, and the
+//! objects a blueprint renders that the API server refuses (Execution, subinstallation,
+//! DeployItem, export and import DataObjects), each ending the job Failed with the server's
+//! message. The tests finish Executions by writing their status.
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::annotations;
@@ -654,6 +656,45 @@ async fn an_export_the_api_server_refuses_fails_the_job_with_its_message() {
         "Installation inst-test/exporter: creating DataObject inst-test/",
         "for export \"my export\"",
         "metadata.labels: Invalid value: \"my export\"",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+}
+
+#[tokio::test]
+async fn an_import_the_api_server_refuses_to_pass_down_fails_the_job_with_its_message() {
+    let (world, installations, _executions) = world().await;
+    let data_objects: Api<landscaper_api::core::DataObject> =
+        Api::namespaced(world.landscaper_cluster().client(), NAMESPACE);
+    data_objects
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "source"}, "data": "hello"}))
+                .unwrap(),
+        )
+        .await
+        .expect("the DataObject is created");
+    // Imports are written for subinstallations with their name as a label value, which
+    // cannot hold a space.
+    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports:\n- name: my import\n  schema: {type: string}\n"});
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "importer", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {
+                "blueprint": {"inline": {"filesystem": blueprint}},
+                "imports": {"data": [{"name": "my import", "dataRef": "source"}]},
+            },
+        }),
+    )
+    .await;
+    let error = failed_with(&installations, "importer").await;
+    assert_eq!(error.reason, "InvalidImport");
+    assert_eq!(error.operation, "Init");
+    for part in [
+        "Installation inst-test/importer: creating DataObject inst-test/",
+        "for import \"my import\"",
+        "metadata.labels: Invalid value: \"my import\"",
     ] {
         assert!(error.message.contains(part), "{part}: {}", error.message);
     }

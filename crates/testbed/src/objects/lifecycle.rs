@@ -121,16 +121,18 @@ pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cau
         )
     };
     let generate_name = meta_str(obj, "generateName");
-    if is_create && !generate_name.is_empty() {
-        if let Some(msg) = name_error(res, generate_name, true) {
-            causes.push(invalid("metadata.generateName", generate_name, msg));
-        }
+    if is_create
+        && !generate_name.is_empty()
+        && let Some(msg) = name_error(res, generate_name, true)
+    {
+        causes.push(invalid("metadata.generateName", generate_name, msg));
     }
     let name = meta_str(obj, "name");
-    if is_create && !name.is_empty() {
-        if let Some(msg) = name_error(res, name, false) {
-            causes.push(invalid("metadata.name", name, msg));
-        }
+    if is_create
+        && !name.is_empty()
+        && let Some(msg) = name_error(res, name, false)
+    {
+        causes.push(invalid("metadata.name", name, msg));
     }
     causes.extend(label_causes(obj));
     causes.extend(owner_reference_causes(obj));
