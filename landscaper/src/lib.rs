@@ -19,4 +19,5 @@ pub mod kubelet;
 pub mod leader;
 pub mod metrics;
 pub mod own_environment;
+pub mod refusal;
 pub mod settings;

@@ -766,6 +766,73 @@ async fn bad_input_is_a_clear_status_message_and_makes_nothing() {
     assert_eq!(names, ["broken-edge"], "only the well-formed pair is made");
 }
 
+#[tokio::test]
+async fn a_pair_installation_the_api_server_refuses_is_a_status_message_and_an_event() {
+    use testbed::{Fault, Matcher};
+    let (world, registrations) = world_with(&["edge"]).await;
+    // As a ValidatingAdmissionPolicy denies the pair's Installation, until it is lifted.
+    let denial = "ValidatingAdmissionPolicy 'pinned-deployers' with binding 'ls-system' denied request: spec.blueprint must be a component resource";
+    world.landscaper_cluster().faults().fail_next(
+        1000,
+        Matcher::any()
+            .verb("patch")
+            .resource("installations")
+            .name("mock-edge"),
+        Fault::Invalid(denial.to_owned()),
+    );
+    register(
+        &registrations,
+        "mock",
+        &[deploy_item_types::MOCK],
+        json!({}),
+    )
+    .await;
+    let message = entry_message(&registrations, "mock", "edge").await;
+    assert_eq!(
+        message,
+        format!(
+            "DeployerRegistration mock: environment edge: writing Installation mock-edge: {denial}"
+        )
+    );
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::all(world.landscaper_cluster().client());
+    eventually("a PairRefused event is published", || async {
+        events
+            .list(&Default::default())
+            .await
+            .expect("events")
+            .items
+            .iter()
+            .any(|event| {
+                event.reason.as_deref() == Some("PairRefused")
+                    && event.type_.as_deref() == Some("Warning")
+                    && event
+                        .note
+                        .as_deref()
+                        .is_some_and(|note| note == format!("environment edge: {message}"))
+            })
+    })
+    .await;
+
+    // Lifted, the next change of the registration installs the deployer.
+    world.landscaper_cluster().faults().clear();
+    registrations
+        .patch(
+            "mock",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"installationTemplate": {"importDataMappings": {"values": {"replicas": 1}}}}})),
+        )
+        .await
+        .expect("registration changed");
+    wait_for_installation(&world, "mock-edge").await;
+    eventually("the refusal is no longer reported", || async {
+        current_message(&registrations, "mock", "edge")
+            .await
+            .is_none_or(|m| !m.contains(denial))
+    })
+    .await;
+}
+
 /// A write of a pair: verb, resource, and the object's name from the pair's name.
 type Step = (&'static str, &'static str, fn(&str) -> String);
 

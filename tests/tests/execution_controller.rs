@@ -543,3 +543,51 @@ async fn the_mock_deployer_completes_an_execution_with_exports() {
         json!({ "db": { "host": "db.local" }, "app": { "replicas": 2 } })
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_item_the_api_server_refuses_fails_the_job_with_its_message() {
+    let world = World::start().await;
+    let client = namespace(&world, "refused").await;
+    let executions: Api<Execution> = Api::namespaced(client.clone(), "refused");
+    let items: Api<DeployItem> = Api::namespaced(client, "refused");
+    let mut exec = execution(
+        "exec",
+        &[("fine", &[], json!({})), ("labelled", &["fine"], json!({}))],
+    );
+    // The Execution keeps an entry's labels as data; the API server checks them on the item.
+    exec.spec.deploy_items[0].labels = Some(BTreeMap::from([("team".into(), "a b".into())]));
+    executions
+        .create(&PostParams::default(), &exec)
+        .await
+        .unwrap();
+    start_job(&executions, "exec", "job-1").await;
+    eventually("the execution fails", || async {
+        phase_of(&executions, "exec").await == Some(ExecutionPhase::Failed)
+    })
+    .await;
+    let error = executions
+        .get("exec")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .last_error
+        .unwrap();
+    assert_eq!(error.reason, "InvalidDeployItem");
+    for part in [
+        "Execution refused/exec: create DeployItem for spec.deployItems fine",
+        "DeployItem.landscaper.gardener.cloud \"exec-fine\" is invalid",
+        "metadata.labels: Invalid value: \"a b\"",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+    assert!(
+        items
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty(),
+        "neither item exists: the second waits for the first"
+    );
+}

@@ -1,8 +1,10 @@
 //! The Installation controller on the testbed, with the landscaper's controllers running:
 //! the cases of `states/cases.md` section `controllers/installations` built inline (job start
 //! on the reconcile annotation, interrupt, deletion with delete-without-uninstall, a sibling
-//! that still imports, automatic retries) plus a dependency cycle between siblings. No
-//! Execution controller runs here: the tests finish Executions by writing their status.
+//! that still imports, automatic retries) plus a dependency cycle between siblings, and the
+//! objects a blueprint renders that the API server refuses (Execution, subinstallation,
+//! DeployItem, export and import DataObjects), each ending the job Failed with the server's
+//! message. The tests finish Executions by writing their status.
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::annotations;
@@ -555,4 +557,145 @@ async fn an_execution_the_api_server_refuses_fails_the_job_with_its_message() {
     }
     assert!(!error.message.contains("Status {"), "{}", error.message);
     assert!(executions.get_opt("unrendered").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_subinstallation_the_api_server_refuses_fails_the_job_with_its_message() {
+    let (_world, installations, _executions) = world().await;
+    // `Web_1-` cannot prefix an object name: the API server refuses the subinstallation.
+    let child = json!({"name": "Web_1", "blueprint": {"filesystem": mock_blueprint()}});
+    let blueprint = json!({"blueprint.yaml": serde_json::to_string(&json!({
+        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
+        "kind": "Blueprint",
+        "subinstallations": [child],
+    })).unwrap()});
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "parent", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
+        }),
+    )
+    .await;
+    let error = failed_with(&installations, "parent").await;
+    assert_eq!(error.reason, "InvalidSubinstallation");
+    assert_eq!(error.operation, "Init");
+    for part in [
+        "Installation inst-test/parent: create subinstallation Web_1",
+        "is invalid",
+        "metadata.generateName: Invalid value: \"Web_1-\"",
+        "a lowercase RFC 1123 subdomain",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+    let names: Vec<String> = installations
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|i| i.metadata.name)
+        .collect();
+    assert_eq!(names, ["parent"], "no subinstallation was created");
+}
+
+#[tokio::test]
+async fn a_deploy_item_the_api_server_refuses_fails_the_execution_and_the_job_with_its_message() {
+    let (_world, installations, executions) = world().await;
+    // `parent-Web_1` cannot name a DeployItem; the Execution itself is valid.
+    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: Web_1\n      type: landscaper.gardener.cloud/mock\n      config:\n        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n        kind: ProviderConfiguration\n        phase: Succeeded\n"});
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "parent", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
+        }),
+    )
+    .await;
+    let error = failed_with(&installations, "parent").await;
+    assert_eq!(error.reason, "SubobjectsFailed");
+    let execution = executions.get("parent").await.unwrap().status.unwrap();
+    let refused = execution.last_error.expect("the Execution's last error");
+    assert_eq!(refused.reason, "InvalidDeployItem");
+    for message in [&refused.message, &error.message] {
+        for part in [
+            "Execution inst-test/parent: create DeployItem for spec.deployItems Web_1",
+            "DeployItem.landscaper.gardener.cloud \"parent-Web_1\" is invalid",
+            "metadata.name: Invalid value: \"parent-Web_1\"",
+        ] {
+            assert!(message.contains(part), "{part}: {message}");
+        }
+    }
+    assert!(
+        error.message.contains("InvalidDeployItem"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn an_export_the_api_server_refuses_fails_the_job_with_its_message() {
+    let (_world, installations, _executions) = world().await;
+    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nexports:\n- name: out\n  schema: {type: string}\nexportExecutions:\n- name: e\n  type: GoTemplate\n  template: |\n    exports:\n      out: produced\n"});
+    // The DataObject carries its key as a label value, which cannot hold a space.
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "exporter", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {
+                "blueprint": {"inline": {"filesystem": blueprint}},
+                "exports": {"data": [{"name": "out", "dataRef": "my export"}]},
+            },
+        }),
+    )
+    .await;
+    let error = failed_with(&installations, "exporter").await;
+    assert_eq!(error.reason, "InvalidExport");
+    assert_eq!(error.operation, "Completing");
+    for part in [
+        "Installation inst-test/exporter: creating DataObject inst-test/",
+        "for export \"my export\"",
+        "metadata.labels: Invalid value: \"my export\"",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
+}
+
+#[tokio::test]
+async fn an_import_the_api_server_refuses_to_pass_down_fails_the_job_with_its_message() {
+    let (world, installations, _executions) = world().await;
+    let data_objects: Api<landscaper_api::core::DataObject> =
+        Api::namespaced(world.landscaper_cluster().client(), NAMESPACE);
+    data_objects
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "source"}, "data": "hello"}))
+                .unwrap(),
+        )
+        .await
+        .expect("the DataObject is created");
+    // Imports are written for subinstallations with their name as a label value, which
+    // cannot hold a space.
+    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports:\n- name: my import\n  schema: {type: string}\n"});
+    create(
+        &installations,
+        json!({
+            "metadata": {"name": "importer", "annotations": {annotations::OPERATION: "reconcile"}},
+            "spec": {
+                "blueprint": {"inline": {"filesystem": blueprint}},
+                "imports": {"data": [{"name": "my import", "dataRef": "source"}]},
+            },
+        }),
+    )
+    .await;
+    let error = failed_with(&installations, "importer").await;
+    assert_eq!(error.reason, "InvalidImport");
+    assert_eq!(error.operation, "Init");
+    for part in [
+        "Installation inst-test/importer: creating DataObject inst-test/",
+        "for import \"my import\"",
+        "metadata.labels: Invalid value: \"my import\"",
+    ] {
+        assert!(error.message.contains(part), "{part}: {}", error.message);
+    }
 }

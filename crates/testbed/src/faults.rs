@@ -18,6 +18,8 @@ pub enum Fault {
     Conflict,
     /// No answer until the connection is closed (by a restart or by the client).
     Hang,
+    /// 422 Invalid with this message, as a ValidatingAdmissionPolicy denies a request.
+    Invalid(String),
 }
 
 /// Which requests a rule applies to; `None` fields match anything.
@@ -168,6 +170,7 @@ impl Faults {
                 Injected::Fail(ApiError::conflict_modified(facts.resource, "", facts.name))
             }
             Fault::Hang => Injected::Hang,
+            Fault::Invalid(message) => Injected::Fail(ApiError::new(422, "Invalid", message)),
         })
     }
 }
@@ -200,5 +203,21 @@ mod tests {
         }
         assert!(f.check(facts("create", "configmaps")).is_some());
         assert!(f.check(facts("create", "configmaps")).is_none());
+    }
+
+    #[test]
+    fn an_invalid_fault_answers_422_with_its_message() {
+        let f = Faults::default();
+        let message = "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no";
+        f.fail_next(1, Matcher::any(), Fault::Invalid(message.into()));
+        match f.check(facts("patch", "installations")) {
+            Some(Injected::Fail(e)) => {
+                assert_eq!(
+                    (e.code, e.reason, e.message.as_str()),
+                    (422, "Invalid", message)
+                )
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -105,6 +105,89 @@ async fn generate_name_and_label_selected_lists() {
     );
 }
 
+/// The 422 a write of `obj` gets: its message and causes' fields.
+async fn refused(api: &Api<ConfigMap>, obj: &ConfigMap) -> (String, Vec<String>) {
+    match api.create(&PostParams::default(), obj).await {
+        Err(kube::Error::Api(s)) => {
+            assert_eq!(
+                (s.code, s.reason.as_str()),
+                (422, "Invalid"),
+                "{}",
+                s.message
+            );
+            let fields = s
+                .details
+                .map(|d| d.causes.into_iter().map(|c| c.field).collect())
+                .unwrap_or_default();
+            (s.message, fields)
+        }
+        other => panic!("expected a 422, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn names_prefixes_labels_and_annotation_keys_are_validated_as_kube_does() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(bed.cluster().client(), "default");
+    let mut prefixed = cm("", json!({}));
+    prefixed.metadata.name = None;
+    prefixed.metadata.generate_name = Some("Web_1-".into());
+    let (message, fields) = refused(&api, &prefixed).await;
+    assert!(
+        message.contains("is invalid: [metadata.generateName: Invalid value: \"Web_1-\": a lowercase RFC 1123 subdomain"),
+        "{message}"
+    );
+    assert_eq!(fields, ["metadata.generateName", "metadata.name"]);
+
+    let mut labelled = cm("labelled", json!({}));
+    labelled.metadata.labels = Some([("team".to_string(), "a b".to_string())].into());
+    let (message, fields) = refused(&api, &labelled).await;
+    assert_eq!(
+        message,
+        "ConfigMap \"labelled\" is invalid: metadata.labels: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+    );
+    assert_eq!(fields, ["metadata.labels"]);
+    labelled.metadata.labels = Some([("bad key!".to_string(), "v".to_string())].into());
+    let (message, _) = refused(&api, &labelled).await;
+    assert!(
+        message.contains("metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters"),
+        "{message}"
+    );
+
+    let mut annotated = cm("annotated", json!({}));
+    annotated.metadata.annotations = Some(
+        [(
+            "Example.com/Note".to_string(),
+            "any value at all".to_string(),
+        )]
+        .into(),
+    );
+    api.create(&PostParams::default(), &annotated)
+        .await
+        .expect("annotation keys are checked in lower case, values not at all");
+    annotated.metadata.name = Some("annotated-2".into());
+    annotated.metadata.annotations = Some([("a/b/c".to_string(), "v".to_string())].into());
+    let (message, fields) = refused(&api, &annotated).await;
+    assert!(
+        message.contains(
+            "metadata.annotations: Invalid value: \"a/b/c\": a qualified name must consist"
+        ),
+        "{message}"
+    );
+    assert_eq!(fields, ["metadata.annotations"]);
+
+    // An update is checked too.
+    let mut valid = api
+        .create(&PostParams::default(), &cm("valid", json!({})))
+        .await
+        .unwrap();
+    valid.metadata.labels = Some([("team".to_string(), "-x".to_string())].into());
+    match api.replace("valid", &PostParams::default(), &valid).await {
+        Err(kube::Error::Api(s)) => assert_eq!(s.code, 422, "{}", s.message),
+        other => panic!("expected a 422, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn pagination_with_limit_and_continue() {
     let bed = Testbed::start().await.unwrap();

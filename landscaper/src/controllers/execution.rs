@@ -74,6 +74,22 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// When the API server refused the request as invalid (what the entry of
+    /// `spec.deployItems` describes is refused on every retry): what was refused and the
+    /// server's message.
+    fn refusal(&self) -> Option<String> {
+        let Self::Api {
+            namespace,
+            name,
+            action,
+            source,
+        } = self;
+        crate::refusal::permanent(source)
+            .map(|message| format!("Execution {namespace}/{name}: {action}: {message}"))
+    }
+}
+
 /// Items keyed by the `spec.deployItems` entry they were made from.
 fn by_template_name(items: impl IntoIterator<Item = DeployItem>) -> BTreeMap<String, DeployItem> {
     items
@@ -200,6 +216,8 @@ enum Progress {
     Running,
     /// An item finished the job Failed.
     Failed(String),
+    /// The API server refused to create or update an item as invalid.
+    Refused(String),
     /// Every item finished the job Succeeded.
     Succeeded,
 }
@@ -280,6 +298,16 @@ impl<'a> Job<'a> {
                     &job_id,
                     ExecutionPhase::Failed,
                     Some(("DeployItemFailed", message)),
+                    None,
+                )
+                .await?;
+            }
+            Progress::Refused(message) => {
+                info!(namespace = %self.namespace, name = %self.name, %job_id, "job failed: a DeployItem was refused");
+                self.finish(
+                    &job_id,
+                    ExecutionPhase::Failed,
+                    Some(("InvalidDeployItem", message)),
                     None,
                 )
                 .await?;
@@ -401,9 +429,18 @@ impl<'a> Job<'a> {
                 .flatten()
                 .all(|dep| finished(dep) == Some(DeployItemPhase::Succeeded));
             if ready {
-                let item = self
+                let item = match self
                     .ensure_item(execution, template, items.get(&template.name))
-                    .await?;
+                    .await
+                {
+                    Ok(item) => item,
+                    // A retry would be refused again: the job ends, items already started
+                    // keep running.
+                    Err(error) => match error.refusal() {
+                        Some(message) => return Ok(Progress::Refused(message)),
+                        None => return Err(error),
+                    },
+                };
                 self.trigger(&item, job_id).await?;
             }
         }

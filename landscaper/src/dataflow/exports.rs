@@ -14,8 +14,7 @@ use landscaper_blueprint::{ExecutionOptions, StateHandler, Templater};
 use serde_json::{Map, Value as Json, json};
 
 use super::imports::target_json;
-use super::names::EXPORT_SOURCE_TYPE;
-use super::write::{Member, Writer};
+use super::write::{Member, Purpose, Writer};
 use super::{DataflowError, Scope, mappings};
 
 /// What an installation exports: values by export name, and the objects `spec.exports` makes
@@ -119,8 +118,7 @@ pub async fn write_exports(
         client,
         installation,
         context: scope.context.clone(),
-        source_type: EXPORT_SOURCE_TYPE,
-        purpose: "export",
+        purpose: Purpose::Export,
     };
     for (key, data) in &exports.data_objects {
         writer.data_object(key, data).await?;

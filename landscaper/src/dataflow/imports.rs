@@ -18,7 +18,7 @@ use serde_json::{Map, Value as Json};
 use sha1::{Digest, Sha1};
 
 use super::names::{DATA_JOB_ID, DATA_SOURCE_TYPE, IMPORT_SOURCE_TYPE};
-use super::write::{Member, Writer};
+use super::write::{Member, Purpose, Writer};
 use super::{DataflowError, Scope, mappings};
 
 /// The imports as blueprint executions see them, and their hash.
@@ -142,8 +142,7 @@ pub async fn write_imports(
         client,
         installation,
         context: scope.own_context(),
-        source_type: IMPORT_SOURCE_TYPE,
-        purpose: "import",
+        purpose: Purpose::Import,
     };
     let owner = format!("Installation {}/{}", scope.namespace, scope.name);
     let mut pending: Vec<&ImportDefinition> = blueprint.imports.iter().rev().collect();

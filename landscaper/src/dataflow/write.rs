@@ -13,7 +13,10 @@ use landscaper_api::core::{DataObject, Installation, Target, TargetSpec, data_ob
 use landscaper_api::meta::contains_all;
 use serde_json::{Map, Value as Json};
 
-use super::names::{DATA_JOB_ID, DATA_SOURCE, DATA_SOURCE_TYPE, installation_context};
+use super::names::{
+    DATA_JOB_ID, DATA_SOURCE, DATA_SOURCE_TYPE, EXPORT_SOURCE_TYPE, IMPORT_SOURCE_TYPE,
+    installation_context,
+};
 use super::{DataflowError, key_of};
 
 /// The prefix of the labels this module owns; a Target's own labels under it are replaced.
@@ -42,6 +45,40 @@ impl Member {
     }
 }
 
+/// What a [`Writer`] writes: an installation's exports, or the imports it passes to its
+/// subinstallations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Exports, in the context the installation reads its imports in.
+    Export,
+    /// Imports, in the installation's own context.
+    Import,
+}
+
+impl Purpose {
+    /// The `sourceType` label value, also the word in messages.
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Export => EXPORT_SOURCE_TYPE,
+            Self::Import => IMPORT_SOURCE_TYPE,
+        }
+    }
+
+    /// The error for a write the API server refused as invalid, `message` naming it.
+    fn invalid(self, message: String) -> DataflowError {
+        match self {
+            Self::Export => DataflowError::InvalidExport(message),
+            Self::Import => DataflowError::InvalidImport(message),
+        }
+    }
+}
+
+impl std::fmt::Display for Purpose {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Writes an installation's DataObjects and Targets into one context.
 pub(crate) struct Writer<'a> {
     /// The client to write with.
@@ -50,10 +87,8 @@ pub(crate) struct Writer<'a> {
     pub installation: &'a Installation,
     /// The context written into (the `context` label and part of the names).
     pub context: String,
-    /// `export` or `import`.
-    pub source_type: &'static str,
-    /// What is written, for messages (`export`, `import`).
-    pub purpose: &'static str,
+    /// Exports or imports: the `sourceType` label and the word in messages.
+    pub purpose: Purpose,
 }
 
 impl Writer<'_> {
@@ -80,7 +115,10 @@ impl Writer<'_> {
             DATA_SOURCE.to_owned(),
             installation_context(&self.installation_name()),
         );
-        labels.insert(DATA_SOURCE_TYPE.to_owned(), self.source_type.to_owned());
+        labels.insert(
+            DATA_SOURCE_TYPE.to_owned(),
+            self.purpose.as_str().to_owned(),
+        );
         match member {
             Member::Single => {}
             Member::Index(i) => {
@@ -233,9 +271,8 @@ impl Writer<'_> {
         api.create(&PostParams::default(), object)
             .await
             .map(|_| ())
-            .map_err(|source| DataflowError::Api {
-                context: self.context_of(kind, &name, key, "creating"),
-                source,
+            .map_err(|source| {
+                self.write_failed(self.context_of(kind, &name, key, "creating"), source)
             })
     }
 
@@ -253,10 +290,18 @@ impl Writer<'_> {
         api.replace(name, &PostParams::default(), object)
             .await
             .map(|_| ())
-            .map_err(|source| DataflowError::Api {
-                context: self.context_of(kind, name, key, "updating"),
-                source,
+            .map_err(|source| {
+                self.write_failed(self.context_of(kind, name, key, "updating"), source)
             })
+    }
+
+    /// A failed write: one the API server refused as invalid is an invalid export or import,
+    /// refused again if written again; any other failure is retried.
+    fn write_failed(&self, context: String, source: kube::Error) -> DataflowError {
+        match crate::refusal::permanent(&source) {
+            Some(message) => self.purpose.invalid(format!("{context}: {message}")),
+            None => DataflowError::Api { context, source },
+        }
     }
 
     fn context_of(&self, kind: &str, name: &str, key: &str, verb: &str) -> String {

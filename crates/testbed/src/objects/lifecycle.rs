@@ -85,33 +85,56 @@ pub fn fill_generated_name(obj: &mut Value) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Checks object metadata: the name and the finalizers.
+/// Why `name` cannot name an object of `res`'s kind (`None` when it can); a `generateName`
+/// `prefix` is checked as Go's name validators check one.
+fn name_error(res: &ResourceDef, name: &str, prefix: bool) -> Option<&'static str> {
+    if matches!(
+        res.kind.as_str(),
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
+    ) {
+        // RBAC objects accept any path segment name (a prefix may be `.`).
+        let illegal = name.contains('/') || name.contains('%');
+        let dots = !prefix && (name == "." || name == "..");
+        return (illegal || dots).then_some("may not contain '/' or '%'");
+    }
+    let checked = if prefix {
+        names::masked_prefix(name)
+    } else {
+        name.to_owned()
+    };
+    if res.kind == "Namespace" {
+        (!names::is_dns_label(&checked)).then_some(names::LABEL_MSG)
+    } else {
+        (!names::is_subdomain(&checked)).then_some(names::SUBDOMAIN_MSG)
+    }
+}
+
+/// Checks object metadata: the name (and `generateName`) on create, labels, annotation keys,
+/// owner references and finalizers.
 pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cause> {
     let mut causes = Vec::new();
-    let name = meta_str(obj, "name");
-    if is_create && !name.is_empty() {
-        let (ok, msg) = if res.kind == "Namespace" {
-            (names::is_dns_label(name), names::LABEL_MSG)
-        } else if matches!(
-            res.kind.as_str(),
-            "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
-        ) {
-            // RBAC objects accept any path segment name.
-            (
-                !name.contains('/') && !name.contains('%') && name != "." && name != "..",
-                "may not contain '/' or '%'",
-            )
-        } else {
-            (names::is_subdomain(name), names::SUBDOMAIN_MSG)
-        };
-        if !ok {
-            causes.push(Cause::new(
-                "FieldValueInvalid",
-                format!("Invalid value: \"{name}\": {msg}"),
-                "metadata.name",
-            ));
-        }
+    let invalid = |field: &str, value: &str, msg: &str| {
+        Cause::new(
+            "FieldValueInvalid",
+            format!("Invalid value: {}: {msg}", Value::from(value)),
+            field,
+        )
+    };
+    let generate_name = meta_str(obj, "generateName");
+    if is_create
+        && !generate_name.is_empty()
+        && let Some(msg) = name_error(res, generate_name, true)
+    {
+        causes.push(invalid("metadata.generateName", generate_name, msg));
     }
+    let name = meta_str(obj, "name");
+    if is_create
+        && !name.is_empty()
+        && let Some(msg) = name_error(res, name, false)
+    {
+        causes.push(invalid("metadata.name", name, msg));
+    }
+    causes.extend(label_causes(obj));
     causes.extend(owner_reference_causes(obj));
     for (i, f) in finalizers(obj).iter().enumerate() {
         if !names::is_qualified_name(f) {
@@ -127,6 +150,40 @@ pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cau
                 format!("Invalid value: \"{f}\": name is neither a standard finalizer name nor is it fully qualified"),
                 format!("metadata.finalizers[{i}]"),
             ));
+        }
+    }
+    causes
+}
+
+/// Label keys must be qualified names and values label values; annotation keys qualified
+/// names in any case (kube's `ValidateLabels` and `ValidateAnnotations`).
+fn label_causes(obj: &Value) -> Vec<Cause> {
+    let invalid = |field: &str, value: &str, msg: String| {
+        Cause::new(
+            "FieldValueInvalid",
+            format!("Invalid value: {}: {msg}", Value::from(value)),
+            field,
+        )
+    };
+    let map = |key: &str| {
+        obj.pointer(&format!("/metadata/{key}"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut causes = Vec::new();
+    for (key, value) in &map("labels") {
+        for msg in names::qualified_name_errors(key) {
+            causes.push(invalid("metadata.labels", key, msg));
+        }
+        let value = value.as_str().unwrap_or_default();
+        for msg in names::label_value_errors(value) {
+            causes.push(invalid("metadata.labels", value, msg));
+        }
+    }
+    for key in map("annotations").keys() {
+        for msg in names::qualified_name_errors(&key.to_lowercase()) {
+            causes.push(invalid("metadata.annotations", key, msg));
         }
     }
     causes

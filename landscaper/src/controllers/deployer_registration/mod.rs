@@ -105,6 +105,22 @@ pub enum Error {
     Finalizer(#[source] Box<FinalizerError<Error>>),
 }
 
+impl Error {
+    /// When the API server refused a pair object as invalid (it refuses it again until the
+    /// registration or the environment changes): what was refused and the server's message.
+    fn refusal(&self) -> Option<String> {
+        match self {
+            Self::Api {
+                registration,
+                action,
+                source,
+            } => crate::refusal::permanent(source)
+                .map(|message| format!("DeployerRegistration {registration}: {action}: {message}")),
+            _ => None,
+        }
+    }
+}
+
 /// Runs the controller until `shutdown` completes, reading registrations, environments and the
 /// pairs' Installations from `shared` (whose driver the caller polls).
 pub async fn run(
@@ -252,13 +268,25 @@ async fn apply(registration: &DeployerRegistration, context: &Context) -> Result
                 entries.push(status::pair_entry(&pair, &graph, &context.caches));
             }
             Err(error) => {
+                let message = match error.refusal() {
+                    // Written again it is refused again: reported, not retried until the
+                    // registration or the environment changes.
+                    Some(message) => {
+                        status::refused(registration, &environment_name, &message, context).await;
+                        message
+                    }
+                    None => {
+                        let message = error.to_string();
+                        failure = Some(error);
+                        message
+                    }
+                };
                 entries.push(DeployerEnvironmentStatus {
                     environment: environment_name,
                     installation: Some(pair.name().to_owned()),
-                    message: Some(error.to_string()),
+                    message: Some(message),
                     ..DeployerEnvironmentStatus::default()
                 });
-                failure = Some(error);
             }
         }
     }

@@ -261,6 +261,35 @@ pub async fn invalid(
     Ok(())
 }
 
+/// Reports a pair object the API server refused as invalid: a Warning Event the first time
+/// the environment's status entry says so (a reconcile finding it refused again, as each
+/// change of the registration's status causes, publishes nothing new).
+pub async fn refused(
+    registration: &DeployerRegistration,
+    environment: &str,
+    message: &str,
+    context: &Context,
+) {
+    let reported = registration
+        .status
+        .iter()
+        .flat_map(|status| &status.environments)
+        .any(|entry| entry.environment == environment && entry.message.as_deref() == Some(message));
+    if reported {
+        return;
+    }
+    warn!(registration = %registration.name_any(), %environment, %message, "the API server refused a pair object");
+    let note = format!("environment {environment}: {message}");
+    publish_as(
+        context,
+        registration,
+        EventType::Warning,
+        "PairRefused",
+        note,
+    )
+    .await;
+}
+
 /// Publishes a Normal event on the registration.
 pub async fn publish(
     context: &Context,

@@ -193,12 +193,10 @@ impl Error {
                 namespace,
                 name,
                 action,
-                source: kube::Error::Api(status),
-            } if status.code == 400 || status.code == 422 => Some(format!(
-                "Installation {namespace}/{name}: {action}: {}",
-                status.message
-            )),
-            _ => None,
+                source,
+            } => crate::refusal::permanent(source)
+                .map(|message| format!("Installation {namespace}/{name}: {action}: {message}")),
+            Self::Dataflow(_) => None,
         }
     }
 

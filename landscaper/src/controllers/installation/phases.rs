@@ -182,17 +182,19 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     let execution =
         match subobjects::apply_execution(installation, context, &desired.deploy_items).await {
             Ok(execution) => execution,
-            // The API server refused what the blueprint rendered: retrying cannot help.
-            Err(error) => match error.refusal() {
-                Some(message) => {
-                    return fail(installation, context, "Init", "InvalidExecution", message).await;
-                }
-                None => return Err(error),
-            },
+            Err(error) => {
+                return fail_refused(installation, context, "InvalidExecution", error).await;
+            }
         };
     let active =
-        subobjects::apply_subinstallations(installation, context, &desired.subinstallations)
-            .await?;
+        match subobjects::apply_subinstallations(installation, context, &desired.subinstallations)
+            .await
+        {
+            Ok(active) => active,
+            Err(error) => {
+                return fail_refused(installation, context, "InvalidSubinstallation", error).await;
+            }
+        };
     let mut patch = status::phase(InstallationPhase::ObjectsCreated);
     patch["subInstCache"] = json!({"activeSubs": active});
     patch["importsHash"] = json!(imports.hash);
@@ -210,6 +212,21 @@ async fn init(installation: &Installation, context: &Context) -> Result<Action, 
     }
     status::patch(&api(installation, context), installation, patch).await?;
     Ok(Action::await_change())
+}
+
+/// Ends the job Failed in `Init` with `reason` when the API server refused an object the
+/// blueprint rendered (the same object is refused on every retry); any other error is
+/// returned to be retried.
+async fn fail_refused(
+    installation: &Installation,
+    context: &Context,
+    reason: &str,
+    error: Error,
+) -> Result<Action, Error> {
+    match error.refusal() {
+        Some(message) => fail(installation, context, "Init", reason, message).await,
+        None => Err(error),
+    }
 }
 
 /// The installation's blueprint and its imports read in `scope`; `Err` is the action after
@@ -381,8 +398,14 @@ async fn progressing(installation: &Installation, context: &Context) -> Result<A
         {
             Some(s) if s.job_id_finished == job => {
                 if s.phase != Some(ExecutionPhase::Succeeded) {
+                    // Its last error says why (an item that failed, one the server refused).
+                    let why = s
+                        .last_error
+                        .as_ref()
+                        .map(|e| format!(" ({}: {})", e.reason, e.message))
+                        .unwrap_or_default();
                     failed.push(format!(
-                        "Execution {} ended {}",
+                        "Execution {} ended {}{why}",
                         installation.name_any(),
                         s.phase.map(|p| p.to_string()).unwrap_or_default()
                     ));
