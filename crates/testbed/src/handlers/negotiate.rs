@@ -138,7 +138,8 @@ struct Clause<'a> {
 }
 
 /// The entries of `Accept` in the order they are tried, parsed as `goautoneg.ParseAccept`
-/// parses them: entries that are no media range are dropped, `q` leaves the parameters.
+/// parses them: entries that are no media range are dropped, `q` leaves the parameters, only
+/// spaces are trimmed.
 fn parse_accept(header: &str) -> Vec<Clause<'_>> {
     let mut clauses: Vec<Clause<'_>> = header.split(',').filter_map(parse_clause).collect();
     sort_clauses(&mut clauses);
@@ -146,8 +147,8 @@ fn parse_accept(header: &str) -> Vec<Clause<'_>> {
 }
 
 fn parse_clause(part: &str) -> Option<Clause<'_>> {
-    let mut pieces = part.split(';');
-    let range = pieces.next().unwrap_or_default().trim();
+    let mut pieces = part.trim_matches(' ').split(';');
+    let range = pieces.next().unwrap_or_default();
     let mut halves = range.split('/');
     let main = halves.next().unwrap_or_default().trim_matches(' ');
     let sub = match (halves.next(), halves.next()) {
@@ -162,7 +163,11 @@ fn parse_clause(part: &str) -> Option<Clause<'_>> {
         params: Vec::new(),
     };
     for param in pieces {
-        let Some((key, value)) = param.split_once('=') else {
+        // `key=value` only: no value, an empty one or a second `=` drops the parameter.
+        let Some((key, value)) = param
+            .split_once('=')
+            .filter(|(_, v)| !v.is_empty() && !v.contains('='))
+        else {
             continue;
         };
         let key = key.trim_matches(' ');
@@ -324,6 +329,10 @@ mod tests {
         assert_eq!(
             chosen("application/json;q=x", false).map(|c| c.1),
             Some(Media::Json)
+        );
+        assert_eq!(
+            chosen(" application/json ;as=;g=meta.k8s.io=x", false),
+            Some((Output::Object, Media::Json))
         );
     }
 }

@@ -289,7 +289,7 @@ impl Watcher {
     }
 
     /// A bookmark line, or `None` when the watch ends instead (see [`Form::Unencodable`]).
-    fn bookmark(&mut self) -> Option<Bytes> {
+    fn bookmark(&self) -> Option<Bytes> {
         let object = match self.form {
             Form::Object => Bytes::from(
                 json!({
