@@ -274,6 +274,14 @@ impl ApiError {
         }
     }
 
+    /// 406 NotAcceptable: the response cannot take a form `Accept` lists.
+    pub fn not_acceptable(message: impl Into<String>) -> Self {
+        Self {
+            details: None,
+            ..Self::new(406, "NotAcceptable", message)
+        }
+    }
+
     /// 410 Expired.
     pub fn expired(message: impl Into<String>) -> Self {
         Self {

@@ -8,6 +8,8 @@ mod delete;
 mod discovery;
 mod fields;
 mod filter;
+mod metadata;
+mod negotiate;
 mod options;
 mod patch;
 mod read;
@@ -43,6 +45,8 @@ pub struct Ctx<'a> {
     pub res: Arc<ResourceDef>,
     /// The parsed path.
     pub path: ResourcePath,
+    /// The answer's form, negotiated from `Accept`.
+    pub accept: negotiate::Negotiated,
 }
 
 impl Ctx<'_> {
@@ -100,6 +104,7 @@ pub async fn dispatch(
                     user,
                     res,
                     path,
+                    accept: negotiate::Negotiated::DEFAULT,
                 })
                 .await
             }
@@ -169,6 +174,11 @@ async fn resource(ctx: Ctx<'_>) -> Reply {
     if !allowed {
         return ApiError::method_not_supported(&ctx.res.plural, &ctx.res.group, verb).into();
     }
+    // Every verb negotiates its answer's form before it does anything, like kube-apiserver's.
+    let ctx = match negotiate::negotiate(ctx.req, &ctx.res) {
+        Ok(accept) => Ctx { accept, ..ctx },
+        Err(e) => return e.into(),
+    };
     let result = match (verb, sub.as_deref()) {
         ("get", None | Some("status")) => read::get(&ctx),
         ("list", _) => read::list(&ctx).await,
@@ -189,5 +199,11 @@ async fn resource(ctx: Ctx<'_>) -> Reply {
             verb,
         )),
     };
-    result.unwrap_or_else(Reply::from)
+    // get, list and watch answer in the negotiated form themselves (from the stored objects);
+    // the others' answers are reduced here.
+    let reduced = match (verb, sub.as_deref()) {
+        ("get", None | Some("status")) | ("list", _) | ("watch", _) => result,
+        _ => result.and_then(|r| metadata::reply(r, ctx.accept.output, &ctx.res)),
+    };
+    reduced.unwrap_or_else(Reply::from)
 }

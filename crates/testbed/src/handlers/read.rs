@@ -1,5 +1,7 @@
 //! get and list.
 
+use super::metadata;
+use super::negotiate::Output;
 use super::options::{ListOptions, ReadAt, encode_continue, parse_rv_param};
 use super::render::{ListMeta, list_json, object_json};
 use super::{Ctx, Filter};
@@ -23,12 +25,17 @@ pub fn get(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         .store
         .get(ctx.key(), ctx.ns(), ctx.name())
         .ok_or_else(|| ctx.not_found())?;
-    if super::table::wants_table(ctx.req) {
-        let now = ctx.cluster.clock.now_nanos();
-        let t = super::table::table(&ctx.res, std::slice::from_ref(&obj), obj.rv, now);
-        return Ok(Reply::json(200, &t));
+    let res = &ctx.res;
+    match ctx.accept.output {
+        Output::Object => Ok(Reply::raw(200, object_json(res, &obj))),
+        Output::Table => {
+            let now = ctx.cluster.clock.now_nanos();
+            let t = super::table::table(res, std::slice::from_ref(&obj), obj.rv, now);
+            Ok(Reply::json(200, &t))
+        }
+        Output::Metadata(version) => Ok(Reply::raw(200, metadata::object(&obj, version))),
+        Output::MetadataList(_) => Err(metadata::refuse_object(res, &res.group, &res.kind)),
     }
-    Ok(Reply::raw(200, object_json(&ctx.res, &obj)))
 }
 
 /// LIST of a resource in a namespace or everywhere.
@@ -76,19 +83,28 @@ pub async fn list(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     } else {
         &selected[..]
     };
-    if super::table::wants_table(ctx.req) {
-        let now = ctx.cluster.clock.now_nanos();
-        let mut t = super::table::table(&ctx.res, page, rv, now);
-        if let (Some(token), Some(m)) = (
-            &meta.continue_token,
-            t.get_mut("metadata")
-                .and_then(serde_json::Value::as_object_mut),
-        ) {
-            m.insert("continue".into(), token.clone().into());
+    let res = &ctx.res;
+    match ctx.accept.output {
+        Output::Object => Ok(Reply::raw(200, list_json(res, page, &meta))),
+        Output::Table => {
+            let now = ctx.cluster.clock.now_nanos();
+            let mut t = super::table::table(res, page, rv, now);
+            if let (Some(token), Some(m)) = (
+                &meta.continue_token,
+                t.get_mut("metadata")
+                    .and_then(serde_json::Value::as_object_mut),
+            ) {
+                m.insert("continue".into(), token.clone().into());
+            }
+            Ok(Reply::json(200, &t))
         }
-        return Ok(Reply::json(200, &t));
+        Output::Metadata(_) => Err(metadata::refuse_list(
+            res,
+            &res.group,
+            &format!("{}List", res.kind),
+        )),
+        Output::MetadataList(version) => Ok(Reply::raw(200, metadata::list(page, &meta, version))),
     }
-    Ok(Reply::raw(200, list_json(&ctx.res, page, &meta)))
 }
 
 async fn wait_for_rv(ctx: &Ctx<'_>, rv: u64) -> Result<(), ApiError> {

@@ -1,26 +1,17 @@
-//! `application/json;as=Table;g=meta.k8s.io;v=v1`: the server-side tables kubectl prints.
+//! `application/json;as=Table;g=meta.k8s.io;v=v1` (chosen in `negotiate`): the server-side
+//! tables kubectl prints.
 
 mod cell;
 mod jsonpath;
 
 use super::render::value_for;
 use crate::resources::ResourceDef;
-use crate::server::Request;
 use crate::store::Stored;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
 const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 const AGE_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-
-/// Whether the client asked for a Table.
-pub fn wants_table(req: &Request) -> bool {
-    req.header("accept").is_some_and(|a| {
-        a.split(',')
-            .next()
-            .is_some_and(|first| first.contains("as=Table"))
-    })
-}
 
 /// One column: its definition and the JSONPath its cells come from (`None`: a path that
 /// is not simple, whose cells stay empty).

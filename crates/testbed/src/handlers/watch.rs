@@ -1,6 +1,8 @@
 //! watch: a stream of ADDED/MODIFIED/DELETED events from a resourceVersion, with
 //! selectors, bookmarks, timeouts and 410 Gone for revisions outside the window.
 
+use super::metadata;
+use super::negotiate::{MetaVersion, Output};
 use super::options::parse_rv_param;
 use super::render::object_json;
 use super::{Ctx, Filter};
@@ -41,6 +43,8 @@ pub async fn watch(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
         None => None,
     };
     let filter = Filter::from_request(req, &ctx.res)?;
+    ctx.accept.check_stream()?;
+    let form = Form::of(ctx.accept.output);
     let timeout = req
         .param("timeoutSeconds")
         .and_then(|t| t.parse::<u64>().ok())
@@ -72,6 +76,7 @@ pub async fn watch(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let end = now + timeout;
     let w = Watcher {
         res: ctx.res.clone(),
+        form,
         ns,
         filter,
         bookmarks,
@@ -107,11 +112,35 @@ fn next_bookmark(now: Instant, end: Instant) -> Instant {
     }
 }
 
+/// How a watch's events carry their objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// As the resource serves them (also for `as=Table`, which the testbed does not stream).
+    Object,
+    /// Reduced to `PartialObjectMetadata`, bookmarks too.
+    Metadata(MetaVersion),
+    /// `as=PartialObjectMetadataList`: kube-apiserver cannot turn an event's object into a
+    /// list, falls back to the object, which the metadata encoder cannot write either, and
+    /// ends the stream. So the watch ends, without a line, at its first event.
+    Unencodable,
+}
+
+impl Form {
+    fn of(output: Output) -> Self {
+        match output {
+            Output::Object | Output::Table => Self::Object,
+            Output::Metadata(version) => Self::Metadata(version),
+            Output::MetadataList(_) => Self::Unencodable,
+        }
+    }
+}
+
 /// One watch stream: the body of the response, polled by the connection that sends it. No
 /// task and no channel stand between the store's broadcast and the connection, so a change
 /// wakes each watching connection once.
 struct Watcher {
     res: Arc<ResourceDef>,
+    form: Form,
     ns: Option<String>,
     filter: Filter,
     bookmarks: bool,
@@ -147,6 +176,9 @@ impl Watcher {
         if let Some(frame) = self.replay() {
             return Some(frame);
         }
+        if self.ended {
+            return None;
+        }
         loop {
             tokio::select! {
                 ev = self.live.recv() => match ev {
@@ -165,7 +197,7 @@ impl Watcher {
                 _ = &mut self.next_bookmark, if self.bookmarks => {
                     let reset = next_bookmark(Instant::now(), self.end);
                     self.next_bookmark.as_mut().reset(reset);
-                    return Some(self.bookmark());
+                    return self.bookmark();
                 }
                 _ = &mut self.deadline => return None,
                 _ = self.epoch.changed() => return None,
@@ -175,7 +207,7 @@ impl Watcher {
 
     /// The initial objects and retained changes still to send, up to one frame.
     fn replay(&mut self) -> Option<Bytes> {
-        while !self.frame.is_full() {
+        while !self.frame.is_full() && !self.ended {
             if let Some(obj) = self.initial.next() {
                 if self.filter.matches(&obj) {
                     self.push_object(EventType::Added.as_str(), &obj);
@@ -191,7 +223,7 @@ impl Watcher {
 
     /// Gathers the changes already waiting in the broadcast, up to one frame.
     fn take_waiting(&mut self) {
-        while !self.frame.is_full() {
+        while !self.frame.is_full() && !self.ended {
             match self.live.try_recv() {
                 Ok(ev) => self.deliver(&ev),
                 Err(broadcast::error::TryRecvError::Empty) => return,
@@ -239,24 +271,38 @@ impl Watcher {
 
     /// Adds the change with its own type, sharing the encoded line when no conversion is due.
     fn push_as_is(&mut self, ev: &Event) {
-        if super::render::converts(&self.res, &ev.object) {
-            self.push_object(ev.kind.as_str(), &ev.object);
-        } else {
+        if self.form == Form::Object && !super::render::converts(&self.res, &ev.object) {
             self.frame.push(ev.watch_line());
+        } else {
+            self.push_object(ev.kind.as_str(), &ev.object);
         }
     }
 
     fn push_object(&mut self, kind: &str, obj: &Stored) {
-        self.frame.push(&line(kind, &object_json(&self.res, obj)));
+        match self.form {
+            Form::Object => self.frame.push(&line(kind, &object_json(&self.res, obj))),
+            Form::Metadata(version) => self
+                .frame
+                .push(&line(kind, &metadata::object(obj, version))),
+            Form::Unencodable => self.ended = true,
+        }
     }
 
-    fn bookmark(&self) -> Bytes {
-        let obj = json!({
-            "kind": self.res.kind,
-            "apiVersion": self.res.api_version(),
-            "metadata": {"resourceVersion": self.seen_rv.to_string(), "creationTimestamp": Value::Null}
-        });
-        line("BOOKMARK", &Bytes::from(obj.to_string()))
+    /// A bookmark line, or `None` when the watch ends instead (see [`Form::Unencodable`]).
+    fn bookmark(&self) -> Option<Bytes> {
+        let object = match self.form {
+            Form::Object => Bytes::from(
+                json!({
+                    "kind": self.res.kind,
+                    "apiVersion": self.res.api_version(),
+                    "metadata": {"resourceVersion": self.seen_rv.to_string(), "creationTimestamp": Value::Null}
+                })
+                .to_string(),
+            ),
+            Form::Metadata(version) => metadata::bookmark(self.seen_rv, version),
+            Form::Unencodable => return None,
+        };
+        Some(line("BOOKMARK", &object))
     }
 }
 

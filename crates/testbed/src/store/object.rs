@@ -24,6 +24,19 @@ pub struct Stored {
     pub json: Bytes,
     /// Where the fields after `kind` and `apiVersion` start in `json`.
     body_start: usize,
+    /// The metadata-only form, made on first use (see [`Stored::metadata_only`]).
+    metadata_only: Memo,
+}
+
+/// A value derived from an immutable object, made once on first use. It never takes part in
+/// comparisons: two objects are equal whether or not either has made it yet.
+#[derive(Debug, Clone, Default)]
+struct Memo(std::sync::OnceLock<Bytes>);
+
+impl PartialEq for Memo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Stored {
@@ -73,7 +86,15 @@ impl Stored {
             deleting,
             json,
             body_start,
+            metadata_only: Memo::default(),
         }
+    }
+
+    /// The object's metadata-only form, made by `render` on first use and kept: the object never
+    /// changes, so every list and watch asking for metadata shares one rendering. Callers pass
+    /// the same `render` (the HTTP handlers' PartialObjectMetadata form).
+    pub fn metadata_only(&self, render: fn(&Stored) -> Bytes) -> &Bytes {
+        self.metadata_only.0.get_or_init(|| render(self))
     }
 
     /// The stored `apiVersion`, read from the front of the JSON where serialization put it.
