@@ -8,9 +8,13 @@
 //! the Sprig functions charts use most (defaults, dicts, lists, math, semver, encodings,
 //! `toYaml`/`toJson`).
 
+#[path = "support/live.rs"]
+mod live;
 mod support;
 
-use std::path::{Path, PathBuf};
+use live::Rng;
+
+use std::path::Path;
 use std::process::Command;
 
 use landscaper_chart::engine::Engine;
@@ -191,16 +195,6 @@ const BAD_HELPERS: &str = r#"{{- define "bad.nested" -}}{{ include "bad.inner" .
 {{- define "bad.usesmissing" -}}{{ template "not.there" . }}{{- end -}}
 "#;
 
-fn helm_binary() -> Option<PathBuf> {
-    if let Ok(path) = std::env::var("HELM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("helm"))
-        .find(|candidate| candidate.is_file())
-}
-
 fn write_chart(dir: &Path, templates: &[(&str, String)]) {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir.join("templates")).expect("chart dir");
@@ -294,12 +288,7 @@ fn snippet_lines(text: &str) -> Vec<String> {
 
 #[test]
 fn engine_matches_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-engine-{}", std::process::id()));
@@ -344,22 +333,6 @@ fn engine_matches_live_helm() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(differences.is_empty(), "{}", differences.join("\n"));
-}
-
-/// A small deterministic generator (xorshift), so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
 }
 
 /// A random `printf` call: flags, widths, precisions, argument indexes and verbs, applied to
@@ -424,12 +397,7 @@ fn random_printf(rng: &mut Rng) -> String {
 
 #[test]
 fn random_printf_calls_match_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-printf-{}", std::process::id()));
@@ -637,12 +605,7 @@ impl TemplateGen {
 
 #[test]
 fn random_templates_match_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-random-{}", std::process::id()));
@@ -699,12 +662,7 @@ fn random_failing_templates_match_live_helm() {
         "{{ include \"missing.template\" $ }}",
         "{{ required \"needed\" $.Values.missing }}",
     ];
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-faults-{}", std::process::id()));
