@@ -417,14 +417,10 @@ fn string(d: &Data) -> Option<String> {
     d.as_str().map(str::to_owned)
 }
 
-fn json_kind(d: &Data) -> &'static str {
-    crate::formats::yaml::json_kind(d)
-}
-
 fn type_error(value: &Data, field: &str, ty: &str) -> String {
     format!(
         "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {ty}",
-        json_kind(value)
+        value.json_kind()
     )
 }
 
