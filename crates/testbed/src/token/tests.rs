@@ -313,4 +313,3 @@ fn discovery_documents_describe_the_key() {
         format!("{ISSUER}/openid/v1/jwks")
     );
 }
-
