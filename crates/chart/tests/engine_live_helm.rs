@@ -286,37 +286,57 @@ fn snippet_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Renders every snippet with helm and with our engine and describes each one whose outputs
+/// differ. The snippets are `define`d as `<prefix><i>` beside `helpers` in the template
+/// `names.0`, and printed url-quoted on a `# <i>:` line of the template `names.1`.
+fn snippet_differences(
+    helm: &Path,
+    dir: &Path,
+    names: (&str, &str),
+    prefix: &str,
+    helpers: &str,
+    snippets: &[&str],
+) -> Vec<String> {
+    let mut defines = String::from(helpers);
+    let mut lines = String::new();
+    for (i, snippet) in snippets.iter().enumerate() {
+        defines.push_str(&format!(
+            "{{{{- define \"{prefix}{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
+        ));
+        lines.push_str(&format!(
+            "# {i}: {{{{ include \"{prefix}{i}\" . | urlquery }}}}\n"
+        ));
+    }
+    let templates = [(names.0, defines), (names.1, lines)];
+    write_chart(dir, &templates);
+    let helm_out = run_helm(helm, dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
+    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
+    let want = snippet_lines(&helm_out);
+    let got = snippet_lines(&ours_text);
+    assert_eq!(want.len(), snippets.len(), "helm printed {helm_out}");
+    want.iter()
+        .zip(&got)
+        .enumerate()
+        .filter(|(_, (w, g))| w != g)
+        .map(|(i, (w, g))| format!("snippet {i} {:?}\n  helm: {w}\n  ours: {g}", snippets[i]))
+        .collect()
+}
+
 #[test]
 fn engine_matches_live_helm() {
     let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-engine-{}", std::process::id()));
-    let mut defines = String::from(HELPERS);
-    let mut lines = String::new();
-    for (i, snippet) in SNIPPETS.iter().enumerate() {
-        defines.push_str(&format!(
-            "{{{{- define \"s{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
-        ));
-        lines.push_str(&format!("# {i}: {{{{ include \"s{i}\" . | urlquery }}}}\n"));
-    }
-    let templates = [("_snippets.tpl", defines), ("lines.yaml", lines)];
-    write_chart(&dir, &templates);
-    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
-    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
-    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
-    let want = snippet_lines(&helm_out);
-    let got = snippet_lines(&ours_text);
-    assert_eq!(want.len(), SNIPPETS.len(), "helm printed {helm_out}");
-    let mut differences = Vec::new();
-    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
-        if w != g {
-            differences.push(format!(
-                "snippet {i} {:?}\n  helm: {w}\n  ours: {g}",
-                SNIPPETS[i]
-            ));
-        }
-    }
+    let mut differences = snippet_differences(
+        &helm,
+        &dir,
+        ("_snippets.tpl", "lines.yaml"),
+        "s",
+        HELPERS,
+        SNIPPETS,
+    );
     for (i, snippet) in FAILING.iter().enumerate() {
         let templates = [
             ("_bad.tpl", BAD_HELPERS.to_string()),
@@ -403,30 +423,16 @@ fn random_printf_calls_match_live_helm() {
     let dir = std::env::temp_dir().join(format!("landscaper-printf-{}", std::process::id()));
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let snippets: Vec<String> = (0..2000).map(|_| random_printf(&mut rng)).collect();
-    let mut defines = String::new();
-    let mut lines = String::new();
-    for (i, snippet) in snippets.iter().enumerate() {
-        defines.push_str(&format!(
-            "{{{{- define \"p{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
-        ));
-        lines.push_str(&format!("# {i}: {{{{ include \"p{i}\" . | urlquery }}}}\n"));
-    }
-    let templates = [("_printf.tpl", defines), ("printf.yaml", lines)];
-    write_chart(&dir, &templates);
-    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
-    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let snippets: Vec<&str> = snippets.iter().map(String::as_str).collect();
+    let differences = snippet_differences(
+        &helm,
+        &dir,
+        ("_printf.tpl", "printf.yaml"),
+        "p",
+        "",
+        &snippets,
+    );
     let _ = std::fs::remove_dir_all(&dir);
-    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
-    let want = snippet_lines(&helm_out);
-    let got = snippet_lines(&ours_text);
-    assert_eq!(want.len(), snippets.len());
-    let differences: Vec<String> = want
-        .iter()
-        .zip(&got)
-        .enumerate()
-        .filter(|(_, (w, g))| w != g)
-        .map(|(i, (w, g))| format!("{}\n  helm: {w}\n  ours: {g}", snippets[i]))
-        .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
@@ -620,30 +626,16 @@ fn random_templates_match_live_helm() {
             generator.block(0, false)
         })
         .collect();
-    let mut defines = String::from(HELPERS);
-    let mut lines = String::new();
-    for (i, snippet) in snippets.iter().enumerate() {
-        defines.push_str(&format!(
-            "{{{{- define \"r{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
-        ));
-        lines.push_str(&format!("# {i}: {{{{ include \"r{i}\" . | urlquery }}}}\n"));
-    }
-    let templates = [("_random.tpl", defines), ("random.yaml", lines)];
-    write_chart(&dir, &templates);
-    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
-    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let snippets: Vec<&str> = snippets.iter().map(String::as_str).collect();
+    let differences = snippet_differences(
+        &helm,
+        &dir,
+        ("_random.tpl", "random.yaml"),
+        "r",
+        HELPERS,
+        &snippets,
+    );
     let _ = std::fs::remove_dir_all(&dir);
-    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
-    let want = snippet_lines(&helm_out);
-    let got = snippet_lines(&ours_text);
-    assert_eq!(want.len(), snippets.len());
-    let differences: Vec<String> = want
-        .iter()
-        .zip(&got)
-        .enumerate()
-        .filter(|(_, (w, g))| w != g)
-        .map(|(i, (w, g))| format!("{}\n  helm: {w}\n  ours: {g}", snippets[i]))
-        .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
