@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod flow;
 pub mod http;
+pub mod logs;
 pub mod process;
 pub mod rbac;
 pub mod registrations;

@@ -2,39 +2,22 @@
 //! neither logs a warning, and no request of either is refused, neither for a conflict,
 //! although both write the Environment's status, nor for want of a permission.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kube::api::Api;
 use landscaper_api::constants::conditions;
 use landscaper_api::core::{ConditionStatus, Environment, Target, find_condition};
+use landscaper_e2e::logs::Captured;
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use tracing_subscriber::filter::LevelFilter;
-
-/// Log output collected in memory.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log buffer").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test]
 async fn a_clean_start_logs_no_warning_and_meets_no_conflict() {
     let captured = Captured::default();
-    let writer = captured.clone();
     tracing_subscriber::fmt()
         .with_max_level(LevelFilter::WARN)
         .with_ansi(false)
-        .with_writer(move || writer.clone())
+        .with_writer(captured.clone())
         .init();
 
     let world = World::start().await;
@@ -66,7 +49,7 @@ async fn a_clean_start_logs_no_warning_and_meets_no_conflict() {
     stop.send(()).unwrap();
     running.await.unwrap();
 
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(logs.is_empty(), "warnings at a clean start:\n{logs}");
     for cluster in [world.landscaper_cluster(), world.fenced_cluster()] {
         let refused: Vec<_> = cluster

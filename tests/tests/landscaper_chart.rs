@@ -3,17 +3,13 @@
 //! loads, and the landscaper works with exactly the RBAC it grants.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::core::{DeployerRegistration, Installation, Target};
 use landscaper_api::decode::config_from_yaml;
-use landscaper_chart::formats::tree::Map;
-use landscaper_chart::formats::yaml::parse_values;
-use landscaper_chart::helm::chart;
-use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
+use landscaper_e2e::charts::{ValuesInput, helm, render_chart, run_helm};
 use landscaper_e2e::rbac::{create_all, documents, service_account_token};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use serde_json::{Value, json};
@@ -37,49 +33,12 @@ const VALUES_FILES: &[Option<&str>] = &[
 
 /// Our render, as `helm template landscaper CHART -n NAMESPACE [-f FILE]`.
 fn render_ours(namespace: &str, file: Option<&Path>) -> Result<String, String> {
-    let chart = chart::load(&chart_dir()).expect("the landscaper chart loads");
-    let values = match file {
-        Some(file) => parse_values(&std::fs::read_to_string(file).expect("values file"))
-            .expect("valid values"),
-        None => Map::default(),
+    let files: Vec<&Path> = file.into_iter().collect();
+    let values = ValuesInput {
+        files: &files,
+        sets: &[],
     };
-    let options = TemplateOptions {
-        release: ReleaseOptions {
-            name: RELEASE.into(),
-            namespace: namespace.into(),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let release = render::install(&chart, &values, &options).map_err(|e| e.message)?;
-    Ok(render::template_output(release, &options).expect("template output"))
-}
-
-/// The real helm, when installed (`.ci/install-tools` sets `HELM`); under CI it must be there.
-fn helm() -> Option<PathBuf> {
-    let found = std::env::var_os("HELM")
-        .map(PathBuf::from)
-        .filter(|p| p.exists());
-    assert!(
-        found.is_some() || std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true but HELM is not installed"
-    );
-    if found.is_none() {
-        eprintln!("skipped: no helm binary (set HELM, see .ci/install-tools)");
-    }
-    found
-}
-
-fn run_helm(helm: &Path, args: &[&str]) -> (bool, String) {
-    let home = tempfile::tempdir().unwrap();
-    let output = Command::new(helm)
-        .args(args)
-        .env("HOME", home.path())
-        .output()
-        .expect("helm runs");
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.success(), text)
+    render_chart(&chart_dir(), RELEASE, namespace, values)
 }
 
 #[test]

@@ -7,9 +7,6 @@
 //!
 //! One test in this binary: the log capture is the process's global subscriber.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, PostParams};
@@ -19,44 +16,15 @@ use landscaper_api::core::{
     DeployItem, DeployerRegistration, Environment, Execution, Installation, InstallationPhase,
 };
 use landscaper_e2e::flow::namespace_with_mock_deployer;
+use landscaper_e2e::logs::Captured;
 use landscaper_e2e::registrations::registration;
 use landscaper_e2e::{World, eventually, spawn_agent};
 use serde_json::{Value, json};
-use tracing_subscriber::fmt::MakeWriter;
 
 /// The namespace of the installations.
 const NS: &str = "audited";
 /// The value of the Secret the installations import.
 const SECRET_VALUE: &str = "s3cr3t-value-that-must-not-leak-4f9a2c";
-
-/// Every line the process logs, kept for the audit.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log buffer").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Captured;
-
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("log buffer")).into_owned()
-    }
-}
 
 /// Captures every log line of the process at debug level, as JSON (fields and spans included).
 fn capture_logs() -> Captured {

@@ -105,7 +105,12 @@ impl Ctf {
                 } else {
                     Box::new(file.take(MAX_ARCHIVE_SIZE))
                 };
-                Files::Archive(archive_files(reader).map_err(fail)?)
+                Files::Archive(
+                    crate::archive::files(reader)
+                        .map_err(fail)?
+                        .into_iter()
+                        .collect(),
+                )
             }
         };
         let mut ctf = Self {
@@ -259,33 +264,6 @@ impl ComponentSource for Ctf {
         self.local_blob(descriptor, resource)
             .map(std::sync::Arc::new)
     }
-}
-
-/// Every file of a tar archive of a CTF folder, by its path without a leading `./`.
-fn archive_files(reader: impl std::io::Read) -> Result<HashMap<String, Vec<u8>>, String> {
-    let mut archive = tar::Archive::new(reader);
-    let mut files = HashMap::new();
-    for entry in archive
-        .entries()
-        .map_err(|e| format!("not a tar archive: {e}"))?
-    {
-        let mut entry = entry.map_err(|e| format!("reading the archive: {e}"))?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
-        let path = entry
-            .path()
-            .map_err(|e| format!("reading the archive: {e}"))?
-            .to_string_lossy()
-            .trim_start_matches("./")
-            .to_string();
-        let mut data = Vec::new();
-        entry
-            .read_to_end(&mut data)
-            .map_err(|e| format!("reading {path}: {e}"))?;
-        files.insert(path, data);
-    }
-    Ok(files)
 }
 
 #[cfg(test)]

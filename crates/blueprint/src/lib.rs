@@ -9,6 +9,7 @@
 //! knows nothing of Kubernetes clients: the kubeconfig functions reach clusters through a
 //! [`TargetResolver`] the caller supplies.
 
+mod archive;
 mod blocking;
 pub mod component;
 pub mod ctf;

@@ -706,24 +706,7 @@ pub fn blueprint_from_archive(data: &[u8]) -> Result<Filesystem, String> {
     } else {
         Box::new(data)
     };
-    let mut archive = tar::Archive::new(plain);
-    let entries = archive
-        .entries()
-        .map_err(|e| format!("not a tar archive: {e}"))?;
-    for entry in entries {
-        let mut entry = entry.map_err(|e| format!("reading the archive: {e}"))?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
-        let path = entry
-            .path()
-            .map_err(|e| format!("reading the archive: {e}"))?
-            .to_string_lossy()
-            .into_owned();
-        let mut content = Vec::new();
-        entry
-            .read_to_end(&mut content)
-            .map_err(|e| format!("reading {path}: {e}"))?;
+    for (path, content) in crate::archive::files(plain)? {
         fs.insert(&path, content);
     }
     if fs.read(BLUEPRINT_FILE).is_none() {

@@ -8,9 +8,13 @@
 //! the Sprig functions charts use most (defaults, dicts, lists, math, semver, encodings,
 //! `toYaml`/`toJson`).
 
+#[path = "support/live.rs"]
+mod live;
 mod support;
 
-use std::path::{Path, PathBuf};
+use live::Rng;
+
+use std::path::Path;
 use std::process::Command;
 
 use landscaper_chart::engine::Engine;
@@ -191,16 +195,6 @@ const BAD_HELPERS: &str = r#"{{- define "bad.nested" -}}{{ include "bad.inner" .
 {{- define "bad.usesmissing" -}}{{ template "not.there" . }}{{- end -}}
 "#;
 
-fn helm_binary() -> Option<PathBuf> {
-    if let Ok(path) = std::env::var("HELM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("helm"))
-        .find(|candidate| candidate.is_file())
-}
-
 fn write_chart(dir: &Path, templates: &[(&str, String)]) {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir.join("templates")).expect("chart dir");
@@ -292,42 +286,57 @@ fn snippet_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn engine_matches_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("landscaper-engine-{}", std::process::id()));
-    let mut defines = String::from(HELPERS);
+/// Renders every snippet with helm and with our engine and describes each one whose outputs
+/// differ. The snippets are `define`d as `<prefix><i>` beside `helpers` in the template
+/// `names.0`, and printed url-quoted on a `# <i>:` line of the template `names.1`.
+fn snippet_differences(
+    helm: &Path,
+    dir: &Path,
+    names: (&str, &str),
+    prefix: &str,
+    helpers: &str,
+    snippets: &[&str],
+) -> Vec<String> {
+    let mut defines = String::from(helpers);
     let mut lines = String::new();
-    for (i, snippet) in SNIPPETS.iter().enumerate() {
+    for (i, snippet) in snippets.iter().enumerate() {
         defines.push_str(&format!(
-            "{{{{- define \"s{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
+            "{{{{- define \"{prefix}{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
         ));
-        lines.push_str(&format!("# {i}: {{{{ include \"s{i}\" . | urlquery }}}}\n"));
+        lines.push_str(&format!(
+            "# {i}: {{{{ include \"{prefix}{i}\" . | urlquery }}}}\n"
+        ));
     }
-    let templates = [("_snippets.tpl", defines), ("lines.yaml", lines)];
-    write_chart(&dir, &templates);
-    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
+    let templates = [(names.0, defines), (names.1, lines)];
+    write_chart(dir, &templates);
+    let helm_out = run_helm(helm, dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
     let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
     let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
     let want = snippet_lines(&helm_out);
     let got = snippet_lines(&ours_text);
-    assert_eq!(want.len(), SNIPPETS.len(), "helm printed {helm_out}");
-    let mut differences = Vec::new();
-    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
-        if w != g {
-            differences.push(format!(
-                "snippet {i} {:?}\n  helm: {w}\n  ours: {g}",
-                SNIPPETS[i]
-            ));
-        }
-    }
+    assert_eq!(want.len(), snippets.len(), "helm printed {helm_out}");
+    want.iter()
+        .zip(&got)
+        .enumerate()
+        .filter(|(_, (w, g))| w != g)
+        .map(|(i, (w, g))| format!("snippet {i} {:?}\n  helm: {w}\n  ours: {g}", snippets[i]))
+        .collect()
+}
+
+#[test]
+fn engine_matches_live_helm() {
+    let Some(helm) = live::helm_or_skip() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("landscaper-engine-{}", std::process::id()));
+    let mut differences = snippet_differences(
+        &helm,
+        &dir,
+        ("_snippets.tpl", "lines.yaml"),
+        "s",
+        HELPERS,
+        SNIPPETS,
+    );
     for (i, snippet) in FAILING.iter().enumerate() {
         let templates = [
             ("_bad.tpl", BAD_HELPERS.to_string()),
@@ -344,22 +353,6 @@ fn engine_matches_live_helm() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(differences.is_empty(), "{}", differences.join("\n"));
-}
-
-/// A small deterministic generator (xorshift), so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
 }
 
 /// A random `printf` call: flags, widths, precisions, argument indexes and verbs, applied to
@@ -424,41 +417,22 @@ fn random_printf(rng: &mut Rng) -> String {
 
 #[test]
 fn random_printf_calls_match_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-printf-{}", std::process::id()));
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let snippets: Vec<String> = (0..2000).map(|_| random_printf(&mut rng)).collect();
-    let mut defines = String::new();
-    let mut lines = String::new();
-    for (i, snippet) in snippets.iter().enumerate() {
-        defines.push_str(&format!(
-            "{{{{- define \"p{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
-        ));
-        lines.push_str(&format!("# {i}: {{{{ include \"p{i}\" . | urlquery }}}}\n"));
-    }
-    let templates = [("_printf.tpl", defines), ("printf.yaml", lines)];
-    write_chart(&dir, &templates);
-    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
-    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let snippets: Vec<&str> = snippets.iter().map(String::as_str).collect();
+    let differences = snippet_differences(
+        &helm,
+        &dir,
+        ("_printf.tpl", "printf.yaml"),
+        "p",
+        "",
+        &snippets,
+    );
     let _ = std::fs::remove_dir_all(&dir);
-    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
-    let want = snippet_lines(&helm_out);
-    let got = snippet_lines(&ours_text);
-    assert_eq!(want.len(), snippets.len());
-    let differences: Vec<String> = want
-        .iter()
-        .zip(&got)
-        .enumerate()
-        .filter(|(_, (w, g))| w != g)
-        .map(|(i, (w, g))| format!("{}\n  helm: {w}\n  ours: {g}", snippets[i]))
-        .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
@@ -637,12 +611,7 @@ impl TemplateGen {
 
 #[test]
 fn random_templates_match_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-random-{}", std::process::id()));
@@ -657,30 +626,16 @@ fn random_templates_match_live_helm() {
             generator.block(0, false)
         })
         .collect();
-    let mut defines = String::from(HELPERS);
-    let mut lines = String::new();
-    for (i, snippet) in snippets.iter().enumerate() {
-        defines.push_str(&format!(
-            "{{{{- define \"r{i}\" -}}}}{snippet}{{{{- end -}}}}\n"
-        ));
-        lines.push_str(&format!("# {i}: {{{{ include \"r{i}\" . | urlquery }}}}\n"));
-    }
-    let templates = [("_random.tpl", defines), ("random.yaml", lines)];
-    write_chart(&dir, &templates);
-    let helm_out = run_helm(&helm, &dir).unwrap_or_else(|e| panic!("helm failed: {e}"));
-    let ours = run_ours(&templates).unwrap_or_else(|e| panic!("we failed: {e}"));
+    let snippets: Vec<&str> = snippets.iter().map(String::as_str).collect();
+    let differences = snippet_differences(
+        &helm,
+        &dir,
+        ("_random.tpl", "random.yaml"),
+        "r",
+        HELPERS,
+        &snippets,
+    );
     let _ = std::fs::remove_dir_all(&dir);
-    let ours_text: String = ours.iter().map(|(_, text)| text.as_str()).collect();
-    let want = snippet_lines(&helm_out);
-    let got = snippet_lines(&ours_text);
-    assert_eq!(want.len(), snippets.len());
-    let differences: Vec<String> = want
-        .iter()
-        .zip(&got)
-        .enumerate()
-        .filter(|(_, (w, g))| w != g)
-        .map(|(i, (w, g))| format!("{}\n  helm: {w}\n  ours: {g}", snippets[i]))
-        .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
@@ -699,12 +654,7 @@ fn random_failing_templates_match_live_helm() {
         "{{ include \"missing.template\" $ }}",
         "{{ required \"needed\" $.Values.missing }}",
     ];
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-faults-{}", std::process::id()));

@@ -5,39 +5,20 @@
 //! leaves out NEL, LS and PS (YAML 1.1 line breaks that go-yaml folds and our YAML 1.2 reader
 //! keeps) and `<<` keys; the recorded fixtures cover those for the encoders.
 
+#[path = "support/live.rs"]
+mod live;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use base64::Engine as _;
 use landscaper_chart::formats::tree::{Data, Map};
 use landscaper_chart::{formats::json, formats::toml, formats::yaml};
+use live::Rng;
 
-fn helm_binary() -> Option<PathBuf> {
-    if let Ok(path) = std::env::var("HELM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("helm"))
-        .find(|candidate| candidate.is_file())
-}
-
-/// A small deterministic generator (xorshift), so a failure can be replayed.
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
+/// The values this test writes, drawn from the shared generator.
+impl Rng {
     fn text(&mut self) -> String {
         const WORDS: &[&str] = &[
             "on",
@@ -187,16 +168,11 @@ fn helms(helm: &Path, dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn encoders_and_reader_match_live_helm() {
-    let Some(helm) = helm_binary() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but no helm binary"
-        );
-        eprintln!("skipped: no helm binary ($HELM or PATH)");
+    let Some(helm) = live::helm_or_skip() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("landscaper-formats-{}", std::process::id()));
-    let mut generator = Gen(0x5DEE_CE66_D1CE_4E5B);
+    let mut generator = Rng(0x5DEE_CE66_D1CE_4E5B);
     let mut report = String::new();
     for round in 0..3 {
         let values: Map = (0..150)

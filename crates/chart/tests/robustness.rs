@@ -1,8 +1,12 @@
 //! Hostile or random templates never panic, hang or exhaust the stack: they render or fail
 //! with an error.
 
+#[path = "support/live.rs"]
+mod live;
+
 use landscaper_chart::engine::Engine;
 use landscaper_chart::engine::value::{Map, Value};
+use live::Rng;
 
 /// Fragments random templates are built from: Go template syntax, valid and broken.
 const FRAGMENTS: &[&str] = &[
@@ -71,22 +75,6 @@ const FRAGMENTS: &[&str] = &[
     "\"{{.a}}\"",
     "\"{{ tpl . . }}\"",
 ];
-
-/// A small deterministic pseudo-random generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn dot() -> Value {
     let map = Map::new();

@@ -8,7 +8,7 @@ use crate::target_access::TargetCluster;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Resource as _;
-use kube::api::{DynamicObject, ObjectMeta, Patch, PatchParams};
+use kube::api::{ObjectMeta, Patch, PatchParams};
 use landscaper_api::core::{DeployItem, ObjectReference};
 use landscaper_api::deployer::Exports;
 use serde_json::{Map, Value};
@@ -109,12 +109,7 @@ async fn fetch(
     field: &str,
 ) -> Result<Value, Error> {
     let resolved = cluster.discovery.resolve(api_version, kind).await?;
-    let api: kube::Api<DynamicObject> = match namespace {
-        Some(ns) if resolved.namespaced => {
-            kube::Api::namespaced_with(cluster.client.clone(), ns, &resolved.resource)
-        }
-        _ => kube::Api::all_with(cluster.client.clone(), &resolved.resource),
-    };
+    let api = cluster.api(&resolved, namespace);
     let what = format!("{field}: {kind} {name}");
     let obj = api
         .get_opt(name)

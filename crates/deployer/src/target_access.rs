@@ -7,9 +7,10 @@
 
 use crate::client_config::with_bounded_reads;
 use crate::contract::interruptible::InterruptibleLayer;
-use crate::discovery::Discovery;
+use crate::discovery::{Discovery, Resolved};
 use crate::error::{Error, is_not_found};
 use k8s_openapi::api::core::v1::Secret;
+use kube::api::DynamicObject;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::constants::target_types;
 use landscaper_api::core::{SecretReference, Target};
@@ -30,6 +31,19 @@ pub struct TargetCluster {
     pub client: kube::Client,
     /// Kinds resolved to resources in this cluster.
     pub discovery: Arc<Discovery>,
+}
+
+impl TargetCluster {
+    /// The dynamic API of a resolved kind: in `namespace` when the kind lives in namespaces,
+    /// cluster-wide otherwise (a namespace given for a cluster-scoped kind is ignored).
+    pub fn api(&self, resolved: &Resolved, namespace: Option<&str>) -> kube::Api<DynamicObject> {
+        match namespace {
+            Some(ns) if resolved.namespaced => {
+                kube::Api::namespaced_with(self.client.clone(), ns, &resolved.resource)
+            }
+            _ => kube::Api::all_with(self.client.clone(), &resolved.resource),
+        }
+    }
 }
 
 /// Resolves Targets to clients, caching one client per Target (by `namespace/name`) along

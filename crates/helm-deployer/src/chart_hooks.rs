@@ -259,10 +259,7 @@ impl Runner<'_> {
         }
         let body: DynamicObject =
             serde_json::from_value(value).map_err(|e| invalid(e.to_string()))?;
-        let api = match &namespace {
-            Some(ns) => Api::namespaced_with(self.cluster.client.clone(), ns, &resolved.resource),
-            None => Api::all_with(self.cluster.client.clone(), &resolved.resource),
-        };
+        let api = self.cluster.api(&resolved, namespace.as_deref());
         let workload = match (api_version.as_str(), hook.kind.as_str()) {
             ("batch/v1", "Job") => Some("Job"),
             ("v1", "Pod") => Some("Pod"),

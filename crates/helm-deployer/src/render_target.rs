@@ -3,8 +3,7 @@
 //! cluster for [`landscaper_deployer::applier::SERVED_TTL`]), and `lookup` answered by reading the cluster
 //! with the deploying identity — only `get` and `list`, never a write.
 
-use kube::Api;
-use kube::api::{DynamicObject, ListParams};
+use kube::api::ListParams;
 use landscaper_chart::formats::tree::{Data, Map};
 use landscaper_chart::helm::funcs::Lookup;
 use landscaper_chart::helm::objects::KubeVersion;
@@ -111,11 +110,7 @@ async fn read(
                 e.with_operation(OPERATION)
             }
         })?;
-    let api: Api<DynamicObject> = if resolved.namespaced && !namespace.is_empty() {
-        Api::namespaced_with(cluster.client.clone(), namespace, &resolved.resource)
-    } else {
-        Api::all_with(cluster.client.clone(), &resolved.resource)
-    };
+    let api = cluster.api(&resolved, Some(namespace).filter(|ns| !ns.is_empty()));
     let found = if name.is_empty() {
         match api.list(&ListParams::default()).await {
             Ok(list) => {

@@ -88,6 +88,16 @@ pub(crate) enum PathElem {
     Index(usize, Option<String>),
 }
 
+impl From<&Step> for PathElem {
+    /// A step of a reference path written in a template (a literal index names no entry).
+    fn from(step: &Step) -> PathElem {
+        match step {
+            Step::Key(k) => PathElem::Key(k.clone()),
+            Step::Index(i) => PathElem::Index(*i as usize, None),
+        }
+    }
+}
+
 impl PathElem {
     /// The element in messages, as spiff's unresolved-node report names it: `[0]` for a list
     /// element.
@@ -415,13 +425,7 @@ fn eval_inner(eng: &Engine, env: &Env, e: &Expr) -> R {
             }
             let target: Vec<PathElem> = match &spec.redirect {
                 Some(p) if p.is_empty() => return Ok(Node::null()),
-                Some(p) => p
-                    .iter()
-                    .map(|s| match s {
-                        Step::Key(k) => PathElem::Key(k.clone()),
-                        Step::Index(i) => PathElem::Index(*i as usize, None),
-                    })
-                    .collect(),
+                Some(p) => p.iter().map(PathElem::from).collect(),
                 None => env.path.to_vec(),
             };
             match eng.find_in_stubs(&target) {

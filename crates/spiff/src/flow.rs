@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use indexmap::IndexMap;
 
-use crate::ast::{Expr, Marker, MergeSpec, Step};
+use crate::ast::{Expr, Marker, MergeSpec};
 use crate::convert::{embedded_dynaml, interpolated_string, is_insert_key, template_string};
 use crate::eval::{
     Engine, Env, PathElem, R, Scope, Stop, TemplateValue, element_names, eval, marker_flags,
@@ -349,13 +349,7 @@ fn merge_insert(eng: &Engine, env: &Env, d: &Dynaml, spec: &MergeSpec, pass: &mu
             pass.progress = true;
             return Insert::Done;
         }
-        Some(p) => p
-            .iter()
-            .map(|s| match s {
-                Step::Key(k) => PathElem::Key(k.clone()),
-                Step::Index(i) => PathElem::Index(*i as usize, None),
-            })
-            .collect(),
+        Some(p) => p.iter().map(PathElem::from).collect(),
         None => env.path.to_vec(),
     };
     match eng.find_in_stubs(&target) {

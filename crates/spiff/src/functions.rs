@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use base64::Engine as _;
 
-use crate::ast::{Arg, Expr, Step};
+use crate::ast::{Arg, Expr};
 use crate::convert;
 use crate::eval::{Engine, Env, PathElem, R, Stop, eval, fail, simple_text};
 use crate::flow;
@@ -96,13 +96,7 @@ fn stub(eng: &Engine, env: &Env, args: &[Arg]) -> R {
     let path: Vec<PathElem> = match args {
         [] => env.path.to_vec(),
         [a] => match &a.expr {
-            Expr::Ref { path, .. } => path
-                .iter()
-                .map(|s| match s {
-                    Step::Key(k) => PathElem::Key(k.clone()),
-                    Step::Index(i) => PathElem::Index(*i as usize, None),
-                })
-                .collect(),
+            Expr::Ref { path, .. } => path.iter().map(PathElem::from).collect(),
             e => {
                 let v = eval(eng, env, e)?;
                 match v.as_str() {

@@ -170,6 +170,8 @@ mod tests {
     fn formats_and_parses_known_instants() {
         assert_eq!(format_time(0), "1970-01-01T00:00:00Z");
         assert_eq!(format_time(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(format_time(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_time(4_102_444_799), "2099-12-31T23:59:59Z");
         assert_eq!(parse_time("2024-02-29T23:59:59Z"), Some(1_709_251_199));
         assert_eq!(
             parse_time("2024-01-01T00:00:00.123456Z"),

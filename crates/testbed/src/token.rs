@@ -288,7 +288,7 @@ impl TokenIssuer {
         let token = jwt::sign(&self.key_pair, &self.rng, &self.key_id, &claims)?;
         Ok(IssuedToken {
             token,
-            expiration_timestamp: rfc3339(exp),
+            expiration_timestamp: crate::clock::format_time(exp),
             claims,
         })
     }
@@ -434,28 +434,6 @@ fn bound_identity(
         audiences: accepted,
         expires_at: Some(exp),
     })
-}
-
-/// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn rfc3339(unix: i64) -> String {
-    let days = unix.div_euclid(86_400);
-    let secs = unix.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
 }
 
 #[cfg(test)]

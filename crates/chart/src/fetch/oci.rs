@@ -8,7 +8,7 @@ use oci_client::{Client, Reference};
 
 use super::repo::error_chain;
 use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file, registry_credentials};
-use crate::helm::semver::{Constraints, Version};
+use crate::helm::semver::{parse_constraints, parse_version};
 
 /// Helm's media type of a chart's config blob.
 pub const HELM_CONFIG_MEDIA_TYPE: &str = "application/vnd.cncf.helm.config.v1+json";
@@ -213,7 +213,7 @@ fn is_exact_version(version: &str) -> bool {
         && version
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
-        && Version::parse(version).is_ok()
+        && parse_version(version).is_ok()
 }
 
 /// Helm's tag resolution: tags are versions (`_` for `+`); the highest matching the range.
@@ -228,13 +228,13 @@ async fn resolve_tag(
         .list_tags(base, auth, None, None)
         .await
         .map_err(|e| failed(reference, &e))?;
-    let constraints = Constraints::parse(if range.is_empty() { "*" } else { range })
+    let constraints = parse_constraints(if range.is_empty() { "*" } else { range })
         .map_err(|e| FetchError::invalid(format!("invalid version range \"{range}\": {e}")))?;
     tags.tags
         .iter()
-        .filter_map(|t| Version::parse(&t.replace('_', "+")).ok().map(|v| (v, t)))
+        .filter_map(|t| parse_version(&t.replace('_', "+")).ok().map(|v| (v, t)))
         .filter(|(v, _)| constraints.check(v))
-        .max_by(|(a, _), (b, _)| a.compare(b).cmp(&0))
+        .max_by(|(a, _), (b, _)| a.compare(b))
         .map(|(_, t)| t.clone())
         .ok_or_else(|| {
             FetchError::new(

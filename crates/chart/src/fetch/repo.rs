@@ -4,7 +4,7 @@
 use super::{Cache, FetchError, FetchErrorKind, FetchOptions, read_ca_file};
 use crate::formats::tree::Data;
 use crate::formats::yaml;
-use crate::helm::semver::{Constraints, Version};
+use crate::helm::semver::{parse_constraints, parse_version};
 
 /// Largest `index.yaml` accepted (big public repositories have indexes of tens of MiB).
 const MAX_INDEX_SIZE: usize = 64 * 1024 * 1024;
@@ -188,12 +188,12 @@ pub fn resolve_version<'e>(entries: &'e [IndexEntry], range: &str) -> Option<&'e
     {
         return Some(exact);
     }
-    let constraints = Constraints::parse(if range.is_empty() { "*" } else { range }).ok()?;
+    let constraints = parse_constraints(if range.is_empty() { "*" } else { range }).ok()?;
     entries
         .iter()
-        .filter_map(|e| Version::parse(&e.version).ok().map(|v| (v, e)))
+        .filter_map(|e| parse_version(&e.version).ok().map(|v| (v, e)))
         .filter(|(v, _)| constraints.check(v))
-        .max_by(|(a, _), (b, _)| a.compare(b).cmp(&0))
+        .max_by(|(a, _), (b, _)| a.compare(b))
         .map(|(_, e)| e)
 }
 

@@ -67,6 +67,18 @@ impl Data {
         false
     }
 
+    /// The JSON kind name `encoding/json` uses in "cannot unmarshal X into Go value" errors.
+    pub fn json_kind(&self) -> &'static str {
+        match self {
+            Data::Null => "null",
+            Data::Bool(_) => "bool",
+            Data::Int(_) | Data::Uint(_) | Data::Float(_) => "number",
+            Data::String(_) => "string",
+            Data::List(_) => "array",
+            Data::Map(_) => "object",
+        }
+    }
+
     /// The Go type name Helm's errors use for this kind of value.
     pub fn go_type_name(&self) -> &'static str {
         match self {

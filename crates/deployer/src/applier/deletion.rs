@@ -143,12 +143,7 @@ async fn api_for(
             r.kind.as_deref().unwrap_or_default(),
         )
         .await?;
-    let api = match (&r.namespace, resolved.namespaced) {
-        (Some(ns), true) => {
-            kube::Api::namespaced_with(cluster.client.clone(), ns, &resolved.resource)
-        }
-        _ => kube::Api::all_with(cluster.client.clone(), &resolved.resource),
-    };
+    let api = cluster.api(&resolved, r.namespace.as_deref());
     Ok((api, r.name.clone().unwrap_or_default()))
 }
 

@@ -166,7 +166,7 @@ impl Applier {
                 r.kind.as_deref().unwrap_or_default(),
             )
             .await?;
-        let api = self.api(&resolved, r.namespace.as_deref());
+        let api = self.cluster.api(&resolved, r.namespace.as_deref());
         api.get_opt(r.name.as_deref().unwrap_or_default())
             .await
             .map_err(|e| Error::from_kube(OPERATION, &ObjectKey::of_managed(m).to_string(), &e))
@@ -227,22 +227,13 @@ impl Applier {
         Ok(planned)
     }
 
-    fn api(&self, resolved: &Resolved, namespace: Option<&str>) -> kube::Api<DynamicObject> {
-        match namespace {
-            Some(ns) if resolved.namespaced => {
-                kube::Api::namespaced_with(self.cluster.client.clone(), ns, &resolved.resource)
-            }
-            _ => kube::Api::all_with(self.cluster.client.clone(), &resolved.resource),
-        }
-    }
-
     /// Writes one object according to its policy; `None` when it was left alone.
     async fn write(
         &self,
         p: &Planned<'_>,
         spec: &ApplySpec<'_>,
     ) -> Result<Option<DynamicObject>, Error> {
-        let api = self.api(&p.resolved, p.namespace.as_deref());
+        let api = self.cluster.api(&p.resolved, p.namespace.as_deref());
         let what = format!(
             "manifests[{}] ({} {})",
             p.index,

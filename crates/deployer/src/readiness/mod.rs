@@ -11,7 +11,7 @@ use crate::applier::split_api_version;
 use crate::contract::interrupt::{Backoff, Interrupt};
 use crate::error::Error;
 use crate::target_access::TargetCluster;
-use kube::api::{DynamicObject, ListParams};
+use kube::api::ListParams;
 use landscaper_api::deployer::{ManagedResourceStatus, ReadinessCheckConfiguration};
 use serde_json::Value;
 use std::time::Duration;
@@ -139,12 +139,7 @@ async fn fetch(
     name: &str,
 ) -> Result<Option<Value>, Error> {
     let resolved = cluster.discovery.resolve(api_version, kind).await?;
-    let api: kube::Api<DynamicObject> = match namespace {
-        Some(ns) if resolved.namespaced => {
-            kube::Api::namespaced_with(cluster.client.clone(), ns, &resolved.resource)
-        }
-        _ => kube::Api::all_with(cluster.client.clone(), &resolved.resource),
-    };
+    let api = cluster.api(&resolved, namespace);
     let obj = api
         .get_opt(name)
         .await
@@ -163,8 +158,7 @@ async fn list(
     labels: &std::collections::BTreeMap<String, String>,
 ) -> Result<Vec<(String, Value)>, Error> {
     let resolved = cluster.discovery.resolve(api_version, kind).await?;
-    let api: kube::Api<DynamicObject> =
-        kube::Api::all_with(cluster.client.clone(), &resolved.resource);
+    let api = cluster.api(&resolved, None);
     let selector = labels
         .iter()
         .map(|(k, v)| format!("{k}={v}"))

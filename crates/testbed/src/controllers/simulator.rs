@@ -161,18 +161,11 @@ pub(crate) fn rolling_bound(obj: &Value, field: &str, replicas: i64, round_up: b
     }
 }
 
-/// The status of a workload whose current template runs an image that never becomes ready.
-/// `rolling`: the workload had finished a rollout of another template before, whose pods
-/// stay where the controller keeps them.
-fn stuck_status(key: &str, obj: &Value, rolling: bool) -> Option<Value> {
-    let generation = obj
-        .pointer("/metadata/generation")
-        .and_then(Value::as_i64)
-        .unwrap_or(1);
-    let replicas = obj
-        .pointer("/spec/replicas")
-        .and_then(Value::as_i64)
-        .unwrap_or(1);
+/// What both status builders read from a workload: its generation, replicas and name, and
+/// the time of its conditions (an already simulated status keeps its own, so a re-run changes
+/// nothing).
+fn facts(obj: &Value) -> (i64, i64, &str, Value) {
+    let int = |pointer: &str| obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(1);
     let name = obj
         .pointer("/metadata/name")
         .and_then(Value::as_str)
@@ -181,6 +174,19 @@ fn stuck_status(key: &str, obj: &Value, rolling: bool) -> Option<Value> {
         .pointer("/status/conditions/0/lastTransitionTime")
         .cloned()
         .unwrap_or_else(|| clock::now_time().into());
+    (
+        int("/metadata/generation"),
+        int("/spec/replicas"),
+        name,
+        since,
+    )
+}
+
+/// The status of a workload whose current template runs an image that never becomes ready.
+/// `rolling`: the workload had finished a rollout of another template before, whose pods
+/// stay where the controller keeps them.
+fn stuck_status(key: &str, obj: &Value, rolling: bool) -> Option<Value> {
+    let (generation, replicas, name, since) = facts(obj);
     Some(match key {
         "apps/deployments" => {
             let recreate =
@@ -262,23 +268,7 @@ fn stuck_status(key: &str, obj: &Value, rolling: bool) -> Option<Value> {
 
 /// The status of a workload whose pods all run, for its current generation.
 fn ready_status(key: &str, obj: &Value) -> Option<Value> {
-    let generation = obj
-        .pointer("/metadata/generation")
-        .and_then(Value::as_i64)
-        .unwrap_or(1);
-    let replicas = obj
-        .pointer("/spec/replicas")
-        .and_then(Value::as_i64)
-        .unwrap_or(1);
-    let name = obj
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    // Keep condition times of an already simulated status, so a re-run changes nothing.
-    let since = obj
-        .pointer("/status/conditions/0/lastTransitionTime")
-        .cloned()
-        .unwrap_or_else(|| clock::now_time().into());
+    let (generation, replicas, name, since) = facts(obj);
     Some(match key {
         "apps/deployments" => json!({
             "observedGeneration": generation, "replicas": replicas, "updatedReplicas": replicas,

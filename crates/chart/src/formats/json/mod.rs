@@ -98,7 +98,7 @@ pub fn parse_object(src: &str) -> Result<Map, JsonError> {
         Data::Null => Ok(Map::default()),
         other => Err(JsonError::new(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            kind(&other)
+            other.json_kind()
         ))),
     }
 }
@@ -110,19 +110,8 @@ pub fn parse_array(src: &str) -> Result<Vec<Data>, JsonError> {
         Data::Null => Ok(Vec::new()),
         other => Err(JsonError::new(format!(
             "json: cannot unmarshal {} into Go value of type []interface {{}}",
-            kind(&other)
+            other.json_kind()
         ))),
-    }
-}
-
-fn kind(d: &Data) -> &'static str {
-    match d {
-        Data::Null => "null",
-        Data::Bool(_) => "bool",
-        Data::Int(_) | Data::Uint(_) | Data::Float(_) => "number",
-        Data::String(_) => "string",
-        Data::List(_) => "array",
-        Data::Map(_) => "object",
     }
 }
 

@@ -28,7 +28,7 @@ pub use emit::{EncodeError, marshal, marshal_for_every_reader, to_yaml, to_yaml_
 pub use error::{Stage, YamlError};
 pub use key_order::{key_cmp, key_less, key_less_v3};
 pub use resolve::{Resolved, is_timestamp, resolve_plain};
-pub use values::{json_kind, key_string};
+pub use values::key_string;
 
 use std::borrow::Cow;
 
@@ -65,7 +65,7 @@ pub(crate) fn values_of(y: &Yaml) -> Result<Map, YamlError> {
             Stage::Unmarshal,
             format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                values::json_kind(&other)
+                other.json_kind()
             ),
         )),
     }
@@ -80,7 +80,7 @@ pub fn parse_list(src: &str) -> Result<Vec<Data>, YamlError> {
             Stage::Unmarshal,
             format!(
                 "json: cannot unmarshal {} into Go value of type []interface {{}}",
-                values::json_kind(&other)
+                other.json_kind()
             ),
         )),
     }

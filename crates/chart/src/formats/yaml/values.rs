@@ -140,18 +140,6 @@ fn fmt_key_order(a: &Yaml, b: &Yaml) -> std::cmp::Ordering {
     })
 }
 
-/// The JSON kind name `encoding/json` uses in "cannot unmarshal X into Go value" errors.
-pub fn json_kind(d: &Data) -> &'static str {
-    match d {
-        Data::Null => "null",
-        Data::Bool(_) => "bool",
-        Data::Int(_) | Data::Uint(_) | Data::Float(_) => "number",
-        Data::String(_) => "string",
-        Data::List(_) => "array",
-        Data::Map(_) => "object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use crate::engine::value::{self, Value};
 use crate::formats::tree::{Data, Map};
 use crate::formats::yaml::{self, Yaml, YamlError};
-use crate::helm::semver::{Constraints, Version};
+use crate::helm::semver::{parse_constraints, parse_version};
 
 /// Chart API version 1 (Helm 2 charts; dependencies in `requirements.yaml`).
 pub const API_VERSION_V1: &str = "v1";
@@ -160,7 +160,7 @@ impl Metadata {
         if self.version.is_empty() {
             return fail("chart.metadata.version is required".into());
         }
-        if Version::parse(&self.version).is_err() {
+        if parse_version(&self.version).is_err() {
             return fail(format!(
                 "chart.metadata.version {} is invalid",
                 value::format::quote(&self.version)
@@ -292,7 +292,7 @@ impl Dependency {
 /// Whether `version` satisfies the semver range `range` (Helm's `IsCompatibleRange`); a
 /// range or version that does not parse never matches.
 pub fn is_compatible_range(range: &str, version: &str) -> bool {
-    match (Constraints::parse(range), Version::parse(version)) {
+    match (parse_constraints(range), parse_version(version)) {
         (Ok(c), Ok(v)) => c.check(&v),
         _ => false,
     }
@@ -417,14 +417,10 @@ fn string(d: &Data) -> Option<String> {
     d.as_str().map(str::to_owned)
 }
 
-fn json_kind(d: &Data) -> &'static str {
-    crate::formats::yaml::json_kind(d)
-}
-
 fn type_error(value: &Data, field: &str, ty: &str) -> String {
     format!(
         "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {ty}",
-        json_kind(value)
+        value.json_kind()
     )
 }
 

@@ -7,13 +7,14 @@ use std::any::Any;
 use super::{FuncError, FuncMap, args};
 use crate::engine::value::{MethodError, Object, Value};
 use crate::formats::tree::Data;
-use crate::helm::semver::{Version, semver_compare};
+use crate::helm::semver::{Version, parse_version, semver_compare};
 
 /// Registers the semver functions.
 pub fn install(funcs: &mut FuncMap) {
     funcs.add("semver", |a: &[Value]| {
         args::count(a, 1)?;
-        let version = Version::parse(args::string(a, 0)?).map_err(|e| FuncError::failed(e.0))?;
+        let version =
+            parse_version(args::string(a, 0)?).map_err(|e| FuncError::failed(e.to_string()))?;
         Ok(Value::object(SemverVersion {
             version,
             pointer: true,
@@ -22,7 +23,7 @@ pub fn install(funcs: &mut FuncMap) {
     funcs.add("semverCompare", |a: &[Value]| {
         args::count(a, 2)?;
         let matches = semver_compare(args::string(a, 0)?, args::string(a, 1)?)
-            .map_err(|e| FuncError::failed(e.0))?;
+            .map_err(|e| FuncError::failed(e.to_string()))?;
         Ok(Value::Bool(matches))
     });
 }
@@ -79,16 +80,10 @@ impl SemverVersion {
         }
     }
 
-    /// A method result that is a new version value, with Masterminds' `original` text.
-    fn incremented(&self, next: Version) -> Value {
-        let prefix = if self.version.original.starts_with('v') {
-            "v"
-        } else {
-            ""
-        };
-        let original = format!("{prefix}{next}");
+    /// A method result that is a new version value (Go returns `semver.Version`, no pointer).
+    fn value(version: Version) -> Value {
         Value::object(SemverVersion {
-            version: Version { original, ..next },
+            version,
             pointer: false,
         })
     }
@@ -132,41 +127,15 @@ impl Object for SemverVersion {
             "Patch" => no_args(number(v.patch)),
             "Prerelease" => no_args(Value::from(v.prerelease.as_str())),
             "Metadata" => no_args(Value::from(v.metadata.as_str())),
-            "Compare" => Ok(Value::Int(i64::from(v.compare(Self::other(args)?)))),
-            "Equal" => Ok(Value::Bool(v.compare(Self::other(args)?) == 0)),
-            "LessThan" => Ok(Value::Bool(v.compare(Self::other(args)?) < 0)),
-            "LessThanEqual" => Ok(Value::Bool(v.compare(Self::other(args)?) <= 0)),
-            "GreaterThan" => Ok(Value::Bool(v.compare(Self::other(args)?) > 0)),
-            "GreaterThanEqual" => Ok(Value::Bool(v.compare(Self::other(args)?) >= 0)),
-            "IncMajor" => no_args(self.incremented(Version {
-                major: v.major.saturating_add(1),
-                minor: 0,
-                patch: 0,
-                prerelease: String::new(),
-                metadata: String::new(),
-                original: String::new(),
-            })),
-            "IncMinor" => no_args(self.incremented(Version {
-                minor: v.minor.saturating_add(1),
-                patch: 0,
-                prerelease: String::new(),
-                metadata: String::new(),
-                ..v.clone()
-            })),
-            "IncPatch" => {
-                // A prerelease's patch release is the same number without the prerelease.
-                let patch = if v.prerelease.is_empty() {
-                    v.patch.saturating_add(1)
-                } else {
-                    v.patch
-                };
-                no_args(self.incremented(Version {
-                    patch,
-                    prerelease: String::new(),
-                    metadata: String::new(),
-                    ..v.clone()
-                }))
-            }
+            "Compare" => Ok(Value::Int(v.compare(Self::other(args)?) as i64)),
+            "Equal" => Ok(Value::Bool(v.compare(Self::other(args)?).is_eq())),
+            "LessThan" => Ok(Value::Bool(v.compare(Self::other(args)?).is_lt())),
+            "LessThanEqual" => Ok(Value::Bool(v.compare(Self::other(args)?).is_le())),
+            "GreaterThan" => Ok(Value::Bool(v.compare(Self::other(args)?).is_gt())),
+            "GreaterThanEqual" => Ok(Value::Bool(v.compare(Self::other(args)?).is_ge())),
+            "IncMajor" => no_args(Self::value(v.inc_major())),
+            "IncMinor" => no_args(Self::value(v.inc_minor())),
+            "IncPatch" => no_args(Self::value(v.inc_patch())),
             _ => Err(MethodError::NoSuchMethod),
         }
     }

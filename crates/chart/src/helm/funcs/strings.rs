@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::conversion::{strval, to_strings};
 use super::{FuncError, FuncMap, args};
 use crate::engine::value::format::quote;
 use crate::engine::value::{Map, Value};
@@ -220,12 +221,12 @@ fn install_split_join(funcs: &mut FuncMap) {
     funcs.add("join", |a: &[Value]| {
         args::count(a, 2)?;
         let sep = args::string(a, 0)?;
-        Ok(Value::from(string_slice(&a[1]).join(sep)))
+        Ok(Value::from(to_strings(&a[1]).join(sep)))
     });
     funcs.add("sortAlpha", |a: &[Value]| {
         args::count(a, 1)?;
         let mut items = match &a[0] {
-            Value::List(_) | Value::Bytes(_) => string_slice(&a[0]),
+            Value::List(_) | Value::Bytes(_) => to_strings(&a[0]),
             other => vec![strval(other)],
         };
         items.sort_unstable();
@@ -249,31 +250,6 @@ fn install_random(funcs: &mut FuncMap) {
             let count = args::int(a, 0)?;
             Ok(Value::from(random_string(count, accept)?))
         });
-    }
-}
-
-/// Sprig's `strval`: strings and bytes as they are, anything else as `%v` prints it (Go's
-/// `error` and `Stringer` values print their text there too).
-pub fn strval(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.to_string(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        other => other.to_go_string(),
-    }
-}
-
-/// Sprig's `strslice`: the elements of a list as strings, nils dropped; a scalar as a list of
-/// one; nil as no elements.
-pub fn string_slice(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(items) => items
-            .iter()
-            .filter(|item| !item.is_nil())
-            .map(strval)
-            .collect(),
-        Value::Bytes(bytes) => bytes.iter().map(u8::to_string).collect(),
-        Value::Nil => Vec::new(),
-        other => vec![strval(other)],
     }
 }
 
