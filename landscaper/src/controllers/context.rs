@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
@@ -103,7 +103,7 @@ pub async fn run(
     let namespaces: Api<Namespace> = Api::all(controller.client.clone());
     let contexts: Api<Context> = Api::all(controller.client.clone());
     info!(excluded = ?controller.config.excluded_namespaces, "starting the Context controller");
-    let namespace_controller = Controller::new(namespaces, watcher::Config::default())
+    let namespace_controller = manager::slim_controller(namespaces, watcher::Config::default())
         .with_config(ControllerConfig::default().concurrency(manager::DEFAULT_CONCURRENCY))
         // A deleted or edited default Context is put back.
         .watches(contexts, watcher::Config::default(), |context| {

@@ -14,7 +14,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, Preconditions};
-use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::events::EventType;
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::{self, ObjectRef, Store};
@@ -129,7 +129,7 @@ pub async fn run(
         targets: target_cache.clone(),
         leases: lease_cache.clone(),
     });
-    let controller = Controller::new(environments, watcher::Config::default())
+    let controller = manager::slim_controller(environments, watcher::Config::default())
         .with_config(ControllerConfig::default().concurrency(manager::DEFAULT_CONCURRENCY))
         // Not `owns`: it would key the cluster-scoped owner with the Target's namespace, a
         // second key for the same Environment, reconciled at the same time as the first.

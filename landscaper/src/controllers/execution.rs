@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kube::runtime::controller::{Action, Controller};
+use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
@@ -130,7 +130,7 @@ pub async fn run(
         items_listed: Ready::of(&items),
         items,
     });
-    let controller = Controller::new(executions, watcher::Config::default())
+    let controller = manager::slim_controller(executions, watcher::Config::default())
         // By the managed-by label, not the owner: items adopted from elsewhere (upstream's
         // state, a restore) have no owner reference until their next job.
         .watches_stream(item_watch, |item: DeployItem| {

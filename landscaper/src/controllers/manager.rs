@@ -9,12 +9,15 @@ use std::sync::Arc;
 
 use futures::{FutureExt, StreamExt};
 use kube::Resource;
+use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::{WatchStreamExt, watcher};
 use landscaper_process::metrics::{Counted, ObjectCount, instrument};
 use serde::de::DeserializeOwned;
 use tracing::{info, warn};
 
+use super::deployer_caches::drop_managed_fields;
 use crate::health::Health;
 
 /// How many objects a controller without a workers setting reconciles at once. Unbounded,
@@ -22,6 +25,19 @@ use crate::health::Health;
 /// per request in flight: 1,000 environments opened about 1,000 connections, each holding its
 /// TLS state and buffers while idle.
 pub const DEFAULT_CONCURRENCY: u16 = 5;
+
+/// A controller of the objects of `api`, as `Controller::new` makes it, whose cache keeps them
+/// without managedFields: they are most of a server-side applied object (a DeployItem's whole
+/// config again, as field paths), and no reconcile reads them.
+pub fn slim_controller<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
+where
+    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let (reader, writer) = reflector::store();
+    let trigger = reflector::reflector(writer, watcher(api, config).modify(drop_managed_fields))
+        .applied_objects();
+    Controller::for_stream(trigger, reader)
+}
 
 /// Runs `controller` as `name` until `shutdown` completes: each reconcile counted and timed,
 /// the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:

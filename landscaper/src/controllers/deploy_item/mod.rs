@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use kube::ResourceExt;
 use kube::api::Api;
-use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::watcher;
 use landscaper_api::core::DeployItem;
 use landscaper_process::events::Events;
@@ -144,7 +144,7 @@ pub async fn run_with(
         deployers,
     });
     let items: Api<DeployItem> = Api::all(client);
-    let mut controller = Controller::new(items, watcher::Config::default())
+    let mut controller = manager::slim_controller(items, watcher::Config::default())
         .with_config(ControllerConfig::default().concurrency(workers));
     if let Some(changes) = changes {
         // A registration, environment or deployer Installation that changed may start or

@@ -20,7 +20,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
@@ -139,7 +139,7 @@ pub async fn run(
         caches,
     });
     let registrations: Api<DeployerRegistration> = Api::all(client);
-    let controller = Controller::new(registrations, watcher::Config::default())
+    let controller = manager::slim_controller(registrations, watcher::Config::default())
         // Environments, the pairs' objects and the deployers' progress concern every
         // registration (the order between deployers spans registrations); the debounce folds a
         // burst of changes into one pass.
