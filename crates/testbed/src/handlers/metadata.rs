@@ -5,6 +5,7 @@
 
 use super::negotiate::{MetaVersion, Output};
 use super::render::ListMeta;
+use crate::objects::decode::OBJECT_META;
 use crate::resources::ResourceDef;
 use crate::server::reply::Reply;
 use crate::status::ApiError;
@@ -13,31 +14,12 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// Go's `ObjectMeta` fields in declaration order, which is the order it serializes them in.
-const OBJECT_META_FIELDS: [&str; 15] = [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
-
 /// `metadata` as Go's `ObjectMeta` serializes it: its own fields in declaration order, empty
 /// ones left out (`omitempty`) except `creationTimestamp`, which Kubernetes 1.33 writes as
 /// `null` when unset.
 fn object_meta(meta: Option<&Map<String, Value>>) -> Map<String, Value> {
     let mut out = Map::new();
-    for field in OBJECT_META_FIELDS {
+    for &field in OBJECT_META {
         let value = meta.and_then(|m| m.get(field)).unwrap_or(&Value::Null);
         let empty = match value {
             Value::Null => true,

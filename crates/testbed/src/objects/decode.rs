@@ -5,8 +5,9 @@ use crate::server::Request;
 use crate::status::{ApiError, Cause};
 use serde_json::Value;
 
-/// Fields of `metadata` (ObjectMeta) a client may send.
-const OBJECT_META: &[&str] = &[
+/// The fields of `metadata` (Go's `ObjectMeta`) in declaration order, the order Go serializes
+/// them in: what a client may send, and what a metadata-only answer holds.
+pub const OBJECT_META: &[&str] = &[
     "name",
     "generateName",
     "namespace",
