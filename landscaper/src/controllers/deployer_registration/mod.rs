@@ -269,8 +269,8 @@ async fn apply(registration: &DeployerRegistration, context: &Context) -> Result
             }
             Err(error) => {
                 let message = match error.refusal() {
-                    // Written again it is refused again: reported, not retried until the
-                    // registration or the environment changes.
+                    // Written again it is refused again: reported, and tried again on the
+                    // registration's next pass (a change in its caches), not on the error timer.
                     Some(message) => {
                         status::refused(registration, &environment_name, &message, context).await;
                         message
