@@ -15,7 +15,7 @@ use kube::{Client, ResourceExt};
 use landscaper::controllers::execution::{MANAGED_BY_LABEL, NAME_LABEL};
 use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::{
-    DataObject, DeployItem, Execution, ExecutionPhase, execution_data_object_name,
+    DataObject, DeployItem, Execution, ExecutionPhase, LastError, execution_data_object_name,
 };
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_e2e::{World, eventually};
@@ -131,6 +131,21 @@ async fn phase_of(executions: &Api<Execution>, name: &str) -> Option<ExecutionPh
         .and_then(|s| s.phase)
 }
 
+/// The `lastError` of the Execution `name` once its job ended Failed.
+async fn failed_error(executions: &Api<Execution>, name: &str) -> LastError {
+    eventually(&format!("Execution {name} fails"), || async {
+        phase_of(executions, name).await == Some(ExecutionPhase::Failed)
+    })
+    .await;
+    executions
+        .get(name)
+        .await
+        .expect("read")
+        .status
+        .and_then(|status| status.last_error)
+        .expect("a failed job has a lastError")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn items_run_in_dependency_order_and_exports_are_collected() {
     let world = World::start().await;
@@ -237,18 +252,7 @@ async fn a_failed_item_fails_the_execution_by_name_and_its_dependents_never_star
     .await;
     let a = item(&items, "exec", "a").await.unwrap();
     finish_item(&items, &secrets, &a, "Failed", None).await;
-    eventually("the execution fails", || async {
-        phase_of(&executions, "exec").await == Some(ExecutionPhase::Failed)
-    })
-    .await;
-    let error = executions
-        .get("exec")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .last_error
-        .unwrap();
+    let error = failed_error(&executions, "exec").await;
     assert!(error.message.contains(&a.name_any()), "{}", error.message);
     assert!(
         error.message.contains("the chart is broken"),
@@ -281,18 +285,7 @@ async fn a_dependency_cycle_is_a_status_error() {
         .await
         .unwrap();
     start_job(&executions, "exec", "job-1").await;
-    eventually("the execution fails", || async {
-        phase_of(&executions, "exec").await == Some(ExecutionPhase::Failed)
-    })
-    .await;
-    let error = executions
-        .get("exec")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .last_error
-        .unwrap();
+    let error = failed_error(&executions, "exec").await;
     assert!(
         error.message.contains("cycle among a, b"),
         "{}",
@@ -561,18 +554,7 @@ async fn an_item_the_api_server_refuses_fails_the_job_with_its_message() {
         .await
         .unwrap();
     start_job(&executions, "exec", "job-1").await;
-    eventually("the execution fails", || async {
-        phase_of(&executions, "exec").await == Some(ExecutionPhase::Failed)
-    })
-    .await;
-    let error = executions
-        .get("exec")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .last_error
-        .unwrap();
+    let error = failed_error(&executions, "exec").await;
     assert_eq!(error.reason, "InvalidDeployItem");
     for part in [
         "Execution refused/exec: create DeployItem for spec.deployItems fine",
