@@ -90,19 +90,7 @@ impl ApiError {
 
     /// 404 for a named object of a resource.
     pub fn not_found(resource: &str, group: &str, name: &str) -> Self {
-        let t = Target {
-            name,
-            group,
-            kind: resource,
-        };
-        Self {
-            details: Some(boxed_details(t)),
-            ..Self::new(
-                404,
-                "NotFound",
-                format!("{} \"{name}\" not found", qualified(resource, group)),
-            )
-        }
+        Self::about_object(404, "NotFound", resource, group, name, "not found")
     }
 
     /// 404 for a path that names no resource.
@@ -116,6 +104,26 @@ impl ApiError {
 
     /// 409 AlreadyExists on create.
     pub fn already_exists(resource: &str, group: &str, name: &str) -> Self {
+        Self::about_object(
+            409,
+            "AlreadyExists",
+            resource,
+            group,
+            name,
+            "already exists",
+        )
+    }
+
+    /// An error about a named object of a resource: `<resource>.<group> "<name>" <what>`,
+    /// with the object in `details`.
+    fn about_object(
+        code: u16,
+        reason: &'static str,
+        resource: &str,
+        group: &str,
+        name: &str,
+        what: &str,
+    ) -> Self {
         let t = Target {
             name,
             group,
@@ -124,9 +132,9 @@ impl ApiError {
         Self {
             details: Some(boxed_details(t)),
             ..Self::new(
-                409,
-                "AlreadyExists",
-                format!("{} \"{name}\" already exists", qualified(resource, group)),
+                code,
+                reason,
+                format!("{} \"{name}\" {what}", qualified(resource, group)),
             )
         }
     }

@@ -7,7 +7,7 @@ use crate::gardener::{
     self, DEFAULT_EXPIRATION_SECONDS, KUBE_APISERVER_ADDRESSES, MAX_EXPIRATION_SECONDS,
     MIN_EXPIRATION_SECONDS,
 };
-use crate::objects::decode::parse_body;
+use crate::objects::decode::parse_request_body;
 use crate::server::reply::Reply;
 use crate::status::{ApiError, Cause};
 use crate::users::{MASTERS, UserInfo};
@@ -18,15 +18,7 @@ const KIND: &str = "AdminKubeconfigRequest";
 
 /// POST of an AdminKubeconfigRequest.
 pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let body: Value = if ctx.req.body.is_empty() {
-        json!({})
-    } else {
-        parse_body(ctx.req).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {KIND}): couldn't get version/kind; json parse error: {e}"
-            ))
-        })?
-    };
+    let body = parse_request_body(ctx.req, KIND)?;
     let api_version = format!(
         "{}/{}",
         gardener::AUTHENTICATION_GROUP,

@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use crate::authn;
-use crate::objects::decode::parse_body;
+use crate::objects::decode::parse_request_body;
 use crate::rbac::review::{AccessReviewKind, access_review, rules_review};
 use crate::server::reply::Reply;
 use crate::status::ApiError;
@@ -12,16 +12,7 @@ use serde_json::{Value, json};
 /// POST to a review resource.
 pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
     let res = &ctx.res;
-    let mut body = if ctx.req.body.is_empty() {
-        json!({})
-    } else {
-        parse_body(ctx.req).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {e}",
-                res.kind
-            ))
-        })?
-    };
+    let mut body = parse_request_body(ctx.req, &res.kind)?;
     let Some(map) = body.as_object_mut() else {
         return Err(ApiError::bad_request(format!(
             "the object provided is unrecognized (must be of type {})",

@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::clock;
-use crate::objects::decode::parse_body;
+use crate::objects::decode::parse_request_body;
 use crate::server::reply::Reply;
 use crate::status::ApiError;
 use crate::token::request;
@@ -11,15 +11,7 @@ use serde_json::{Value, json};
 
 /// POST of a TokenRequest.
 pub fn create(ctx: &Ctx<'_>) -> Result<Reply, ApiError> {
-    let body: Value = if ctx.req.body.is_empty() {
-        json!({})
-    } else {
-        parse_body(ctx.req).map_err(|e| {
-            ApiError::bad_request(format!(
-                "the object provided is unrecognized (must be of type TokenRequest): couldn't get version/kind; json parse error: {e}"
-            ))
-        })?
-    };
+    let body = parse_request_body(ctx.req, "TokenRequest")?;
     let state = ctx.cluster;
     let sa = state
         .store

@@ -88,6 +88,23 @@ pub fn parse_body(req: &Request) -> Result<Value, String> {
     }
 }
 
+/// The body of a POST that is answered rather than stored (a review, a TokenRequest, an
+/// AdminKubeconfigRequest): an empty body reads as `{}`, one that does not parse is
+/// kube-apiserver's error for a body that is no `kind`.
+pub fn parse_request_body(req: &Request, kind: &str) -> Result<Value, ApiError> {
+    if req.body.is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    parse_body(req).map_err(|e| unrecognized(kind, e))
+}
+
+/// kube-apiserver's 400 for a body that does not decode as an object of `kind`.
+fn unrecognized(kind: &str, cause: impl std::fmt::Display) -> ApiError {
+    ApiError::bad_request(format!(
+        "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {cause}"
+    ))
+}
+
 /// Whether a content type can carry an object for create or update.
 pub fn check_object_content_type(req: &Request) -> Result<(), ApiError> {
     let ct = req.header("content-type").unwrap_or("application/json");
@@ -122,15 +139,9 @@ pub fn decode_object(
     api_version: &str,
 ) -> Result<Decoded, ApiError> {
     check_object_content_type(req)?;
-    let mut obj = parse_body(req).map_err(|e| {
-        ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: {e}"
-        ))
-    })?;
+    let mut obj = parse_body(req).map_err(|e| unrecognized(kind, e))?;
     let Some(map) = obj.as_object_mut() else {
-        return Err(ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {kind}): couldn't get version/kind; json parse error: expected an object"
-        )));
+        return Err(unrecognized(kind, "expected an object"));
     };
     let body_kind = map
         .get("kind")

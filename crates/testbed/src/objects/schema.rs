@@ -173,6 +173,34 @@ fn required(map: &Map<String, Value>, schema: &Value, path: &str, causes: &mut V
     }
 }
 
+/// A schema's numeric bound: `minimum` or `maximum`, strict when its `exclusive…` flag is set.
+#[derive(Clone, Copy)]
+enum Bound {
+    Minimum,
+    Maximum,
+}
+
+impl Bound {
+    /// The comparison `n` fails, worded as kube-apiserver words it, and the schema's limit;
+    /// `None` when `n` keeps the bound or the schema sets none.
+    fn violated_by(self, n: f64, schema: &Value) -> Option<(&'static str, &Value)> {
+        let (key, exclusive_key) = match self {
+            Bound::Minimum => ("minimum", "exclusiveMinimum"),
+            Bound::Maximum => ("maximum", "exclusiveMaximum"),
+        };
+        let limit = schema.get(key)?;
+        let bound = limit.as_f64()?;
+        let exclusive = schema.get(exclusive_key) == Some(&Value::Bool(true));
+        let (violated, op) = match (self, exclusive) {
+            (Bound::Minimum, true) => (n <= bound, "greater than"),
+            (Bound::Minimum, false) => (n < bound, "greater than or equal to"),
+            (Bound::Maximum, true) => (n >= bound, "less than"),
+            (Bound::Maximum, false) => (n > bound, "less than or equal to"),
+        };
+        violated.then_some((op, limit))
+    }
+}
+
 fn validate_at(value: &Value, schema: &Value, path: &str, causes: &mut Vec<Cause>) {
     if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
         return;
@@ -205,39 +233,14 @@ fn validate_at(value: &Value, schema: &Value, path: &str, causes: &mut Vec<Cause
         ));
     }
     if let Some(n) = value.as_f64() {
-        let bound = |k: &str| schema.get(k).and_then(Value::as_f64);
-        let excl = |k: &str| schema.get(k) == Some(&Value::Bool(true));
-        if let Some(min) = bound("minimum") {
-            let (bad, op) = if excl("exclusiveMinimum") {
-                (n <= min, "greater than")
-            } else {
-                (n < min, "greater than or equal to")
-            };
-            if bad {
+        for bound in [Bound::Minimum, Bound::Maximum] {
+            if let Some((op, limit)) = bound.violated_by(n, schema) {
                 causes.push(Cause::new(
                     "FieldValueInvalid",
                     format!(
                         "Invalid value: {}: {path} in body should be {op} {}",
                         shown(value),
-                        shown(&schema["minimum"])
-                    ),
-                    path,
-                ));
-            }
-        }
-        if let Some(max) = bound("maximum") {
-            let (bad, op) = if excl("exclusiveMaximum") {
-                (n >= max, "less than")
-            } else {
-                (n > max, "less than or equal to")
-            };
-            if bad {
-                causes.push(Cause::new(
-                    "FieldValueInvalid",
-                    format!(
-                        "Invalid value: {}: {path} in body should be {op} {}",
-                        shown(value),
-                        shown(&schema["maximum"])
+                        shown(limit)
                     ),
                     path,
                 ));

@@ -62,37 +62,31 @@ fn go_json_type(v: &Value) -> &'static str {
 
 fn apply_op(doc: &mut Value, op: &Value, copied: &mut usize) -> Result<(), String> {
     let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
-    let path = || -> Result<Vec<String>, String> {
+    // The pointer in `field` (`path` or `from`), which the operation must have.
+    let pointer = |field: &str| -> Result<Vec<String>, String> {
         let p = op
-            .get("path")
+            .get(field)
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("operation {kind} is missing path"))?;
-        parse_pointer(p)
-    };
-    let from = || -> Result<Vec<String>, String> {
-        let p = op
-            .get("from")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("operation {kind} is missing from"))?;
+            .ok_or_else(|| format!("operation {kind} is missing {field}"))?;
         parse_pointer(p)
     };
     // A missing value reads as null, as in the library kube-apiserver uses.
     let value = || op.get("value").cloned().unwrap_or(Value::Null);
     match kind {
-        "add" => add(doc, &path()?, value()),
-        "remove" => remove(doc, &path()?).map(drop),
-        "replace" => replace(doc, &path()?, value()),
+        "add" => put(doc, &pointer("path")?, value(), Put::Add),
+        "remove" => remove(doc, &pointer("path")?).map(drop),
+        "replace" => put(doc, &pointer("path")?, value(), Put::Replace),
         "move" => {
-            let from = from()?;
-            let to = path()?;
+            let from = pointer("from")?;
+            let to = pointer("path")?;
             if to.len() > from.len() && to[..from.len()] == from[..] {
                 return Err("cannot move a value into one of its children".into());
             }
             let v = remove(doc, &from)?;
-            add(doc, &to, v)
+            put(doc, &to, v, Put::Add)
         }
         "copy" => {
-            let v = get(doc, &from()?)
+            let v = get(doc, &pointer("from")?)
                 .ok_or("copy from a path that does not exist")?
                 .clone();
             *copied += serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
@@ -101,11 +95,11 @@ fn apply_op(doc: &mut Value, op: &Value, copied: &mut usize) -> Result<(), Strin
                     "unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_ACCUMULATED_COPY_BYTES}"
                 ));
             }
-            add(doc, &path()?, v)
+            put(doc, &pointer("path")?, v, Put::Add)
         }
         "test" => {
             let expected = value();
-            match get(doc, &path()?) {
+            match get(doc, &pointer("path")?) {
                 Some(actual) if json_equal(actual, &expected) => Ok(()),
                 None if expected.is_null() => Ok(()),
                 _ => Err("testing value failed".into()),
@@ -195,7 +189,17 @@ fn parent<'a, 'p>(
     Ok((cur, last))
 }
 
-fn add(doc: &mut Value, path: &[String], value: Value) -> Result<(), String> {
+/// How `add` and `replace` write into an array: `add` inserts at the index (or at the end,
+/// `-`), `replace` overwrites the item there. Into an object both set the key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Put {
+    Add,
+    Replace,
+}
+
+/// Writes `value` at `path` as an `add` or `replace` does; at the root both replace the
+/// document, and the library kube-apiserver uses lets `replace` add a missing key.
+fn put(doc: &mut Value, path: &[String], value: Value, how: Put) -> Result<(), String> {
     if path.is_empty() {
         *doc = value;
         return Ok(());
@@ -204,15 +208,22 @@ fn add(doc: &mut Value, path: &[String], value: Value) -> Result<(), String> {
     match container {
         Value::Object(map) => {
             map.insert(token.to_string(), value);
-            Ok(())
         }
         Value::Array(items) => {
-            let i = array_index(token, items.len(), true)?;
-            items.insert(i, value);
-            Ok(())
+            let i = array_index(token, items.len(), how == Put::Add)?;
+            match how {
+                Put::Add => items.insert(i, value),
+                Put::Replace => items[i] = value,
+            }
         }
-        _ => Err(format!("cannot add {token:?} to a scalar")),
+        _ => {
+            return Err(match how {
+                Put::Add => format!("cannot add {token:?} to a scalar"),
+                Put::Replace => format!("cannot replace {token:?} in a scalar"),
+            });
+        }
     }
+    Ok(())
 }
 
 fn remove(doc: &mut Value, path: &[String]) -> Result<Value, String> {
@@ -226,27 +237,6 @@ fn remove(doc: &mut Value, path: &[String]) -> Result<Value, String> {
             Ok(items.remove(i))
         }
         _ => Err(format!("cannot remove {token:?} from a scalar")),
-    }
-}
-
-fn replace(doc: &mut Value, path: &[String], value: Value) -> Result<(), String> {
-    if path.is_empty() {
-        *doc = value;
-        return Ok(());
-    }
-    let (container, token) = parent(doc, path)?;
-    match container {
-        // The library kube-apiserver uses adds a missing key instead of failing.
-        Value::Object(map) => {
-            map.insert(token.to_string(), value);
-            Ok(())
-        }
-        Value::Array(items) => {
-            let i = array_index(token, items.len(), false)?;
-            items[i] = value;
-            Ok(())
-        }
-        _ => Err(format!("cannot replace {token:?} in a scalar")),
     }
 }
 

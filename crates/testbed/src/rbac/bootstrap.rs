@@ -4,6 +4,8 @@
 
 use serde_json::{Value, json};
 
+use crate::resources::CRUD_VERBS;
+
 const RBAC_API: &str = "rbac.authorization.k8s.io/v1";
 const READ: &[&str] = &["get", "list", "watch"];
 const WRITE: &[&str] = &["create", "delete", "deletecollection", "patch", "update"];
@@ -207,20 +209,7 @@ fn edit_rules() -> Vec<Value> {
             &["ingresses", "networkpolicies"],
             WRITE,
         ),
-        rule(
-            &["coordination.k8s.io"],
-            &["leases"],
-            &[
-                "create",
-                "delete",
-                "deletecollection",
-                "get",
-                "list",
-                "patch",
-                "update",
-                "watch",
-            ],
-        ),
+        rule(&["coordination.k8s.io"], &["leases"], CRUD_VERBS),
     ]
 }
 
@@ -234,16 +223,7 @@ fn admin_rules() -> Vec<Value> {
         rule(
             &["rbac.authorization.k8s.io"],
             &["rolebindings", "roles"],
-            &[
-                "create",
-                "delete",
-                "deletecollection",
-                "get",
-                "list",
-                "patch",
-                "update",
-                "watch",
-            ],
+            CRUD_VERBS,
         ),
     ]
 }
