@@ -345,6 +345,18 @@ mod tests {
         funcs
     }
 
+    /// An engine holding `text` as `c/templates/a.yaml`, parsed apart by another engine.
+    fn with_file_parsed_apart(text: ByteString) -> Engine {
+        let parsed = Engine::new(with_upper())
+            .parse_apart(text.clone())
+            .expect("parses");
+        let mut engine = Engine::new(with_upper());
+        engine
+            .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
+            .unwrap();
+        engine
+    }
+
     fn who(name: &str) -> Value {
         let dot = Map::new();
         dot.insert("who", Value::from(name));
@@ -356,13 +368,7 @@ mod tests {
         let text = ByteString::from_static(
             "{{ define \"greet\" }}hi {{ .who | upper }}{{ end }}{{ template \"greet\" . }}!",
         );
-        let parsed = Engine::new(with_upper())
-            .parse_apart(text.clone())
-            .expect("parses");
-        let mut engine = Engine::new(with_upper());
-        engine
-            .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
-            .unwrap();
+        let engine = with_file_parsed_apart(text);
         assert_eq!(
             engine.render("c/templates/a.yaml", &who("you")).unwrap(),
             "hi YOU!"
@@ -374,13 +380,7 @@ mod tests {
     fn a_template_keeps_its_file_s_bytes_rather_than_a_copy() {
         let data = bytes::Bytes::from("{{ define \"d\" }}x{{ end }}{{ .who }}".to_string());
         let text = ByteString::try_from(data.clone()).expect("UTF-8");
-        let parsed = Engine::new(with_upper())
-            .parse_apart(text.clone())
-            .expect("parses");
-        let mut engine = Engine::new(with_upper());
-        engine
-            .add_templates_parsed(&[("c/templates/a.yaml", text)], vec![Some(parsed)])
-            .unwrap();
+        let engine = with_file_parsed_apart(text);
         for name in ["c/templates/a.yaml", "d"] {
             assert_eq!(
                 engine.templates[name].text.as_ptr(),

@@ -14,6 +14,7 @@ pub use registry_config::registry_credentials;
 pub use repo::{IndexEntry, resolve_version};
 pub use repositories::{Repository, cached_index, find_repository};
 
+use repo::RepoClient;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -141,27 +142,18 @@ pub async fn fetch_chart(
     version: &str,
     options: &FetchOptions,
 ) -> Result<Vec<u8>, FetchError> {
-    let cache = options
-        .cache_dir
-        .clone()
-        .map(|dir| Cache::new(dir).with_max_bytes(options.cache_max_bytes));
+    let cache = cache_of(options);
     if let Some(rest) = reference.strip_prefix("oci://") {
         return oci::pull(rest, version, options, cache.as_ref()).await;
     }
-    let client = repo::http_client(options)?;
+    let repos = RepoClient::new(options, cache.as_ref())?;
     if let Some(repo_url) = repo_url {
-        return repo::fetch_from_repository(
-            &client,
-            repo_url,
-            reference,
-            version,
-            options,
-            cache.as_ref(),
-        )
-        .await;
+        return repos
+            .fetch_from_repository(repo_url, reference, version)
+            .await;
     }
     if reference.starts_with("http://") || reference.starts_with("https://") {
-        return repo::download(&client, reference, None, options, cache.as_ref()).await;
+        return repos.download(reference).await;
     }
     Err(FetchError::invalid(format!(
         "non-absolute URLs should be in form of repo_name/path_to_chart, got: {reference}"
@@ -172,8 +164,7 @@ pub async fn fetch_chart(
 /// `--set-file`): Helm's HTTP getter, without repository credentials.
 pub async fn fetch_url(url: &str) -> Result<Vec<u8>, FetchError> {
     let options = FetchOptions::default();
-    let client = repo::http_client(&options)?;
-    repo::download(&client, url, None, &options, None).await
+    RepoClient::new(&options, None)?.download(url).await
 }
 
 /// Fetches chart `name` of the named repository `repository` (a `repo/chart` reference) as
@@ -194,25 +185,22 @@ pub async fn fetch_from_named_repository(
             repository.name
         )));
     }
-    let client = repo::http_client(&options)?;
-    let cache = options
-        .cache_dir
-        .clone()
-        .map(|dir| Cache::new(dir).with_max_bytes(options.cache_max_bytes));
+    let cache = cache_of(&options);
     let index = repo::Index {
         text: &index,
         named: Some(&repository.name),
     };
-    repo::download_from_index(
-        &client,
-        &repository.url,
-        index,
-        name,
-        version,
-        &options,
-        cache.as_ref(),
-    )
-    .await
+    RepoClient::new(&options, cache.as_ref())?
+        .download_from_index(&repository.url, index, name, version)
+        .await
+}
+
+/// The archive cache the options name, if any.
+fn cache_of(options: &FetchOptions) -> Option<Cache> {
+    options
+        .cache_dir
+        .clone()
+        .map(|dir| Cache::new(dir).with_max_bytes(options.cache_max_bytes))
 }
 
 /// The extra CA certificates of `--ca-file` and of `ca_pem`, as one PEM bundle.

@@ -23,7 +23,7 @@ pub struct IndexEntry {
 }
 
 /// Builds the HTTP client for repositories: rustls, extra CA, optional no verification.
-pub(super) fn http_client(options: &FetchOptions) -> Result<reqwest::Client, FetchError> {
+fn http_client(options: &FetchOptions) -> Result<reqwest::Client, FetchError> {
     let mut builder = reqwest::Client::builder()
         .user_agent("Helm/4.1.4")
         .danger_accept_invalid_certs(options.insecure_skip_tls_verify);
@@ -49,62 +49,170 @@ fn host_of(url: &str) -> Option<String> {
     })
 }
 
-async fn get(
-    client: &reqwest::Client,
-    url: &str,
-    auth_host: Option<&str>,
-    options: &FetchOptions,
-    limit: usize,
-) -> Result<Vec<u8>, FetchError> {
-    let mut request = client.get(url);
-    if let Some(host) = auth_host
-        && (options.pass_credentials || host_of(url).as_deref() == Some(host))
-    {
-        if let Some(header) = &options.authorization {
-            request = request.header(reqwest::header::AUTHORIZATION, header);
-        } else if let Some(user) = &options.username {
-            request = request.basic_auth(user, options.password.as_deref());
+/// A client for chart repositories and chart URLs: the HTTP client the options build, the
+/// options' credentials, and the archive cache.
+pub(super) struct RepoClient<'a> {
+    client: reqwest::Client,
+    options: &'a FetchOptions,
+    cache: Option<&'a Cache>,
+}
+
+impl<'a> RepoClient<'a> {
+    /// A client for `options`, caching archives in `cache`.
+    pub(super) fn new(
+        options: &'a FetchOptions,
+        cache: Option<&'a Cache>,
+    ) -> Result<Self, FetchError> {
+        Ok(Self {
+            client: http_client(options)?,
+            options,
+            cache,
+        })
+    }
+
+    /// GETs `url`, sending the credentials when it is on `auth_host`; more than `limit`
+    /// bytes are refused.
+    async fn get(
+        &self,
+        url: &str,
+        auth_host: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<u8>, FetchError> {
+        let options = self.options;
+        let mut request = self.client.get(url);
+        if let Some(host) = auth_host
+            && (options.pass_credentials || host_of(url).as_deref() == Some(host))
+        {
+            if let Some(header) = &options.authorization {
+                request = request.header(reqwest::header::AUTHORIZATION, header);
+            } else if let Some(user) = &options.username {
+                request = request.basic_auth(user, options.password.as_deref());
+            }
         }
-    }
-    let response = request.send().await.map_err(|e| {
-        let kind = if e.is_builder() {
-            FetchErrorKind::Invalid
-        } else {
-            FetchErrorKind::Unreachable
-        };
-        FetchError::new(kind, format!("failed to fetch {url}: {}", error_chain(&e)))
-    })?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(FetchError::new(
-            status_kind(status),
-            format!("failed to fetch {url} : {status}"),
-        ));
-    }
-    if response
-        .content_length()
-        .is_some_and(|n| n as usize > limit)
-    {
-        return Err(FetchError::invalid(format!(
-            "{url} is larger than {limit} bytes"
-        )));
-    }
-    let mut response = response;
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| {
-        FetchError::new(
-            FetchErrorKind::Unreachable,
-            format!("failed to fetch {url}: {}", error_chain(&e)),
-        )
-    })? {
-        if body.len() + chunk.len() > limit {
+        let response = request.send().await.map_err(|e| {
+            let kind = if e.is_builder() {
+                FetchErrorKind::Invalid
+            } else {
+                FetchErrorKind::Unreachable
+            };
+            FetchError::new(kind, format!("failed to fetch {url}: {}", error_chain(&e)))
+        })?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(FetchError::new(
+                status_kind(status),
+                format!("failed to fetch {url} : {status}"),
+            ));
+        }
+        if response
+            .content_length()
+            .is_some_and(|n| n as usize > limit)
+        {
             return Err(FetchError::invalid(format!(
                 "{url} is larger than {limit} bytes"
             )));
         }
-        body.extend_from_slice(&chunk);
+        let mut response = response;
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| {
+            FetchError::new(
+                FetchErrorKind::Unreachable,
+                format!("failed to fetch {url}: {}", error_chain(&e)),
+            )
+        })? {
+            if body.len() + chunk.len() > limit {
+                return Err(FetchError::invalid(format!(
+                    "{url} is larger than {limit} bytes"
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
     }
-    Ok(body)
+
+    /// Fetches `name` at `range` from the repository at `repo_url`.
+    pub(super) async fn fetch_from_repository(
+        &self,
+        repo_url: &str,
+        name: &str,
+        range: &str,
+    ) -> Result<Vec<u8>, FetchError> {
+        let repo_url = repo_url.trim_end_matches('/');
+        let index_url = format!("{repo_url}/index.yaml");
+        let index = self
+            .get(&index_url, host_of(repo_url).as_deref(), MAX_INDEX_SIZE)
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "looks like \"{repo_url}\" is not a valid chart repository or cannot be reached"
+                ))
+            })?;
+        let index = String::from_utf8_lossy(&index);
+        let index = Index {
+            text: &index,
+            named: None,
+        };
+        self.download_from_index(repo_url, index, name, range).await
+    }
+
+    /// Resolves `name` at `range` in the repository's `index` and downloads that archive.
+    pub(super) async fn download_from_index(
+        &self,
+        repo_url: &str,
+        index: Index<'_>,
+        name: &str,
+        range: &str,
+    ) -> Result<Vec<u8>, FetchError> {
+        let repo_url = repo_url.trim_end_matches('/');
+        let repo_host = host_of(repo_url);
+        let Some(entries) = index_entries(index.text, name, repo_url)? else {
+            return Err(index.not_found(repo_url, name, range, false));
+        };
+        let Some(entry) = resolve_version(&entries, range) else {
+            return Err(index.not_found(repo_url, name, range, true));
+        };
+        let Some(url) = entry.urls.first() else {
+            return Err(FetchError::invalid(format!(
+                "chart \"{name}\" version \"{}\" has no downloadable URLs",
+                entry.version
+            )));
+        };
+        let url = join_url(repo_url, url);
+        let auth_host = repo_host.as_deref();
+        if let (Some(cache), Some(digest)) = (self.cache, &entry.digest)
+            && let Some(hit) = cache.get(digest)
+        {
+            return Ok(hit);
+        }
+        let data = self.get(&url, auth_host, MAX_ARCHIVE_SIZE).await?;
+        if let Some(digest) = &entry.digest {
+            let actual = Cache::digest(&data);
+            if !digest
+                .trim_start_matches("sha256:")
+                .eq_ignore_ascii_case(&actual)
+            {
+                return Err(FetchError::invalid(format!(
+                    "{url}: digest sha256:{actual} does not match the repository index ({digest})"
+                )));
+            }
+        }
+        self.keep(data)
+    }
+
+    /// Downloads an archive from a URL (with basic auth to that URL's host).
+    pub(super) async fn download(&self, url: &str) -> Result<Vec<u8>, FetchError> {
+        let host = host_of(url);
+        let data = self.get(url, host.as_deref(), MAX_ARCHIVE_SIZE).await?;
+        self.keep(data)
+    }
+
+    /// Puts a downloaded archive into the cache, if there is one, and returns it.
+    fn keep(&self, data: Vec<u8>) -> Result<Vec<u8>, FetchError> {
+        if let Some(cache) = self.cache {
+            cache.put(&data);
+        }
+        Ok(data)
+    }
 }
 
 /// What an HTTP error status means for retrying: server errors and throttling may pass.
@@ -197,39 +305,6 @@ pub fn resolve_version<'e>(entries: &'e [IndexEntry], range: &str) -> Option<&'e
         .map(|(_, e)| e)
 }
 
-/// Fetches `name` at `range` from the repository at `repo_url`.
-pub(super) async fn fetch_from_repository(
-    client: &reqwest::Client,
-    repo_url: &str,
-    name: &str,
-    range: &str,
-    options: &FetchOptions,
-    cache: Option<&Cache>,
-) -> Result<Vec<u8>, FetchError> {
-    let repo_url = repo_url.trim_end_matches('/');
-    let repo_host = host_of(repo_url);
-    let index_url = format!("{repo_url}/index.yaml");
-    let index = get(
-        client,
-        &index_url,
-        repo_host.as_deref(),
-        options,
-        MAX_INDEX_SIZE,
-    )
-    .await
-    .map_err(|e| {
-        e.context(format!(
-            "looks like \"{repo_url}\" is not a valid chart repository or cannot be reached"
-        ))
-    })?;
-    let index = String::from_utf8_lossy(&index);
-    let index = Index {
-        text: &index,
-        named: None,
-    };
-    download_from_index(client, repo_url, index, name, range, options, cache).await
-}
-
 /// A repository index and how Helm names it in errors.
 pub(super) struct Index<'a> {
     /// The `index.yaml` text.
@@ -256,71 +331,6 @@ impl Index<'_> {
         };
         FetchError::new(FetchErrorKind::NotFound, message)
     }
-}
-
-/// Resolves `name` at `range` in the repository's `index` and downloads that archive.
-pub(super) async fn download_from_index(
-    client: &reqwest::Client,
-    repo_url: &str,
-    index: Index<'_>,
-    name: &str,
-    range: &str,
-    options: &FetchOptions,
-    cache: Option<&Cache>,
-) -> Result<Vec<u8>, FetchError> {
-    let repo_url = repo_url.trim_end_matches('/');
-    let repo_host = host_of(repo_url);
-    let Some(entries) = index_entries(index.text, name, repo_url)? else {
-        return Err(index.not_found(repo_url, name, range, false));
-    };
-    let Some(entry) = resolve_version(&entries, range) else {
-        return Err(index.not_found(repo_url, name, range, true));
-    };
-    let Some(url) = entry.urls.first() else {
-        return Err(FetchError::invalid(format!(
-            "chart \"{name}\" version \"{}\" has no downloadable URLs",
-            entry.version
-        )));
-    };
-    let url = join_url(repo_url, url);
-    let auth_host = repo_host.as_deref();
-    if let (Some(cache), Some(digest)) = (cache, &entry.digest)
-        && let Some(hit) = cache.get(digest)
-    {
-        return Ok(hit);
-    }
-    let data = get(client, &url, auth_host, options, MAX_ARCHIVE_SIZE).await?;
-    if let Some(digest) = &entry.digest {
-        let actual = Cache::digest(&data);
-        if !digest
-            .trim_start_matches("sha256:")
-            .eq_ignore_ascii_case(&actual)
-        {
-            return Err(FetchError::invalid(format!(
-                "{url}: digest sha256:{actual} does not match the repository index ({digest})"
-            )));
-        }
-    }
-    if let Some(cache) = cache {
-        cache.put(&data);
-    }
-    Ok(data)
-}
-
-/// Downloads an archive from a URL (with basic auth to that URL's host).
-pub(super) async fn download(
-    client: &reqwest::Client,
-    url: &str,
-    _digest: Option<&str>,
-    options: &FetchOptions,
-    cache: Option<&Cache>,
-) -> Result<Vec<u8>, FetchError> {
-    let host = host_of(url);
-    let data = get(client, url, host.as_deref(), options, MAX_ARCHIVE_SIZE).await?;
-    if let Some(cache) = cache {
-        cache.put(&data);
-    }
-    Ok(data)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::ops::Range;
 use regex_automata::util::captures::Captures;
 use regex_automata::{Input, MatchKind, meta, util::syntax};
 
+use super::strings::explode;
 use super::{FuncError, FuncMap, FuncResult, args};
 use crate::engine::value::Value;
 use crate::engine::value::format::quote;
@@ -405,18 +406,7 @@ fn split<'a>(re: &Pattern, s: &'a str, n: i64) -> Vec<&'a str> {
     }
     if re.empty && !s.is_empty() {
         // An empty pattern splits into characters (at most n parts, the rest in the last).
-        let mut parts: Vec<&str> = Vec::new();
-        let mut rest = s;
-        while !rest.is_empty() {
-            if n > 0 && parts.len() as i64 == n - 1 {
-                parts.push(rest);
-                return parts;
-            }
-            let len = rest.chars().next().map_or(1, char::len_utf8);
-            parts.push(&rest[..len]);
-            rest = &rest[len..];
-        }
-        return parts;
+        return explode(s, n);
     }
     let matches = find_all(re, s, n);
     let mut parts = Vec::with_capacity(matches.len() + 1);

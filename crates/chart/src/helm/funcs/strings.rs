@@ -764,23 +764,29 @@ fn go_split<'a>(s: &'a str, sep: &str, n: i64) -> Vec<&'a str> {
     if n == 0 {
         return Vec::new();
     }
-    let limit = usize::try_from(n).unwrap_or(usize::MAX);
     if sep.is_empty() {
-        // Go explodes into characters, the last part holding the rest.
-        let mut parts = Vec::new();
-        let mut rest = s;
-        while !rest.is_empty() {
-            if parts.len() + 1 == limit {
-                parts.push(rest);
-                return parts;
-            }
-            let len = rest.chars().next().map_or(1, char::len_utf8);
-            parts.push(&rest[..len]);
-            rest = &rest[len..];
-        }
-        return parts;
+        return explode(s, n);
     }
-    s.splitn(limit, sep).collect()
+    s.splitn(usize::try_from(n).unwrap_or(usize::MAX), sep)
+        .collect()
+}
+
+/// Go's `strings.explode`: `s` split into its characters, at most `n` parts (`n < 0`: no
+/// limit), the last part holding the rest.
+pub(super) fn explode(s: &str, n: i64) -> Vec<&str> {
+    let limit = usize::try_from(n).unwrap_or(usize::MAX);
+    let mut parts = Vec::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        if parts.len() + 1 == limit {
+            parts.push(rest);
+            return parts;
+        }
+        let len = rest.chars().next().map_or(1, char::len_utf8);
+        parts.push(&rest[..len]);
+        rest = &rest[len..];
+    }
+    parts
 }
 
 /// Sprig's `split`/`splitn` result: a map from `_0`, `_1`, … to the parts.

@@ -12,16 +12,7 @@ pub const GLOBAL_KEY: &str = "global";
 /// `CoalesceValues`: `vals` over the chart's defaults, recursively for subcharts; `null`
 /// in `vals` deletes the key.
 pub fn coalesce_values(chart: &Chart, vals: &Map, warnings: &mut Warnings) -> Result<Map, String> {
-    let mut dest = vals.clone();
-    coalesce(
-        chart,
-        Defaults::copied(chart),
-        &mut dest,
-        "",
-        false,
-        warnings,
-    )?;
-    Ok(dest)
+    over_defaults(chart, Defaults::copied(chart), vals, false, warnings)
 }
 
 /// [`coalesce_values`] for a chart done with its default values: they are moved into the
@@ -32,23 +23,25 @@ pub fn coalesce_values_taking(
     vals: &Map,
     warnings: &mut Warnings,
 ) -> Result<Map, String> {
-    let mut dest = vals.clone();
     let defaults = Defaults::taken(chart);
-    coalesce(chart, defaults, &mut dest, "", false, warnings)?;
-    Ok(dest)
+    over_defaults(chart, defaults, vals, false, warnings)
 }
 
 /// `MergeValues`: like [`coalesce_values`], but `null` values are kept.
 pub fn merge_values(chart: &Chart, vals: &Map, warnings: &mut Warnings) -> Result<Map, String> {
+    over_defaults(chart, Defaults::copied(chart), vals, true, warnings)
+}
+
+/// A copy of `vals` over `defaults`, from the top chart down; `merge` keeps `null` values.
+fn over_defaults(
+    chart: &Chart,
+    defaults: Defaults,
+    vals: &Map,
+    merge: bool,
+    warnings: &mut Warnings,
+) -> Result<Map, String> {
     let mut dest = vals.clone();
-    coalesce(
-        chart,
-        Defaults::copied(chart),
-        &mut dest,
-        "",
-        true,
-        warnings,
-    )?;
+    coalesce(chart, defaults, &mut dest, "", merge, warnings)?;
     Ok(dest)
 }
 

@@ -40,9 +40,10 @@ fn sign(f: f64) -> &'static str {
     if f.is_sign_negative() { "-" } else { "" }
 }
 
-/// Appends Go's exponent: `e+05`, `e-10`, `e+100`.
-fn push_exponent(out: &mut String, exp: i32, upper: bool) {
-    out.push(if upper { 'E' } else { 'e' });
+/// Appends Go's exponent after its `marker` (`e` for `%e`, `p` for `%x`): `e+05`, `e-10`,
+/// `e+100`.
+fn push_exponent(out: &mut String, marker: char, exp: i32) {
+    out.push(marker);
     out.push(if exp < 0 { '-' } else { '+' });
     let exp = exp.unsigned_abs();
     if exp < 10 {
@@ -61,7 +62,7 @@ fn layout_e(d: &Digits, prec: usize, upper: bool) -> String {
         }
     }
     let exp = if d.digits.is_empty() { 0 } else { d.dp - 1 };
-    push_exponent(&mut out, exp, upper);
+    push_exponent(&mut out, if upper { 'E' } else { 'e' }, exp);
     out
 }
 
@@ -221,13 +222,7 @@ pub fn format_x(f: f64, prec: Option<usize>, upper: bool) -> String {
             written += 1;
         }
     }
-    out.push(if upper { 'P' } else { 'p' });
-    out.push(if exp < 0 { '-' } else { '+' });
-    let e = exp.unsigned_abs();
-    if e < 10 {
-        out.push('0');
-    }
-    out.push_str(&e.to_string());
+    push_exponent(&mut out, if upper { 'P' } else { 'p' }, exp);
     out
 }
 

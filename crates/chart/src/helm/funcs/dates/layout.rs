@@ -1,5 +1,7 @@
 //! Go's reference-time layouts (`2006-01-02T15:04:05Z07:00`): formatting and parsing.
 
+use std::ops::RangeInclusive;
+
 use jiff::civil::DateTime;
 use jiff::tz::Offset;
 
@@ -356,6 +358,13 @@ pub(super) fn parse_in(layout: &str, value: &str, location: Location) -> Result<
         rest_layout = &rest_layout[prefix.len() + len..];
         let before = v;
         let fail = |_| bad(before, elem_layout);
+        // Go's `getnum` and the range check after it.
+        let number_within =
+            |fixed: bool, valid: RangeInclusive<i64>, what: &str| match number(before, fixed) {
+                None => Err(bad(before, elem_layout)),
+                Some((n, _)) if !valid.contains(&n) => Err(range(what)),
+                Some(read) => Ok(read),
+            };
         match std {
             Std::Year => {
                 let (n, r) = fixed_digits(v, 2).ok_or(()).map_err(fail)?;
@@ -381,12 +390,7 @@ pub(super) fn parse_in(layout: &str, value: &str, location: Location) -> Result<
                 v = r;
             }
             Std::NumMonth | Std::ZeroMonth => {
-                let (n, r) = number(v, std == Std::ZeroMonth).ok_or(()).map_err(fail)?;
-                if !(1..=12).contains(&n) {
-                    return Err(range("month"));
-                }
-                f.month = n;
-                v = r;
+                (f.month, v) = number_within(std == Std::ZeroMonth, 1..=12, "month")?;
             }
             Std::Day | Std::UnderDay | Std::ZeroDay => {
                 if std == Std::UnderDay {
@@ -408,47 +412,21 @@ pub(super) fn parse_in(layout: &str, value: &str, location: Location) -> Result<
                 v = r;
             }
             Std::Hour => {
-                let (n, r) = number(v, false).ok_or(()).map_err(fail)?;
-                if !(0..24).contains(&n) {
-                    return Err(range("hour"));
-                }
-                f.hour = n;
-                v = r;
+                (f.hour, v) = number_within(false, 0..=23, "hour")?;
             }
             Std::Hour12 | Std::ZeroHour12 => {
-                let (n, r) = number(v, std == Std::ZeroHour12).ok_or(()).map_err(fail)?;
-                if !(0..=12).contains(&n) {
-                    return Err(range("hour"));
-                }
-                f.hour = n;
-                v = r;
+                (f.hour, v) = number_within(std == Std::ZeroHour12, 0..=12, "hour")?;
             }
             Std::Minute | Std::ZeroMinute => {
-                let (n, r) = number(v, std == Std::ZeroMinute).ok_or(()).map_err(fail)?;
-                if !(0..60).contains(&n) {
-                    return Err(range("minute"));
-                }
-                f.minute = n;
-                v = r;
+                (f.minute, v) = number_within(std == Std::ZeroMinute, 0..=59, "minute")?;
             }
             Std::Second | Std::ZeroSecond => {
-                let (n, r) = number(v, std == Std::ZeroSecond).ok_or(()).map_err(fail)?;
-                if !(0..60).contains(&n) {
-                    return Err(range("second"));
-                }
-                f.second = n;
-                v = r;
+                (f.second, v) = number_within(std == Std::ZeroSecond, 0..=59, "second")?;
                 // A fraction in the value that the layout does not mention is still read.
                 let next_is_frac =
                     matches!(next_chunk(rest_layout), ("", Some((Std::Frac { .. }, _))));
-                if !next_is_frac
-                    && v.len() >= 2
-                    && (v.starts_with('.') || v.starts_with(','))
-                    && v.as_bytes()[1].is_ascii_digit()
-                {
-                    let digits = v[1..].bytes().take_while(u8::is_ascii_digit).count();
-                    f.nanos = nanos_of(&v[1..=digits]);
-                    v = &v[1 + digits..];
+                if !next_is_frac && let Some(read) = any_fraction(v) {
+                    (f.nanos, v) = read;
                 }
             }
             Std::Pm | Std::PmLower => {
@@ -499,13 +477,8 @@ pub(super) fn parse_in(layout: &str, value: &str, location: Location) -> Result<
             }
             Std::Frac { digits, trim, .. } => {
                 if trim {
-                    if v.len() >= 2
-                        && (v.starts_with('.') || v.starts_with(','))
-                        && v.as_bytes()[1].is_ascii_digit()
-                    {
-                        let n = v[1..].bytes().take_while(u8::is_ascii_digit).count();
-                        f.nanos = nanos_of(&v[1..=n]);
-                        v = &v[1 + n..];
+                    if let Some(read) = any_fraction(v) {
+                        (f.nanos, v) = read;
                     }
                 } else {
                     let ok = v.len() > digits
@@ -746,6 +719,16 @@ pub(super) fn zone_name_len(v: &str) -> Option<usize> {
         3..=5 => Some(upper),
         _ => None,
     }
+}
+
+/// A fraction of a second at the start of `v` in nanoseconds, and the rest: `.` or `,` and
+/// every digit after it (at least one), as Go reads a fraction of no fixed length.
+fn any_fraction(v: &str) -> Option<(i64, &str)> {
+    let digits = v.get(1..)?.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || !(v.starts_with('.') || v.starts_with(',')) {
+        return None;
+    }
+    Some((nanos_of(&v[1..=digits]), &v[1 + digits..]))
 }
 
 /// Nanoseconds from fraction digits (extra digits beyond nine are dropped).
