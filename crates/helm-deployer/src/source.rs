@@ -245,13 +245,7 @@ impl Sources {
             .filter(|name| !name.is_empty())
             .ok_or_else(|| invalid(item, "fromResource.resourceName", "is required"))?;
         let context = credentials::context(job).await?;
-        let failed = |e: landscaper_blueprint::Error| {
-            Error::config(
-                OPERATION,
-                "ChartResourceUnavailable",
-                format!("DeployItem {item} spec.config.chart.{field}: {e}"),
-            )
-        };
+        let failed = |e| resource_unavailable(item, field, e);
         let (descriptor, repository) = if let Some(inline) = spec.get("inline") {
             let descriptor = Descriptor::from_json(inline.clone()).map_err(failed)?;
             let repository = descriptor
@@ -279,13 +273,15 @@ impl Sources {
                         "is required when the item's Context gives none",
                     )
                 })?;
-            let repository = Repository::from_context(&repository_context).map_err(failed)?;
-            let access = self
-                .registry_access(job, context.as_ref(), &[&repository])
-                .await?;
-            let descriptor = access
-                .descriptor(&repository, text("componentName"), text("version"))
-                .await
+            let (descriptor, repository) = self
+                .component(
+                    job,
+                    context.as_ref(),
+                    &repository_context,
+                    text("componentName"),
+                    text("version"),
+                )
+                .await?
                 .map_err(failed)?;
             (descriptor, Some(repository))
         };
@@ -319,13 +315,7 @@ impl Sources {
         item: &str,
     ) -> Result<Vec<u8>, Error> {
         let context = credentials::context(job).await?;
-        let failed = |e: landscaper_blueprint::Error| {
-            Error::config(
-                OPERATION,
-                "ChartResourceUnavailable",
-                format!("DeployItem {item} spec.config.chart.resourceRef: {e}"),
-            )
-        };
+        let failed = |e| resource_unavailable(item, "resourceRef", e);
         let repository_context = context
             .as_ref()
             .and_then(|c| c.repository_context.clone())
@@ -341,13 +331,15 @@ impl Sources {
                     ),
                 )
             })?;
-        let repository = Repository::from_context(&repository_context).map_err(failed)?;
-        let access = self
-            .registry_access(job, context.as_ref(), &[&repository])
-            .await?;
-        let descriptor = access
-            .descriptor(&repository, &identity.name, &identity.version)
-            .await
+        let (descriptor, repository) = self
+            .component(
+                job,
+                context.as_ref(),
+                &repository_context,
+                &identity.name,
+                &identity.version,
+            )
+            .await?
             .map_err(failed)?;
         let resource = identity.find_in(&descriptor).map_err(failed)?;
         self.resource_content(
@@ -359,6 +351,28 @@ impl Sources {
         )
         .await?
         .map_err(failed)
+    }
+
+    /// The component version `name:version` in the repository `repository_context` names, and
+    /// that repository, read with the item's registry logins for it. The outer error is the
+    /// logins', the inner one the repository's.
+    async fn component(
+        &self,
+        job: &Job,
+        context: Option<&landscaper_api::core::Context>,
+        repository_context: &serde_json::Value,
+        name: &str,
+        version: &str,
+    ) -> Result<Result<(Descriptor, Repository), landscaper_blueprint::Error>, Error> {
+        let repository = match Repository::from_context(repository_context) {
+            Ok(repository) => repository,
+            Err(e) => return Ok(Err(e)),
+        };
+        let access = self.registry_access(job, context, &[&repository]).await?;
+        Ok(access
+            .descriptor(&repository, name, version)
+            .await
+            .map(|descriptor| (descriptor, repository)))
     }
 
     /// The content of `resource`, a resource of `descriptor` stored in `repository`, with the
@@ -494,6 +508,15 @@ fn invalid(item: &str, field: &str, why: &str) -> Error {
         OPERATION,
         "InvalidChartSource",
         format!("DeployItem {item} spec.config.chart.{field}: {why}"),
+    )
+}
+
+/// The error for a chart resource the component repository could not give.
+fn resource_unavailable(item: &str, field: &str, e: landscaper_blueprint::Error) -> Error {
+    Error::config(
+        OPERATION,
+        "ChartResourceUnavailable",
+        format!("DeployItem {item} spec.config.chart.{field}: {e}"),
     )
 }
 
