@@ -167,15 +167,9 @@ pub fn format_x(f: f64, prec: Option<usize>, upper: bool) -> String {
     if let Some(s) = special(f) {
         return s;
     }
-    let bits = f.to_bits();
-    let mut exp = ((bits >> 52) & 0x7ff) as i32;
-    let mut mant = bits & ((1 << 52) - 1);
-    if exp == 0 {
-        exp = 1;
-    } else {
-        mant |= 1 << 52;
-    }
-    exp -= 1023;
+    let (mut mant, exp) = binary_parts(f);
+    // The exponent of the mantissa's leading bit rather than of its last.
+    let mut exp = exp + 52;
     if mant == 0 {
         exp = 0;
     }
