@@ -568,59 +568,55 @@ fn containers_merge_by_name_and_prune_by_owner() {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {"spec": {"containers": containers}}}})
     };
-    let first = apply(
+    // `manager` applies `containers` over `live` at `time`.
+    let step = |live: Option<&Value>, containers: Value, manager, time| {
+        let config = dep(containers);
+        apply(
+            live,
+            &config,
+            &m(manager),
+            false,
+            &shape,
+            Scope::MAIN_WITH_STATUS,
+            time,
+        )
+        .unwrap()
+        .object
+    };
+    let names = |deployment: &Value| -> Vec<String> {
+        deployment["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = step(
         None,
-        &dep(json!([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}])),
-        &m("one"),
-        false,
-        &shape,
-        Scope::MAIN_WITH_STATUS,
+        json!([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}]),
+        "one",
         T1,
-    )
-    .unwrap()
-    .object;
+    );
     let fields = &first["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"];
     assert_eq!(fields["f:selector"], json!({}));
     assert_eq!(
         fields["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"a\"}"],
         json!({".": {}, "f:image": {}, "f:name": {}})
     );
-    let second = apply(
+    let second = step(
         Some(&first),
-        &dep(json!([{"name": "c", "image": "c:1"}])),
-        &m("two"),
-        false,
-        &shape,
-        Scope::MAIN_WITH_STATUS,
+        json!([{"name": "c", "image": "c:1"}]),
+        "two",
         T2,
-    )
-    .unwrap()
-    .object;
-    let names: Vec<&str> = second["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["a", "b", "c"]);
-    let third = apply(
+    );
+    assert_eq!(names(&second), ["a", "b", "c"]);
+    let third = step(
         Some(&second),
-        &dep(json!([{"name": "a", "image": "a:1"}])),
-        &m("one"),
-        false,
-        &shape,
-        Scope::MAIN_WITH_STATUS,
+        json!([{"name": "a", "image": "a:1"}]),
+        "one",
         T2,
-    )
-    .unwrap()
-    .object;
-    let names: Vec<&str> = third["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["a", "c"]);
+    );
+    assert_eq!(names(&third), ["a", "c"]);
 }
 
 #[test]
