@@ -94,6 +94,17 @@ fn imports_that_do_not_fit_the_blueprint_are_reported_by_name() {
     );
 }
 
+/// `landscaper blueprint render` of the blueprint in `dir` with the imports file `imports`.
+fn render_with_imports(dir: &Path, imports: &Path) -> Output {
+    landscaper(&[
+        "blueprint",
+        "render",
+        &dir.to_string_lossy(),
+        "-f",
+        &imports.to_string_lossy(),
+    ])
+}
+
 fn write_blueprint(dir: &Path, template: &str) {
     let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n";
     std::fs::write(dir.join("blueprint.yaml"), blueprint).unwrap();
@@ -133,13 +144,7 @@ fn a_spiff_execution_renders_and_its_errors_name_the_execution() {
     .unwrap();
     let imports = dir.path().join("imports.yaml");
     std::fs::write(&imports, "imports:\n  suffix: a\n").unwrap();
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "-f",
-        &imports.to_string_lossy(),
-    ]);
+    let out = render_with_imports(dir.path(), &imports);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(stdout.contains("name: item-a\n"), "{stdout}");
@@ -319,13 +324,7 @@ fn kubeconfig_functions_on_the_command_line_need_no_cluster_or_say_so() {
         dir.path(),
         "deployItems:\n- name: a\n  type: t\n  config:\n    oidc: {{ getOidcKubeconfig \"https://issuer\" \"client\" .imports.cluster | b64dec | quote }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "-f",
-        &imports.to_string_lossy(),
-    ]);
+    let out = render_with_imports(dir.path(), &imports);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -337,13 +336,7 @@ fn kubeconfig_functions_on_the_command_line_need_no_cluster_or_say_so() {
         dir.path(),
         "deployItems:\n- name: a\n  type: t\n  config:\n    k: {{ getServiceAccountKubeconfig \"sa\" \"ns\" 600 .imports.cluster }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "-f",
-        &imports.to_string_lossy(),
-    ]);
+    let out = render_with_imports(dir.path(), &imports);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
