@@ -39,6 +39,18 @@ fn do_apply(
     .map(|a| a.object)
 }
 
+/// Records an update of the ConfigMap `obj` (over `live`) by the manager `name` at `time`.
+fn do_update(live: Option<&Value>, obj: &mut Value, name: &str, time: &str) {
+    update_managed_fields(
+        live,
+        obj,
+        &mgr(name, Operation::Update),
+        &cm_shape(),
+        Scope::Whole,
+        time,
+    );
+}
+
 /// managedFields as (manager, operation, has time, fieldsV1), sorted by manager.
 fn owners(obj: &Value) -> Vec<(String, String, bool, Value)> {
     let mut out: Vec<_> = obj["metadata"]["managedFields"]
@@ -193,14 +205,7 @@ fn the_recorded_apply_sequence() {
     // An ordinary patch by "editor" takes k3; mgr1 is left with nothing.
     let mut edited = k1_gone.clone();
     edited["data"]["k3"] = json!("edited");
-    update_managed_fields(
-        Some(&k1_gone),
-        &mut edited,
-        &mgr("editor", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&k1_gone), &mut edited, "editor", T2);
     assert_eq!(
         owners(&edited),
         vec![
@@ -222,14 +227,7 @@ fn the_recorded_apply_sequence() {
     // A PUT by "replay" that adds k9 owns only k9.
     let mut put = edited.clone();
     put["data"]["k9"] = json!("put");
-    update_managed_fields(
-        Some(&edited),
-        &mut put,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&edited), &mut put, "replay", T2);
     assert_eq!(
         owners(&put),
         vec![
@@ -245,14 +243,7 @@ fn create_by_update_owns_maps_with_dot_entries() {
     let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "jp", "namespace": "ns", "uid": "u", "resourceVersion": "1", "creationTimestamp": T1, "labels": {"app": "x"}},
         "data": {"a": "1"}});
-    update_managed_fields(
-        None,
-        &mut obj,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut obj, "replay", T1);
     assert_eq!(
         obj["metadata"]["managedFields"],
         json!([{"manager": "replay", "operation": "Update", "apiVersion": "v1", "time": T1, "fieldsType": "FieldsV1",
@@ -267,26 +258,12 @@ fn create_by_update_owns_maps_with_dot_entries() {
             .as_object_mut()
             .unwrap()
             .remove("managedFields");
-        update_managed_fields(
-            None,
-            &mut created,
-            &mgr("replay", Operation::Update),
-            &cm_shape(),
-            Scope::Whole,
-            T1,
-        );
+        do_update(None, &mut created, "replay", T1);
         created
     };
     let mut new = old.clone();
     new["data"] = json!({"a": "10", "c": "3", "d": "4"});
-    update_managed_fields(
-        Some(&old),
-        &mut new,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&old), &mut new, "replay", T2);
     assert_eq!(
         new["metadata"]["managedFields"][0]["fieldsV1"],
         json!({"f:data": {".": {}, "f:a": {}, "f:c": {}, "f:d": {}}, "f:metadata": {"f:labels": {".": {}, "f:app": {}}}})
@@ -297,59 +274,24 @@ fn create_by_update_owns_maps_with_dot_entries() {
 #[test]
 fn an_update_that_changes_nothing_keeps_the_entries() {
     let mut obj = cm(json!({"a": "1"}));
-    update_managed_fields(
-        None,
-        &mut obj,
-        &mgr("first", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut obj, "first", T1);
     let mut same = obj.clone();
-    update_managed_fields(
-        Some(&obj),
-        &mut same,
-        &mgr("second", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&obj), &mut same, "second", T2);
     assert_eq!(same, obj);
 }
 
 #[test]
 fn managed_fields_reset_with_an_empty_entry() {
     let mut obj = cm(json!({"a": "1"}));
-    update_managed_fields(
-        None,
-        &mut obj,
-        &mgr("first", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut obj, "first", T1);
     let mut reset = obj.clone();
     reset["metadata"]["managedFields"] = json!([{}]);
-    update_managed_fields(
-        Some(&obj),
-        &mut reset,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&obj), &mut reset, "replay", T2);
     assert!(reset["metadata"].get("managedFields").is_none());
     // Garbage managedFields in a request fall back to the live ones.
     let mut garbage = obj.clone();
     garbage["metadata"]["managedFields"] = json!([{"manager": "x", "operation": "Bogus"}]);
-    update_managed_fields(
-        Some(&obj),
-        &mut garbage,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&obj), &mut garbage, "replay", T2);
     assert_eq!(
         garbage["metadata"]["managedFields"],
         obj["metadata"]["managedFields"]
@@ -901,14 +843,7 @@ fn access_review_specs_are_plain_structs_with_pointer_attributes() {
 fn owner_references_are_owned_per_item_as_a_whole() {
     let mut child = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
         "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "p", "uid": "p-uid"}]}, "data": {"b": "1"}});
-    update_managed_fields(
-        None,
-        &mut child,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut child, "replay", T1);
     assert_eq!(
         child["metadata"]["managedFields"][0]["fieldsV1"],
         json!({"f:data": {".": {}, "f:b": {}}, "f:metadata": {"f:ownerReferences": {".": {}, "k:{\"uid\":\"p-uid\"}": {}}}})
