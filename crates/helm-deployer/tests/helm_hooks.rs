@@ -341,6 +341,18 @@ data:
 {{- end }}
 "#;
 
+/// The chart of [`AWARE`].
+fn aware_archive() -> String {
+    chart_archive(&[
+        (
+            "aware/Chart.yaml",
+            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
+        ),
+        ("aware/values.yaml", "badLookup: false\n"),
+        ("aware/templates/seen.yaml", AWARE),
+    ])
+}
+
 async fn prepare_target(env: &Env) {
     let create_ns = |name: &str| {
         serde_json::from_value::<Namespace>(json!({"metadata": {"name": name}})).unwrap()
@@ -396,14 +408,7 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
     prepare_target(&env).await;
     env.target("cluster", &[]).await;
     let deployer = env.start_helm_deployer();
-    let archive = chart_archive(&[
-        (
-            "aware/Chart.yaml",
-            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
-        ),
-        ("aware/values.yaml", "badLookup: false\n"),
-        ("aware/templates/seen.yaml", AWARE),
-    ]);
+    let archive = aware_archive();
     env.helm_item(helm_config(&archive, json!({"badLookup": true})))
         .await;
     let message = env.failed("web", "job-1").await.message;
@@ -545,14 +550,7 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
     .unwrap();
     env.create_target(&target).await;
     let deployer = env.start_helm_deployer();
-    let archive = chart_archive(&[
-        (
-            "aware/Chart.yaml",
-            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
-        ),
-        ("aware/values.yaml", "badLookup: false\n"),
-        ("aware/templates/seen.yaml", AWARE),
-    ]);
+    let archive = aware_archive();
     let mut provider = helm_config(&archive, json!({}));
     provider["createNamespace"] = json!(false);
     env.item("web", HELM, Some("apps-only"), provider).await;
