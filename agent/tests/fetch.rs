@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use std::thread;
 
 use base64::Engine as _;
+use landscaper_chart::fetch::FetchOptions;
 use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
 use testbed::fixtures::registry::Registry;
 
@@ -255,18 +256,13 @@ fn credentials_reach_other_hosts_only_with_pass_credentials() {
     let _ = std::fs::remove_dir_all(home);
 }
 
-#[test]
-fn oci_charts_pull_from_a_real_registry() {
-    let Some(binary) = Registry::binary_or_skip() else {
-        return;
-    };
-    let home = scratch("oci");
-    let registry = Registry::start(&binary).expect("docker-registry starts");
-    let archive = demo_chart("0.1.0");
+/// Pushes the demo chart 0.1.0 over plain HTTP to `registry` with `options` (a login);
+/// returns its reference.
+fn push_demo_chart(registry: &Registry, options: FetchOptions) -> String {
     let reference = format!("{}/charts/demo", registry.address());
-    let options = landscaper_chart::fetch::FetchOptions {
+    let options = FetchOptions {
         plain_http: true,
-        ..Default::default()
+        ..options
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -276,11 +272,22 @@ fn oci_charts_pull_from_a_real_registry() {
         .block_on(landscaper_chart::fetch::push(
             &reference,
             "0.1.0",
-            archive,
+            demo_chart("0.1.0"),
             br#"{"apiVersion":"v1","name":"demo","version":"0.1.0"}"#.to_vec(),
             &options,
         ))
         .expect("push the chart");
+    reference
+}
+
+#[test]
+fn oci_charts_pull_from_a_real_registry() {
+    let Some(binary) = Registry::binary_or_skip() else {
+        return;
+    };
+    let home = scratch("oci");
+    let registry = Registry::start(&binary).expect("docker-registry starts");
+    let reference = push_demo_chart(&registry, FetchOptions::default());
 
     let oci = format!("oci://{reference}");
     for version in ["0.1.0", "~0.1", ""] {
@@ -337,26 +344,12 @@ fn oci_credentials_come_from_the_registry_config() {
     let line = htpasswd_line("alice", "s3cret");
     let registry = Registry::start_with_htpasswd(&binary, &format!("{line}\n"))
         .expect("docker-registry starts");
-    let reference = format!("{}/charts/demo", registry.address());
-    let options = landscaper_chart::fetch::FetchOptions {
-        plain_http: true,
+    let login = FetchOptions {
         username: Some("alice".to_string()),
         password: Some("s3cret".to_string()),
         ..Default::default()
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime
-        .block_on(landscaper_chart::fetch::push(
-            &reference,
-            "0.1.0",
-            demo_chart("0.1.0"),
-            br#"{"apiVersion":"v1","name":"demo","version":"0.1.0"}"#.to_vec(),
-            &options,
-        ))
-        .expect("push the chart");
+    let reference = push_demo_chart(&registry, login);
     let oci = format!("oci://{reference}");
     let pull = ["rel", oci.as_str(), "--version", "0.1.0", "--plain-http"];
 
