@@ -112,14 +112,18 @@ fn write_blueprint(dir: &Path, template: &str) {
     std::fs::write(dir.join("templates/deploy.yaml"), template).unwrap();
 }
 
+/// `landscaper blueprint render` of a blueprint whose one GoTemplate execution is `template`.
+fn render_template(template: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    write_blueprint(dir.path(), template);
+    landscaper(&["blueprint", "render", &dir.path().to_string_lossy()])
+}
+
 #[test]
 fn a_template_error_names_the_execution_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
-    write_blueprint(
-        dir.path(),
+    let out = render_template(
         "deployItems:\n- name: a\n  type: t\n  config:\n    x: {{ .imports.missing.field }}\n",
     );
-    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -158,12 +162,9 @@ fn a_spiff_execution_renders_and_its_errors_name_the_execution() {
 
 #[test]
 fn render_quotes_strings_yaml_11_reads_otherwise() {
-    let dir = tempfile::tempdir().unwrap();
-    write_blueprint(
-        dir.path(),
+    let out = render_template(
         "deployItems:\n- name: a\n  type: t\n  config:\n    operator: \"=\"\n    merge: \"<<\"\n    flag: \"on\"\n",
     );
-    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     for line in ["operator: \"=\"", "merge: \"<<\"", "flag: \"on\""] {
