@@ -38,6 +38,13 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The stderr of a command that exited with 1.
+fn failed_stderr(out: &Output) -> String {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    stderr
+}
+
 #[test]
 fn render_prints_the_helm_deploy_item_with_the_chart_of_the_component() {
     let Some(blueprint) = manifest_deployer_blueprint() else {
@@ -124,8 +131,7 @@ fn a_template_error_names_the_execution_file_and_line() {
     let out = render_template(
         "deployItems:\n- name: a\n  type: t\n  config:\n    x: {{ .imports.missing.field }}\n",
     );
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = failed_stderr(&out);
     assert!(
         stderr.contains(
             "deploy execution \"main\": file /templates/deploy.yaml: template: execution:5:"
@@ -154,8 +160,7 @@ fn a_spiff_execution_renders_and_its_errors_name_the_execution() {
     assert!(stdout.contains("name: item-a\n"), "{stdout}");
     assert!(stdout.contains("sum: 3\n"), "{stdout}");
     let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let stderr = failed_stderr(&out);
     assert!(stderr.contains("deploy execution \"spiffy\": "), "{stderr}");
     assert!(stderr.contains("imports.suffix"), "{stderr}");
 }
@@ -338,8 +343,7 @@ fn kubeconfig_functions_on_the_command_line_need_no_cluster_or_say_so() {
         "deployItems:\n- name: a\n  type: t\n  config:\n    k: {{ getServiceAccountKubeconfig \"sa\" \"ns\" 600 .imports.cluster }}\n",
     );
     let out = render_with_imports(dir.path(), &imports);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = failed_stderr(&out);
     assert!(
         stderr.contains(
             "templating function getServiceAccountKubeconfig: Target default/cluster: token request failed: a TokenRequest for ServiceAccount ns/sa needs a cluster, and none is reachable here"
