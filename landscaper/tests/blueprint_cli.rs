@@ -112,6 +112,20 @@ fn render_with_imports(dir: &Path, imports: &Path) -> Output {
     ])
 }
 
+/// `landscaper blueprint render` of the blueprint in `dir` for the component descriptor
+/// `descriptor`, resolving references in the repository context `context`.
+fn render_in_context(dir: &Path, descriptor: &Path, context: &Path) -> Output {
+    landscaper(&[
+        "blueprint",
+        "render",
+        &dir.to_string_lossy(),
+        "--component-descriptor",
+        &descriptor.to_string_lossy(),
+        "--repository-context",
+        &context.to_string_lossy(),
+    ])
+}
+
 fn write_blueprint(dir: &Path, template: &str) {
     let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n";
     std::fs::write(dir.join("blueprint.yaml"), blueprint).unwrap();
@@ -194,15 +208,11 @@ fn references_resolve_in_the_repository_context_for_get_component() {
         dir.path(),
         "deployItems:\n- name: a\n  type: t\n  config:\n    ref: {{ (getComponent .cd \"name\" \"ref1\").component.name }}\n    all:\n    {{- range .components.components }}\n    - {{ .component.name }}\n    {{- end }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "--component-descriptor",
-        &repo.join("component-descriptor-v2.yaml").to_string_lossy(),
-        "--repository-context",
-        &repo.to_string_lossy(),
-    ]);
+    let out = render_in_context(
+        dir.path(),
+        &repo.join("component-descriptor-v2.yaml"),
+        &repo,
+    );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -268,15 +278,7 @@ fn resource_keys_and_contents_resolve_in_a_transport_archive() {
         &blueprint,
         "deployItems:\n- name: a\n  type: t\n  config:\n    key: {{ getResourceKey \"cd://componentReferences/leaf/resources/config\" }}\n    content:\n{{ getResourceContent \"cd://componentReferences/leaf/resources/config\" | indent 6 }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &blueprint.to_string_lossy(),
-        "--component-descriptor",
-        &root.to_string_lossy(),
-        "--repository-context",
-        &ctf.to_string_lossy(),
-    ]);
+    let out = render_in_context(&blueprint, &root, &ctf);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     // base64 of "component:\n  name: example.test/leaf\n  version: 1.0.0\nresource:\n  name: config\n"
@@ -288,15 +290,7 @@ fn resource_keys_and_contents_resolve_in_a_transport_archive() {
     );
     assert!(stdout.contains("  content:\n    replicas: 3\n"), "{stdout}");
 
-    let missing = landscaper(&[
-        "blueprint",
-        "render",
-        &blueprint.to_string_lossy(),
-        "--component-descriptor",
-        &root.to_string_lossy(),
-        "--repository-context",
-        &dir.path().join("nothing.tgz").to_string_lossy(),
-    ]);
+    let missing = render_in_context(&blueprint, &root, &dir.path().join("nothing.tgz"));
     assert_eq!(missing.status.code(), Some(1));
     assert!(
         text(&missing.stderr).contains("nothing.tgz"),
