@@ -180,7 +180,7 @@ async fn server_side_apply_removes_fields_the_item_stopped_setting() {
     env.reconfigure("app", manifests(vec![fewer]), "job-2")
         .await;
     env.finished("app", "job-2").await;
-    let data = env.configmap("default", "cm").await.unwrap().data.unwrap();
+    let data = env.configmap_data("default", "cm").await;
     assert_eq!(data.len(), 1, "{data:?}");
     let fields = env
         .configmap("default", "cm")

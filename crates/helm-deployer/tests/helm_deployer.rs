@@ -7,10 +7,8 @@
 mod common;
 
 use common::*;
-use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
-use kube::api::ListParams;
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_api::core::{DeployItem, DeployItemSpec, ObjectReference};
 use landscaper_helm_deployer::{self as helm, release};
@@ -88,25 +86,20 @@ fn crd_archive() -> String {
     ])
 }
 
+/// The release records as (Secret name, status label, release), after checking that each
+/// Secret's type and labels agree with its release.
 async fn records(env: &Env) -> Vec<(String, String, release::Release)> {
-    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
-    let mut out: Vec<_> = secrets
-        .list(&ListParams::default().labels("owner=helm,name=web"))
+    release_records(env)
         .await
-        .unwrap()
-        .items
         .into_iter()
-        .map(|s| {
+        .map(|(s, body)| {
             assert_eq!(s.type_.as_deref(), Some(helm::storage::SECRET_TYPE));
             let labels = s.metadata.labels.clone().unwrap();
-            let body = release::decode(&s.data.unwrap()["release"].0).unwrap();
             assert_eq!(labels["version"], body.version.to_string());
             assert_eq!(labels["status"], body.info.status.as_str());
             (s.metadata.name.unwrap(), labels["status"].clone(), body)
         })
-        .collect();
-    out.sort_by_key(|r| r.2.version);
-    out
+        .collect()
 }
 
 #[tokio::test]
@@ -157,12 +150,7 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     env.reconfigure("web", helm_config(&archive(false), values), "job-3")
         .await;
     env.succeeded("web", "job-3").await;
-    let data = env
-        .configmap("apps", "web-config")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let data = env.configmap_data("apps", "web-config").await;
     assert_eq!(
         (data["greeting"].as_str(), data["revision"].as_str()),
         ("hi", "2")

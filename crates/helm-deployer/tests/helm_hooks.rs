@@ -109,18 +109,13 @@ fn jobs(env: &Env) -> Api<Job> {
     Api::namespaced(env.target.clone(), "apps")
 }
 
-async fn release_records(env: &Env) -> Vec<release::Release> {
-    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
-    let mut out: Vec<_> = secrets
-        .list(&ListParams::default().labels("owner=helm,name=web"))
+/// The releases of the release records, oldest first.
+async fn releases(env: &Env) -> Vec<release::Release> {
+    release_records(env)
         .await
-        .unwrap()
-        .items
         .into_iter()
-        .map(|s| release::decode(&s.data.unwrap()["release"].0).unwrap())
-        .collect();
-    out.sort_by_key(|r| r.version);
-    out
+        .map(|(_, release)| release)
+        .collect()
 }
 
 fn hook<'a>(r: &'a release::Release, name: &str) -> &'a release::Hook {
@@ -186,7 +181,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
         assert!(env.configmap("apps", name).await.is_none(), "{name}");
     }
     // The release records every hook with its last run, and the default delete policy.
-    let records = release_records(&env).await;
+    let records = releases(&env).await;
     let first = &records[0];
     assert_eq!(first.hooks.len(), 14);
     let pre_job = hook(first, "pre-job");
@@ -226,12 +221,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
         (rv(&env, "pre-a").await, rv(&env, "post").await),
         install_hooks
     );
-    let upgraded = env
-        .configmap("apps", "upgraded")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let upgraded = env.configmap_data("apps", "upgraded").await;
     assert_eq!(upgraded["revision"], "2");
     // before-hook-creation (the default) replaced the hook object of revision 1.
     let again = env.configmap("apps", "every").await.unwrap();
@@ -240,7 +230,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     assert!(rv(&env, "upgraded").await < rv(&env, "web-config").await);
     assert!(rv(&env, "web-config").await < rv(&env, "post-upgraded").await);
     assert!(jobs(&env).get_opt("cleanup").await.unwrap().is_none());
-    let records = release_records(&env).await;
+    let records = releases(&env).await;
     assert_eq!(hook(&records[1], "upgraded").last_run.phase, "Succeeded");
     assert_eq!(hook(&records[1], "pre-a").last_run.phase, "");
 
@@ -248,7 +238,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     env.delete_item("web").await;
     assert!(env.configmap("apps", "web-config").await.is_none());
     assert!(rv(&env, "pre-deleted").await < rv(&env, "post-deleted").await);
-    assert!(release_records(&env).await.is_empty());
+    assert!(releases(&env).await.is_empty());
     deployer.stop().await;
 }
 
@@ -298,7 +288,7 @@ async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
     // hook-failed removed the Job; the release's objects were never written.
     wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_none() }).await;
     assert!(env.configmap("apps", "web-config").await.is_none());
-    let records = release_records(&env).await;
+    let records = releases(&env).await;
     assert_eq!(records[0].info.status, release::Status::Failed);
     assert_eq!(hook(&records[0], "migrate").last_run.phase, "Failed");
 
@@ -421,12 +411,7 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
     let good = helm_config(&archive, json!({"badLookup": false}));
     env.reconfigure("web", good, "job-2").await;
     env.succeeded("web", "job-2").await;
-    let data = env
-        .configmap("apps", "web-seen")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let data = env.configmap_data("apps", "web-seen").await;
     let version = env.target.apiserver_version().await.unwrap().git_version;
     let expected = [
         ("password", "czNjcmV0"),
@@ -489,12 +474,7 @@ async fn lookups_the_cluster_fails_to_answer_are_retried_rather_than_failing_the
     env.succeeded("web", "job-1").await;
     let failed = answered_with(env.target_cluster(), 500);
     assert_eq!(failed, 3, "every injected fault met a request");
-    let data = env
-        .configmap("apps", "web-counted")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let data = env.configmap_data("apps", "web-counted").await;
     let configmaps = Api::<ConfigMap>::namespaced(env.target.clone(), "data")
         .list(&ListParams::default())
         .await
@@ -655,7 +635,7 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
         "{message}"
     );
     assert!(env.configmap("apps", "web-config").await.is_none());
-    assert!(release_records(&env).await.is_empty());
+    assert!(releases(&env).await.is_empty());
 
     // A good install, then an upgrade whose post-upgrade hook fails: rolled back.
     env.reconfigure("web", atomic(json!({"run": false})), "job-2")
@@ -678,14 +658,9 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
         message.contains("has been rolled back due to atomic being set"),
         "{message}"
     );
-    let data = env
-        .configmap("apps", "web-config")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let data = env.configmap_data("apps", "web-config").await;
     assert_eq!(data["message"], "one");
-    let history: Vec<_> = release_records(&env)
+    let history: Vec<_> = releases(&env)
         .await
         .into_iter()
         .map(|r| (r.version, r.info.status, r.info.description))

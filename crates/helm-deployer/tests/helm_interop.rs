@@ -320,7 +320,7 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
         ])
         .await;
     assert_eq!(stored, rendered);
-    let live = bed.configmap("web-config").await.unwrap().data.unwrap();
+    let live = bed.env.configmap_data(NAMESPACE, "web-config").await;
     assert_eq!(live["greeting"], "hi");
     assert_eq!(live["html"], "<b>&</b>");
 
@@ -460,7 +460,7 @@ async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
         states(&history),
         vec![(1, "superseded"), (2, "superseded"), (3, "deployed")]
     );
-    let data = bed.configmap("web-config").await.unwrap().data.unwrap();
+    let data = bed.env.configmap_data(NAMESPACE, "web-config").await;
     assert_eq!(
         (data["greeting"].as_str(), data["chart"].as_str()),
         ("back", "0.1.0")

@@ -18,6 +18,7 @@ use landscaper_deployer::Deployer;
 use landscaper_deployer::controller::{DeployerConfig, Setup};
 use landscaper_deployer::deployers::manifest;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::time::Duration;
 use testbed::Testbed;
 use testbed::{Fault, Matcher};
@@ -296,6 +297,15 @@ impl Env {
             .await
             .expect("item deleted");
         wait_until(|| async { self.items().get_opt(name).await.unwrap().is_none() }).await;
+    }
+
+    /// The data of the ConfigMap `ns/name` in the target cluster, which must exist.
+    pub async fn configmap_data(&self, ns: &str, name: &str) -> BTreeMap<String, String> {
+        self.configmap(ns, name)
+            .await
+            .unwrap_or_else(|| panic!("ConfigMap {ns}/{name} exists"))
+            .data
+            .unwrap_or_default()
     }
 
     /// A ConfigMap in the target cluster, if present.

@@ -8,8 +8,12 @@ mod library;
 
 pub use library::*;
 
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use kube::api::ListParams;
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::DeployItem;
+use landscaper_helm_deployer::release;
 use serde_json::{Value, json};
 
 /// The helm deployer next to an [`Env`]'s clusters, and its items.
@@ -29,6 +33,25 @@ impl Env {
         self.item("web", deploy_item_types::HELM, Some("cluster"), config)
             .await
     }
+}
+
+/// The release records (Secrets) of release `web` in `apps` of the target cluster, each with
+/// its decoded release, oldest first.
+pub async fn release_records(env: &Env) -> Vec<(Secret, release::Release)> {
+    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
+    let mut out: Vec<_> = secrets
+        .list(&ListParams::default().labels("owner=helm,name=web"))
+        .await
+        .expect("release records listed")
+        .items
+        .into_iter()
+        .map(|s| {
+            let body = release::decode(&s.data.as_ref().unwrap()["release"].0).unwrap();
+            (s, body)
+        })
+        .collect();
+    out.sort_by_key(|(_, body)| body.version);
+    out
 }
 
 /// A helm item's configuration: release `release` in namespace `apps` (created when
