@@ -212,18 +212,15 @@ async fn kubectl_tokens_and_access_checks() {
             .trim(),
         "yes"
     );
-    let (allowed, out, _) = kubectl(
-        kc,
-        &[
-            "auth",
-            "can-i",
-            "list",
-            "pods",
-            "--as=system:serviceaccount:default:robot",
-        ],
-        None,
-    )
-    .await;
+    // Whether the ServiceAccount may list pods.
+    let robot_may_list_pods = [
+        "auth",
+        "can-i",
+        "list",
+        "pods",
+        "--as=system:serviceaccount:default:robot",
+    ];
+    let (allowed, out, _) = kubectl(kc, &robot_may_list_pods, None).await;
     assert!(!allowed && out.trim() == "no", "{out}");
     ok(
         kc,
@@ -249,22 +246,7 @@ async fn kubectl_tokens_and_access_checks() {
         None,
     )
     .await;
-    assert_eq!(
-        ok(
-            kc,
-            &[
-                "auth",
-                "can-i",
-                "list",
-                "pods",
-                "--as=system:serviceaccount:default:robot"
-            ],
-            None
-        )
-        .await
-        .trim(),
-        "yes"
-    );
+    assert_eq!(ok(kc, &robot_may_list_pods, None).await.trim(), "yes");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
