@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use std::thread;
 
 use base64::Engine as _;
+use landscaper_chart::fetch::FetchOptions;
 use testbed::fixtures::chart_repository::{self, ChartRepository, RepoChart, RepoOptions};
 use testbed::fixtures::registry::Registry;
 
@@ -45,12 +46,21 @@ fn template(args: &[&str], home: &Path) -> Output {
 }
 
 /// Fails the test with the command's stderr unless it succeeded.
-fn assert_success(out: &Output) {
+/// The stdout of a command that succeeded; a failure shows its stderr.
+fn succeeded_stdout(out: &Output) -> String {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The stderr of a command that exited with 1.
+fn failed_stderr(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    stderr
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -64,8 +74,7 @@ fn scratch(name: &str) -> PathBuf {
 fn local_render(version: &str, home: &Path) -> String {
     let path = archive_path(version, home);
     let out = template(&["rel", path.to_str().unwrap_or("")], home);
-    assert_success(&out);
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    succeeded_stdout(&out)
 }
 
 /// A repository with demo 0.1.0 and 0.2.0 that demands alice's basic auth; its index lists
@@ -99,20 +108,12 @@ fn repository_charts_resolve_ranges_with_basic_auth() {
     let mut args = vec!["rel", "demo", "--repo", repo, "--version", "~0.1"];
     args.extend(auth);
     let out = template(&args, &home);
-    assert_success(&out);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        local_render("0.1.0", &home)
-    );
+    assert_eq!(succeeded_stdout(&out), local_render("0.1.0", &home));
 
     let mut latest = vec!["rel", "demo", "--repo", repo];
     latest.extend(auth);
     let out = template(&latest, &home);
-    assert_success(&out);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        local_render("0.2.0", &home)
-    );
+    assert_eq!(succeeded_stdout(&out), local_render("0.2.0", &home));
 
     let denied = template(&["rel", "demo", "--repo", repo], &home);
     let err = String::from_utf8_lossy(&denied.stderr);
@@ -142,8 +143,7 @@ fn unreachable_repository_is_a_one_line_error() {
         .expect("free port");
     let repo = format!("http://127.0.0.1:{port}");
     let out = template(&["demo", "--repo", repo.as_str()], &home);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let err = failed_stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.starts_with(&format!(
@@ -179,11 +179,7 @@ fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
     add_named_repository(&home, &repo);
 
     let out = template(&["rel", "myrepo/demo"], &home);
-    assert_success(&out);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        local_render("0.2.0", &home)
-    );
+    assert_eq!(succeeded_stdout(&out), local_render("0.2.0", &home));
     if let Some(helm) = std::env::var_os("HELM") {
         // helm itself, with the same files (the same HOME), prints the same.
         let helm_out = Command::new(helm)
@@ -214,24 +210,15 @@ fn named_repositories_come_from_repositories_yaml_and_the_cached_index() {
         cache.to_str().unwrap_or(""),
     ];
     let out = template(&args, &elsewhere);
-    assert_success(&out);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        local_render("0.1.0", &home)
-    );
+    assert_eq!(succeeded_stdout(&out), local_render("0.1.0", &home));
 
     let out = template(&["rel", "other/demo"], &home);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "Error: repo other not found\n"
-    );
+    assert_eq!(failed_stderr(&out), "Error: repo other not found\n");
 
     std::fs::remove_file(cache.join("myrepo-index.yaml")).expect("remove the cached index");
     let out = template(&["rel", "myrepo/demo"], &home);
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        failed_stderr(&out),
         format!(
             "Error: no cached repo found. (try 'helm repo update'): open {}: no such file or directory\n",
             cache.join("myrepo-index.yaml").display()
@@ -259,33 +246,23 @@ fn credentials_reach_other_hosts_only_with_pass_credentials() {
         "s3cret",
     ];
     let out = template(&args, &home);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let err = failed_stderr(&out);
     assert!(err.contains("401 Unauthorized"), "{err}");
 
     let mut passing = args.to_vec();
     passing.push("--pass-credentials");
     let out = template(&passing, &home);
-    assert_success(&out);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        local_render("0.1.0", &home)
-    );
+    assert_eq!(succeeded_stdout(&out), local_render("0.1.0", &home));
     let _ = std::fs::remove_dir_all(home);
 }
 
-#[test]
-fn oci_charts_pull_from_a_real_registry() {
-    let Some(binary) = Registry::binary_or_skip() else {
-        return;
-    };
-    let home = scratch("oci");
-    let registry = Registry::start(&binary).expect("docker-registry starts");
-    let archive = demo_chart("0.1.0");
+/// Pushes the demo chart 0.1.0 over plain HTTP to `registry` with `options` (a login);
+/// returns its reference.
+fn push_demo_chart(registry: &Registry, options: FetchOptions) -> String {
     let reference = format!("{}/charts/demo", registry.address());
-    let options = landscaper_chart::fetch::FetchOptions {
+    let options = FetchOptions {
         plain_http: true,
-        ..Default::default()
+        ..options
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -295,11 +272,22 @@ fn oci_charts_pull_from_a_real_registry() {
         .block_on(landscaper_chart::fetch::push(
             &reference,
             "0.1.0",
-            archive,
+            demo_chart("0.1.0"),
             br#"{"apiVersion":"v1","name":"demo","version":"0.1.0"}"#.to_vec(),
             &options,
         ))
         .expect("push the chart");
+    reference
+}
+
+#[test]
+fn oci_charts_pull_from_a_real_registry() {
+    let Some(binary) = Registry::binary_or_skip() else {
+        return;
+    };
+    let home = scratch("oci");
+    let registry = Registry::start(&binary).expect("docker-registry starts");
+    let reference = push_demo_chart(&registry, FetchOptions::default());
 
     let oci = format!("oci://{reference}");
     for version in ["0.1.0", "~0.1", ""] {
@@ -326,8 +314,7 @@ fn oci_charts_pull_from_a_real_registry() {
         &["rel", oci.as_str(), "--version", "9.9.9", "--plain-http"],
         &home,
     );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let err = failed_stderr(&out);
     assert!(
         err.starts_with(&format!("Error: failed to fetch {oci}:9.9.9")),
         "{err}"
@@ -357,26 +344,12 @@ fn oci_credentials_come_from_the_registry_config() {
     let line = htpasswd_line("alice", "s3cret");
     let registry = Registry::start_with_htpasswd(&binary, &format!("{line}\n"))
         .expect("docker-registry starts");
-    let reference = format!("{}/charts/demo", registry.address());
-    let options = landscaper_chart::fetch::FetchOptions {
-        plain_http: true,
+    let login = FetchOptions {
         username: Some("alice".to_string()),
         password: Some("s3cret".to_string()),
         ..Default::default()
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime
-        .block_on(landscaper_chart::fetch::push(
-            &reference,
-            "0.1.0",
-            demo_chart("0.1.0"),
-            br#"{"apiVersion":"v1","name":"demo","version":"0.1.0"}"#.to_vec(),
-            &options,
-        ))
-        .expect("push the chart");
+    let reference = push_demo_chart(&registry, login);
     let oci = format!("oci://{reference}");
     let pull = ["rel", oci.as_str(), "--version", "0.1.0", "--plain-http"];
 
@@ -399,19 +372,14 @@ fn oci_credentials_come_from_the_registry_config() {
     );
     std::fs::write(config_dir.join("config.json"), &config).expect("config.json");
     let out = template(&pull, &home);
-    assert_success(&out);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        local_render("0.1.0", &home)
-    );
+    assert_eq!(succeeded_stdout(&out), local_render("0.1.0", &home));
 
     // The same file given explicitly, from elsewhere.
     let moved = home.join("elsewhere.json");
     std::fs::rename(config_dir.join("config.json"), &moved).expect("move config.json");
     let mut explicit = pull.to_vec();
     explicit.extend(["--registry-config", moved.to_str().unwrap_or("")]);
-    let out = template(&explicit, &home);
-    assert_success(&out);
+    succeeded_stdout(&template(&explicit, &home));
     drop(registry);
     let _ = std::fs::remove_dir_all(home);
 }
@@ -461,26 +429,17 @@ fn values_files_and_set_files_can_be_urls() {
     let url = format!("{base}/values.yaml");
 
     let out = template(&["rel", chart, "-f", &url], &home);
-    assert_success(&out);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("greeting: from-a-url\n"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let stdout = succeeded_stdout(&out);
+    assert!(stdout.contains("greeting: from-a-url\n"), "{stdout}");
     let set_file = format!("greeting={base}/greeting.txt");
     let out = template(&["rel", chart, "--set-file", &set_file], &home);
-    assert_success(&out);
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("greeting: from-a-file-url\n"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let stdout = succeeded_stdout(&out);
+    assert!(stdout.contains("greeting: from-a-file-url\n"), "{stdout}");
 
     let missing = format!("{base}/missing.yaml");
     let out = template(&["rel", chart, "-f", &missing], &home);
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        failed_stderr(&out),
         format!("Error: failed to fetch {missing} : 404 Not Found\n")
     );
     if let Some(helm) = std::env::var_os("HELM") {

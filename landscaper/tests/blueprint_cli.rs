@@ -38,6 +38,13 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The stderr of a command that exited with 1.
+fn failed_stderr(out: &Output) -> String {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    stderr
+}
+
 #[test]
 fn render_prints_the_helm_deploy_item_with_the_chart_of_the_component() {
     let Some(blueprint) = manifest_deployer_blueprint() else {
@@ -94,6 +101,31 @@ fn imports_that_do_not_fit_the_blueprint_are_reported_by_name() {
     );
 }
 
+/// `landscaper blueprint render` of the blueprint in `dir` with the imports file `imports`.
+fn render_with_imports(dir: &Path, imports: &Path) -> Output {
+    landscaper(&[
+        "blueprint",
+        "render",
+        &dir.to_string_lossy(),
+        "-f",
+        &imports.to_string_lossy(),
+    ])
+}
+
+/// `landscaper blueprint render` of the blueprint in `dir` for the component descriptor
+/// `descriptor`, resolving references in the repository context `context`.
+fn render_in_context(dir: &Path, descriptor: &Path, context: &Path) -> Output {
+    landscaper(&[
+        "blueprint",
+        "render",
+        &dir.to_string_lossy(),
+        "--component-descriptor",
+        &descriptor.to_string_lossy(),
+        "--repository-context",
+        &context.to_string_lossy(),
+    ])
+}
+
 fn write_blueprint(dir: &Path, template: &str) {
     let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  file: /templates/deploy.yaml\n";
     std::fs::write(dir.join("blueprint.yaml"), blueprint).unwrap();
@@ -101,16 +133,19 @@ fn write_blueprint(dir: &Path, template: &str) {
     std::fs::write(dir.join("templates/deploy.yaml"), template).unwrap();
 }
 
+/// `landscaper blueprint render` of a blueprint whose one GoTemplate execution is `template`.
+fn render_template(template: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    write_blueprint(dir.path(), template);
+    landscaper(&["blueprint", "render", &dir.path().to_string_lossy()])
+}
+
 #[test]
 fn a_template_error_names_the_execution_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
-    write_blueprint(
-        dir.path(),
+    let out = render_template(
         "deployItems:\n- name: a\n  type: t\n  config:\n    x: {{ .imports.missing.field }}\n",
     );
-    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let stderr = failed_stderr(&out);
     assert!(
         stderr.contains(
             "deploy execution \"main\": file /templates/deploy.yaml: template: execution:5:"
@@ -133,32 +168,22 @@ fn a_spiff_execution_renders_and_its_errors_name_the_execution() {
     .unwrap();
     let imports = dir.path().join("imports.yaml");
     std::fs::write(&imports, "imports:\n  suffix: a\n").unwrap();
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "-f",
-        &imports.to_string_lossy(),
-    ]);
+    let out = render_with_imports(dir.path(), &imports);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(stdout.contains("name: item-a\n"), "{stdout}");
     assert!(stdout.contains("sum: 3\n"), "{stdout}");
     let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let stderr = failed_stderr(&out);
     assert!(stderr.contains("deploy execution \"spiffy\": "), "{stderr}");
     assert!(stderr.contains("imports.suffix"), "{stderr}");
 }
 
 #[test]
 fn render_quotes_strings_yaml_11_reads_otherwise() {
-    let dir = tempfile::tempdir().unwrap();
-    write_blueprint(
-        dir.path(),
+    let out = render_template(
         "deployItems:\n- name: a\n  type: t\n  config:\n    operator: \"=\"\n    merge: \"<<\"\n    flag: \"on\"\n",
     );
-    let out = landscaper(&["blueprint", "render", &dir.path().to_string_lossy()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     for line in ["operator: \"=\"", "merge: \"<<\"", "flag: \"on\""] {
@@ -183,15 +208,11 @@ fn references_resolve_in_the_repository_context_for_get_component() {
         dir.path(),
         "deployItems:\n- name: a\n  type: t\n  config:\n    ref: {{ (getComponent .cd \"name\" \"ref1\").component.name }}\n    all:\n    {{- range .components.components }}\n    - {{ .component.name }}\n    {{- end }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "--component-descriptor",
-        &repo.join("component-descriptor-v2.yaml").to_string_lossy(),
-        "--repository-context",
-        &repo.to_string_lossy(),
-    ]);
+    let out = render_in_context(
+        dir.path(),
+        &repo.join("component-descriptor-v2.yaml"),
+        &repo,
+    );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -257,15 +278,7 @@ fn resource_keys_and_contents_resolve_in_a_transport_archive() {
         &blueprint,
         "deployItems:\n- name: a\n  type: t\n  config:\n    key: {{ getResourceKey \"cd://componentReferences/leaf/resources/config\" }}\n    content:\n{{ getResourceContent \"cd://componentReferences/leaf/resources/config\" | indent 6 }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &blueprint.to_string_lossy(),
-        "--component-descriptor",
-        &root.to_string_lossy(),
-        "--repository-context",
-        &ctf.to_string_lossy(),
-    ]);
+    let out = render_in_context(&blueprint, &root, &ctf);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     // base64 of "component:\n  name: example.test/leaf\n  version: 1.0.0\nresource:\n  name: config\n"
@@ -277,15 +290,7 @@ fn resource_keys_and_contents_resolve_in_a_transport_archive() {
     );
     assert!(stdout.contains("  content:\n    replicas: 3\n"), "{stdout}");
 
-    let missing = landscaper(&[
-        "blueprint",
-        "render",
-        &blueprint.to_string_lossy(),
-        "--component-descriptor",
-        &root.to_string_lossy(),
-        "--repository-context",
-        &dir.path().join("nothing.tgz").to_string_lossy(),
-    ]);
+    let missing = render_in_context(&blueprint, &root, &dir.path().join("nothing.tgz"));
     assert_eq!(missing.status.code(), Some(1));
     assert!(
         text(&missing.stderr).contains("nothing.tgz"),
@@ -319,13 +324,7 @@ fn kubeconfig_functions_on_the_command_line_need_no_cluster_or_say_so() {
         dir.path(),
         "deployItems:\n- name: a\n  type: t\n  config:\n    oidc: {{ getOidcKubeconfig \"https://issuer\" \"client\" .imports.cluster | b64dec | quote }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "-f",
-        &imports.to_string_lossy(),
-    ]);
+    let out = render_with_imports(dir.path(), &imports);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -337,15 +336,8 @@ fn kubeconfig_functions_on_the_command_line_need_no_cluster_or_say_so() {
         dir.path(),
         "deployItems:\n- name: a\n  type: t\n  config:\n    k: {{ getServiceAccountKubeconfig \"sa\" \"ns\" 600 .imports.cluster }}\n",
     );
-    let out = landscaper(&[
-        "blueprint",
-        "render",
-        &dir.path().to_string_lossy(),
-        "-f",
-        &imports.to_string_lossy(),
-    ]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let out = render_with_imports(dir.path(), &imports);
+    let stderr = failed_stderr(&out);
     assert!(
         stderr.contains(
             "templating function getServiceAccountKubeconfig: Target default/cluster: token request failed: a TokenRequest for ServiceAccount ns/sa needs a cluster, and none is reachable here"

@@ -6,6 +6,19 @@ use landscaper_chart::engine::Engine;
 use landscaper_chart::engine::value::{Map, Value};
 use landscaper_chart::helm::objects::{ApiVersions, Capabilities, Files, HelmVersion, KubeVersion};
 
+/// Each of `rows` (template, output) renders with Helm's functions and `dot` as its output
+/// (an error as `ERROR: …`).
+fn assert_renders(rows: &[(&str, &str)], dot: &Value) {
+    for (template, want) in rows {
+        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
+        let rendered = engine
+            .add_template("t", template)
+            .and_then(|()| engine.render("t", dot))
+            .unwrap_or_else(|e| format!("ERROR: {e}"));
+        assert_eq!(&rendered, want, "template {template:?}");
+    }
+}
+
 fn context() -> Value {
     let files = Files::new([
         ("config/a.conf".to_string(), b"x=1\n".to_vec()),
@@ -89,14 +102,7 @@ fn templates_reach_files_and_capabilities() {
         ),
     ];
     let dot = context();
-    for (template, want) in rows {
-        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
-        let rendered = engine
-            .add_template("t", template)
-            .and_then(|()| engine.render("t", &dot))
-            .unwrap_or_else(|e| format!("ERROR: {e}"));
-        assert_eq!(rendered, want, "template {template:?}");
-    }
+    assert_renders(&rows, &dot);
 }
 
 /// Go strings are bytes: a binary file read with `.Files.Get` reaches `b64enc`, the checksums,
@@ -140,12 +146,5 @@ fn binary_files_keep_their_bytes_through_string_functions() {
         // Functions that read text see U+FFFD for a bad byte, as Go's rune decoding does.
         (r#"{{ "ww==" | b64dec | upper | b64enc }}"#, "77+9"),
     ];
-    for (template, want) in rows {
-        let mut engine = Engine::new(landscaper_chart::helm::funcs::helm_funcs());
-        let rendered = engine
-            .add_template("t", template)
-            .and_then(|()| engine.render("t", &dot))
-            .unwrap_or_else(|e| format!("ERROR: {e}"));
-        assert_eq!(rendered, want, "template {template:?}");
-    }
+    assert_renders(&rows, &dot);
 }

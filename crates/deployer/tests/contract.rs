@@ -6,9 +6,8 @@ mod common;
 
 use common::*;
 use k8s_openapi::api::core::v1::Secret;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::Api;
-use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, PostParams};
 use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::constants::{
     annotations,
@@ -39,49 +38,24 @@ fn deployment(name: &str, never_ready: bool) -> serde_json::Value {
     }})
 }
 
-async fn annotate(env: &Env, name: &str, key: &str, value: &str) {
-    env.items()
-        .patch(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"annotations": {key: value}}})),
-        )
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn readiness_waits_for_the_workload_to_become_ready() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let _d = env.start_manifest_deployer();
-    env.item(
-        "web",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![deployment("web", false)]),
-    )
-    .await;
-    let di = env.finished("web", "job-1").await;
-    let status = di.status.unwrap();
-    assert_succeeded(&status);
+    env.manifest_item("web", vec![deployment("web", false)])
+        .await;
+    env.succeeded("web", "job-1").await;
 }
 
 #[tokio::test]
 async fn a_workload_that_never_becomes_ready_fails_with_a_timeout() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![deployment("stuck", true)]);
     cfg["readinessChecks"] = json!({});
     env.item_with_timeout("stuck", MANIFEST, Some("cluster"), cfg, "1s")
         .await;
-    let di = env.finished("stuck", "job-1").await;
-    let status = di.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
+    let err = env.failed("stuck", "job-1").await;
     assert_eq!(err.codes, vec![ErrorCode::Timeout]);
     assert!(
         err.message.contains("Deployment default/stuck"),
@@ -103,19 +77,6 @@ fn web(image: &str) -> serde_json::Value {
     }})
 }
 
-/// Gives the item a new configuration and starts job `job` with it.
-async fn reconfigure(env: &Env, name: &str, config: serde_json::Value, job: &str) {
-    env.items()
-        .patch(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"config": config}})),
-        )
-        .await
-        .unwrap();
-    env.trigger(name, job).await;
-}
-
 #[tokio::test]
 async fn an_upgrade_to_an_image_that_never_gets_ready_is_not_done_while_the_old_pod_serves() {
     let env = env().await;
@@ -131,14 +92,13 @@ async fn an_upgrade_to_an_image_that_never_gets_ready_is_not_done_while_the_old_
         "3s",
     )
     .await;
-    assert_succeeded(&env.finished("web", "job-1").await.status.unwrap());
+    env.succeeded("web", "job-1").await;
 
     // The rollout stops with the old pod available next to the new one that never starts:
     // updated, ready and available replicas all equal spec.replicas, and yet not done.
-    reconfigure(&env, "web", manifests(vec![web("web:broken")]), "job-2").await;
-    let status = env.finished("web", "job-2").await.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
+    env.reconfigure("web", manifests(vec![web("web:broken")]), "job-2")
+        .await;
+    let err = env.failed("web", "job-2").await;
     assert_eq!(err.codes, vec![ErrorCode::Timeout]);
     assert!(
         err.message
@@ -148,8 +108,9 @@ async fn an_upgrade_to_an_image_that_never_gets_ready_is_not_done_while_the_old_
     );
 
     // An upgrade to an image that starts finishes as before.
-    reconfigure(&env, "web", manifests(vec![web("web:2")]), "job-3").await;
-    assert_succeeded(&env.finished("web", "job-3").await.status.unwrap());
+    env.reconfigure("web", manifests(vec![web("web:2")]), "job-3")
+        .await;
+    env.succeeded("web", "job-3").await;
 }
 
 #[tokio::test]
@@ -162,10 +123,7 @@ async fn a_failing_item_is_retried_no_later_than_its_timeout() {
                  "secretRef": {"name": "missing", "namespace": NS, "key": "kubeconfig"}}
     }))
     .unwrap();
-    Api::<Target>::namespaced(env.ls.clone(), NS)
-        .create(&PostParams::default(), &target)
-        .await
-        .unwrap();
+    env.create_target(&target).await;
     // A first retry two minutes away: only a retry cut short by the deadline ends the job
     // within the test's wait.
     let mut cfg = config(MANIFEST);
@@ -181,10 +139,8 @@ async fn a_failing_item_is_retried_no_later_than_its_timeout() {
         "2s",
     )
     .await;
-    let status = env.finished("app", "job-1").await.status.unwrap();
+    let err = env.failed("app", "job-1").await;
     let took = started.elapsed();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
     assert_eq!(err.codes, vec![ErrorCode::Timeout]);
     assert!(err.message.contains("not found"), "{}", err.message);
     assert!(took < Duration::from_secs(30), "failed after {took:?}");
@@ -197,9 +153,7 @@ async fn a_missing_target_fails_the_item_in_one_reconcile() {
     // an error of the item, not a sign that another deployer serves it.
     let _d = start(mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK)));
     env.item("app", MOCK, Some("missing"), json!({})).await;
-    let status = env.finished("app", "job-1").await.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
+    let err = env.failed("app", "job-1").await;
     assert_eq!(
         (err.reason.as_str(), err.codes.clone()),
         ("TargetNotFound", vec![ErrorCode::ConfigurationProblem])
@@ -252,7 +206,7 @@ async fn the_reconcile_time_annotation_goes_with_the_pickup_writes() {
     }
     let _d = start(mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK)));
     for name in ["plain", "timed"] {
-        assert_succeeded(&env.finished(name, "job-1").await.status.unwrap());
+        env.succeeded(name, "job-1").await;
     }
     let timed = env.items().get("timed").await.unwrap();
     assert!(
@@ -268,9 +222,7 @@ async fn the_reconcile_time_annotation_goes_with_the_pickup_writes() {
 
 #[tokio::test]
 async fn the_configured_progressing_default_times_out_items_without_a_timeout() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let configuration: LandscaperConfiguration = config_from_yaml(
         "deployItemTimeouts:\n  progressingDefault: 2s\n",
         "config.yaml",
@@ -280,17 +232,10 @@ async fn the_configured_progressing_default_times_out_items_without_a_timeout() 
     cfg.progressing_default = progressing_default(configuration.deploy_item_timeouts.as_ref());
     let _d = start(manifest::setup(env.ls.clone(), env.ls.clone(), cfg));
     let started = std::time::Instant::now();
-    env.item(
-        "stuck",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![deployment("stuck", true)]),
-    )
-    .await;
-    let status = env.finished("stuck", "job-1").await.status.unwrap();
+    env.manifest_item("stuck", vec![deployment("stuck", true)])
+        .await;
+    let err = env.failed("stuck", "job-1").await;
     let took = started.elapsed();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
     assert_eq!(err.codes, vec![ErrorCode::Timeout]);
     assert!(err.message.contains("timeout of 2s"), "{}", err.message);
     assert!(took >= Duration::from_secs(2), "failed after {took:?}");
@@ -299,17 +244,10 @@ async fn the_configured_progressing_default_times_out_items_without_a_timeout() 
 
 #[tokio::test]
 async fn abort_during_a_readiness_wait_ends_failed_promptly() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let _d = env.start_manifest_deployer();
-    env.item(
-        "stuck",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![deployment("stuck", true)]),
-    )
-    .await;
+    env.manifest_item("stuck", vec![deployment("stuck", true)])
+        .await;
     let items = env.items();
     wait_until(|| {
         let items = items.clone();
@@ -319,19 +257,11 @@ async fn abort_during_a_readiness_wait_ends_failed_promptly() {
         }
     })
     .await;
-    annotate(
-        &env,
-        "stuck",
-        annotations::OPERATION,
-        Operation::Abort.as_str(),
-    )
-    .await;
+    env.annotate("stuck", annotations::OPERATION, Operation::Abort.as_str())
+        .await;
     // The item's timeout is the default ten minutes: ending within `WAIT`, and as Aborted,
     // shows the abort ended the wait.
-    let di = env.finished("stuck", "job-1").await;
-    let status = di.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    assert_eq!(status.last_error.unwrap().reason, "Aborted");
+    assert_eq!(env.failed("stuck", "job-1").await.reason, "Aborted");
     wait_until(|| {
         let items = items.clone();
         async move {
@@ -347,33 +277,14 @@ async fn abort_during_a_readiness_wait_ends_failed_promptly() {
 
 /// A user allowed exactly what a deployer needs in the landscaper cluster.
 async fn deployer_user(env: &Env) -> kube::Client {
-    let cluster = env.ls_cluster();
-    let token = cluster.add_user("manifest-deployer", &[]);
-    let role: ClusterRole = serde_json::from_value(json!({
-        "metadata": {"name": "manifest-deployer"},
-        "rules": [
-            {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems", "targets"], "verbs": ["get", "list", "watch", "patch"]},
-            {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems/status"], "verbs": ["get", "patch"]},
-            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "create", "patch"]},
-            {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}
-        ]
-    }))
-    .unwrap();
-    Api::<ClusterRole>::all(env.ls.clone())
-        .create(&PostParams::default(), &role)
-        .await
-        .unwrap();
-    let binding: ClusterRoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": "manifest-deployer"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "manifest-deployer"},
-        "subjects": [{"kind": "User", "name": "manifest-deployer", "apiGroup": "rbac.authorization.k8s.io"}]
-    }))
-    .unwrap();
-    Api::<ClusterRoleBinding>::all(env.ls.clone())
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
-    cluster.client_as(&token)
+    let rules = json!([
+        {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems", "targets"], "verbs": ["get", "list", "watch", "patch"]},
+        {"apiGroups": ["landscaper.gardener.cloud"], "resources": ["deployitems/status"], "verbs": ["get", "patch"]},
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "create", "patch"]},
+        {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]}
+    ]);
+    let token = user(env.ls_cluster(), "manifest-deployer", rules).await;
+    env.ls_cluster().client_as(&token)
 }
 
 #[tokio::test]
@@ -423,9 +334,7 @@ async fn items_of_another_type_or_environment_are_never_written() {
 
 #[tokio::test]
 async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let mut cfg = manifests(vec![
         configmap("default", "cm", json!({"k": "v"}), "manage"),
         deployment("web", false),
@@ -466,9 +375,7 @@ async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
     .await;
     ls.faults().drop_watches();
     env.target_cluster().faults().drop_watches();
-    let di = env.finished("app", "job-1").await;
-    let status = di.status.unwrap();
-    assert_succeeded(&status);
+    let status = env.succeeded("app", "job-1").await;
     assert_eq!(status.last_error, None);
     assert_eq!(status.job_id_finished.as_deref(), Some("job-1"));
     let managed = status.provider_status.unwrap()["managedResources"]
@@ -504,8 +411,7 @@ async fn faults_mid_reconcile_end_in_the_right_state_without_duplicates() {
 
 #[tokio::test]
 async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
     cfg["continuousReconcile"] = json!({"every": "1s"});
@@ -520,13 +426,8 @@ async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() 
     })
     .await;
 
-    annotate(
-        &env,
-        "app",
-        annotations::CONTINUOUS_RECONCILE_ACTIVE,
-        "false",
-    )
-    .await;
+    env.annotate("app", annotations::CONTINUOUS_RECONCILE_ACTIVE, "false")
+        .await;
     // Every re-apply stamps lastReconcileTime; once it stood still for more than two
     // intervals the pause took effect and no re-apply is under way any more.
     let items = env.items();
@@ -559,8 +460,7 @@ async fn continuous_reconcile_restores_a_deleted_object_and_pauses_on_request() 
 
 #[tokio::test]
 async fn continuous_reconcile_leaves_an_item_whose_deletion_failed_alone() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
     cfg["continuousReconcile"] = json!({"every": "1s"});
@@ -590,20 +490,16 @@ async fn continuous_reconcile_leaves_an_item_whose_deletion_failed_alone() {
 
 #[tokio::test]
 async fn both_every_and_cron_is_a_configuration_error() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _d = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap("default", "cm", json!({}), "manage")]);
     cfg["continuousReconcile"] = json!({"every": "1h", "cron": "@daily"});
     env.item("app", MANIFEST, Some("cluster"), cfg).await;
-    let status = env.finished("app", "job-1").await.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
+    let err = env.failed("app", "job-1").await;
     assert!(
-        status
-            .last_error
-            .unwrap()
-            .message
-            .contains("only one of every and cron")
+        err.message.contains("only one of every and cron"),
+        "{}",
+        err.message
     );
 }
 
@@ -620,17 +516,14 @@ async fn the_mock_deployer_reports_its_configured_outcome() {
     .await;
     env.item("bad", MOCK, None, json!({"phase": "Failed"}))
         .await;
-    let ok = env.finished("ok", "job-1").await.status.unwrap();
-    assert_succeeded(&ok);
+    let ok = env.succeeded("ok", "job-1").await;
     assert_eq!(ok.provider_status, Some(json!({"a": 1})));
     let secret = Api::<Secret>::namespaced(env.ls.clone(), NS)
         .get("ok-export")
         .await
         .unwrap();
     assert_eq!(secret.data.unwrap()["config"].0, br#"{"x":"y"}"#.to_vec());
-    let bad = env.finished("bad", "job-1").await.status.unwrap();
-    assert_eq!(bad.phase, Some(DeployItemPhase::Failed));
-    assert_eq!(bad.last_error.unwrap().reason, "MockFailed");
+    assert_eq!(env.failed("bad", "job-1").await.reason, "MockFailed");
 }
 
 #[tokio::test]

@@ -97,16 +97,8 @@ async fn hooks_run_at_every_point_of_reconcile_force_reconcile_abort_and_delete(
     env.finished("a", "job-1").await;
     wait_for_run(&calls, "a", HookType::BeforeReconcile).await;
 
-    env.items()
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"metadata": {"annotations": {annotations::OPERATION: "force-reconcile"}}}),
-            ),
-        )
-        .await
-        .unwrap();
+    env.annotate("a", annotations::OPERATION, "force-reconcile")
+        .await;
     wait_for_run(&calls, "a", HookType::BeforeForceReconcile).await;
 
     // A job that a previous deployer picked up and left running, to be aborted when the
@@ -120,20 +112,12 @@ async fn hooks_run_at_every_point_of_reconcile_force_reconcile_abort_and_delete(
         )
         .await
         .unwrap();
-    env.items()
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"annotations": {annotations::OPERATION: "abort"}}})),
-        )
-        .await
-        .unwrap();
+    env.annotate("a", annotations::OPERATION, "abort").await;
     let mut setup = mock::setup(env.ls.clone(), env.ls.clone(), config(MOCK));
     record_into(&mut setup.hooks, &calls);
     let _d = start(setup);
     wait_for_run(&calls, "a", HookType::BeforeAbort).await;
-    let aborted = env.finished("a", "job-9").await.status.unwrap();
-    assert_eq!(aborted.phase, Some(DeployItemPhase::Failed));
+    env.failed("a", "job-9").await;
 
     env.items()
         .delete("a", &DeleteParams::default())
@@ -203,8 +187,7 @@ async fn a_during_responsibility_hook_overrides_the_target_selectors() {
     let _d = start(setup);
     env.item("claimed", MOCK, Some("other-env"), json!({}))
         .await;
-    let di = env.finished("claimed", "job-1").await;
-    assert_succeeded(&di.status.unwrap());
+    env.succeeded("claimed", "job-1").await;
 }
 
 #[tokio::test]

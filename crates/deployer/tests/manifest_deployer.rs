@@ -6,17 +6,16 @@ mod common;
 use common::*;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
-use kube::api::{DeleteParams, Patch, PatchParams};
 use landscaper_api::constants::{annotations, deploy_item_types::MANIFEST, finalizers};
-use landscaper_api::core::DeployItemPhase;
+use landscaper_api::core::DeployItemStatus;
 use landscaper_api::deployer::ManifestProviderStatus;
 use landscaper_deployer::deployers::manifest::DEPLOY_ITEM_LABEL;
 use serde_json::json;
 use testbed::{Fault, Matcher};
 
-fn managed(di: &landscaper_api::core::DeployItem) -> Vec<(String, String, Option<String>)> {
+fn managed(status: &DeployItemStatus) -> Vec<(String, String, Option<String>)> {
     let ps: ManifestProviderStatus =
-        serde_json::from_value(di.status.clone().unwrap().provider_status.unwrap()).unwrap();
+        serde_json::from_value(status.provider_status.clone().unwrap()).unwrap();
     ps.managed_resources
         .into_iter()
         .map(|m| {
@@ -31,20 +30,13 @@ fn managed(di: &landscaper_api::core::DeployItem) -> Vec<(String, String, Option
 
 #[tokio::test]
 async fn a_manifest_item_is_applied_labelled_and_succeeds() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let deployer = env.start_manifest_deployer();
-    env.item(
-        "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![
+    env.manifest_item("app", vec![
             configmap("app", "one", json!({"k": "1"}), "manage"),
             json!({"manifest": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "app"}}}),
             json!({"manifest": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "defaulted"}, "data": {"k": "2"}}}),
-        ]),
-    )
-    .await;
+        ]).await;
     let di = env.finished("app", "job-1").await;
     let status = di.status.clone().unwrap();
     assert_succeeded(&status);
@@ -61,7 +53,7 @@ async fn a_manifest_item_is_applied_labelled_and_succeeds() {
     );
     // The Namespace went first, although it was listed second.
     assert_eq!(
-        managed(&di),
+        managed(&status),
         vec![
             ("Namespace".into(), "app".into(), None),
             ("ConfigMap".into(), "one".into(), Some("app".into())),
@@ -90,37 +82,24 @@ async fn a_manifest_item_is_applied_labelled_and_succeeds() {
 
 #[tokio::test]
 async fn changing_manifests_updates_objects_and_deletes_dropped_ones() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _deployer = env.start_manifest_deployer();
-    env.item(
+    env.manifest_item(
         "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![
+        vec![
             configmap("default", "stays", json!({"v": "old"}), "manage"),
             configmap("default", "goes", json!({}), "manage"),
             configmap("default", "kept", json!({}), "keep"),
-        ]),
+        ],
     )
     .await;
     env.finished("app", "job-1").await;
-    env.items()
-        .patch(
-            "app",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"config": manifests(vec![configmap("default", "stays", json!({"v": "new"}), "manage")])}})),
-        )
-        .await
-        .unwrap();
-    env.trigger("app", "job-2").await;
-    let di = env.finished("app", "job-2").await;
+    let stays = configmap("default", "stays", json!({"v": "new"}), "manage");
+    env.reconfigure("app", manifests(vec![stays]), "job-2")
+        .await;
+    let status = env.succeeded("app", "job-2").await;
     assert_eq!(
-        di.status.as_ref().unwrap().phase,
-        Some(DeployItemPhase::Succeeded)
-    );
-    assert_eq!(
-        managed(&di),
+        managed(&status),
         vec![("ConfigMap".into(), "stays".into(), Some("default".into()))]
     );
     let stays = env.configmap("default", "stays").await.unwrap();
@@ -134,32 +113,16 @@ async fn changing_manifests_updates_objects_and_deletes_dropped_ones() {
 
 #[tokio::test]
 async fn deleting_the_item_removes_everything_but_keep_objects() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _deployer = env.start_manifest_deployer();
-    env.item(
-        "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![
+    env.manifest_item("app", vec![
             json!({"manifest": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}}}),
             configmap("gone", "a", json!({}), "manage"),
             configmap("default", "kept", json!({}), "keep"),
             configmap("default", "immutable", json!({}), "immutable"),
-        ]),
-    )
-    .await;
+        ]).await;
     env.finished("app", "job-1").await;
-    env.items()
-        .delete("app", &DeleteParams::default())
-        .await
-        .unwrap();
-    let items = env.items();
-    wait_until(|| {
-        let items = items.clone();
-        async move { items.get_opt("app").await.unwrap().is_none() }
-    })
-    .await;
+    env.delete_item("app").await;
     assert!(env.configmap("gone", "a").await.is_none());
     assert!(env.configmap("default", "immutable").await.is_none());
     assert!(env.configmap("default", "kept").await.is_some());
@@ -170,17 +133,14 @@ async fn deleting_the_item_removes_everything_but_keep_objects() {
 
 #[tokio::test]
 async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished_kind() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let deployer = env.start_manifest_deployer();
-    env.item(
+    env.manifest_item(
         "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![configmap("default", "doomed", json!({}), "manage")]),
+        vec![configmap("default", "doomed", json!({}), "manage")],
     )
     .await;
-    assert_succeeded(&env.finished("app", "job-1").await.status.unwrap());
+    env.succeeded("app", "job-1").await;
     deployer.stop().await;
 
     // A new deployer knows no kinds yet, and the cluster's discovery fails once.
@@ -190,16 +150,7 @@ async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished
         Fault::InternalError,
     );
     let _deployer = env.start_manifest_deployer();
-    env.items()
-        .delete("app", &DeleteParams::default())
-        .await
-        .unwrap();
-    let items = env.items();
-    wait_until(|| {
-        let items = items.clone();
-        async move { items.get_opt("app").await.unwrap().is_none() }
-    })
-    .await;
+    env.delete_item("app").await;
     let failed = answered_with(env.target_cluster(), 500);
     assert_eq!(failed, 1, "the injected fault met a request");
     assert!(env.configmap("default", "doomed").await.is_none());
@@ -207,8 +158,7 @@ async fn a_discovery_failure_during_deletion_is_retried_not_taken_for_a_vanished
 
 #[tokio::test]
 async fn an_apply_the_cluster_never_answers_ends_at_the_items_timeout() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     env.never_answer("patch", "configmaps", "stuck");
     let _deployer = env.start_manifest_deployer();
     // Without a bound the apply would wait for the client's read timeout (minutes), far
@@ -221,9 +171,7 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_items_timeout() {
         "2s",
     )
     .await;
-    let s = env.finished("app", "job-1").await.status.unwrap();
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    let error = env.failed("app", "job-1").await;
     assert_eq!(error.reason, "ProgressingTimeout");
     assert!(
         error.message.contains("ConfigMap default/stuck")
@@ -238,42 +186,20 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_items_timeout() {
 
 #[tokio::test]
 async fn delete_without_uninstall_removes_nothing() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _deployer = env.start_manifest_deployer();
-    env.item(
-        "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![configmap("default", "a", json!({}), "manage")]),
-    )
-    .await;
+    env.manifest_item("app", vec![configmap("default", "a", json!({}), "manage")])
+        .await;
     env.finished("app", "job-1").await;
-    env.items()
-        .patch(
-            "app",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"annotations": {annotations::DELETE_WITHOUT_UNINSTALL: "true"}}})),
-        )
-        .await
-        .unwrap();
-    env.items()
-        .delete("app", &DeleteParams::default())
-        .await
-        .unwrap();
-    let items = env.items();
-    wait_until(|| {
-        let items = items.clone();
-        async move { items.get_opt("app").await.unwrap().is_none() }
-    })
-    .await;
+    env.annotate("app", annotations::DELETE_WITHOUT_UNINSTALL, "true")
+        .await;
+    env.delete_item("app").await;
     assert!(env.configmap("default", "a").await.is_some());
 }
 
 #[tokio::test]
 async fn exports_land_in_the_export_secret() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _deployer = env.start_manifest_deployer();
     let mut cfg = manifests(vec![configmap(
         "default",
@@ -286,9 +212,7 @@ async fn exports_land_in_the_export_secret() {
         {"key": "all", "jsonPath": "{.data}", "fromResource": {"apiVersion": "v1", "kind": "ConfigMap", "name": "src", "namespace": "default"}},
     ]});
     env.item("app", MANIFEST, Some("cluster"), cfg).await;
-    let di = env.finished("app", "job-1").await;
-    let status = di.status.unwrap();
-    assert_succeeded(&status);
+    let status = env.succeeded("app", "job-1").await;
     let export_ref = status.export_ref.expect("exportRef is set");
     assert_eq!(export_ref.name, "app-export");
     let secret = Api::<Secret>::namespaced(env.ls.clone(), NS)
@@ -305,22 +229,14 @@ async fn exports_land_in_the_export_secret() {
 
 #[tokio::test]
 async fn an_invalid_manifest_fails_with_a_configuration_error_naming_the_field() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _deployer = env.start_manifest_deployer();
-    env.item(
+    env.manifest_item(
         "bad",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![
-            json!({"manifest": {"apiVersion": "v1", "metadata": {"name": "x"}}}),
-        ]),
+        vec![json!({"manifest": {"apiVersion": "v1", "metadata": {"name": "x"}}})],
     )
     .await;
-    let di = env.finished("bad", "job-1").await;
-    let status = di.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
+    let err = env.failed("bad", "job-1").await;
     assert_eq!(err.reason, "InvalidManifest");
     assert!(
         err.message

@@ -6,9 +6,9 @@ mod common;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::PostParams;
 use landscaper_api::constants::{deploy_item_types::MANIFEST, target_types};
-use landscaper_api::core::{DeployItemPhase, Target, TargetSpec};
+use landscaper_api::core::{Target, TargetSpec};
 use landscaper_deployer::client_config;
 use landscaper_deployer::deployers::manifest::{self, DEPLOY_ITEM_LABEL};
 use landscaper_deployer::target_access::TargetAccess;
@@ -40,10 +40,7 @@ async fn a_secret_ref_is_resolved_in_the_deployers_own_cluster() {
             ),
         },
     );
-    Api::<Target>::namespaced(env.ls.clone(), NS)
-        .create(&PostParams::default(), &target)
-        .await
-        .unwrap();
+    env.create_target(&target).await;
     let _d = start(manifest::setup(
         env.ls.clone(),
         env.target.clone(),
@@ -56,8 +53,7 @@ async fn a_secret_ref_is_resolved_in_the_deployers_own_cluster() {
         manifests(vec![configmap("default", "a", json!({}), "manage")]),
     )
     .await;
-    let status = env.finished("app", "job-1").await.status.unwrap();
-    assert_succeeded(&status);
+    env.succeeded("app", "job-1").await;
     assert!(env.configmap("default", "a").await.is_some());
 }
 
@@ -73,10 +69,7 @@ async fn a_kubeconfig_that_runs_a_command_is_rejected() {
             secret_ref: None,
         },
     );
-    Api::<Target>::namespaced(env.ls.clone(), NS)
-        .create(&PostParams::default(), &target)
-        .await
-        .unwrap();
+    env.create_target(&target).await;
     let _d = env.start_manifest_deployer();
     env.item(
         "app",
@@ -85,9 +78,7 @@ async fn a_kubeconfig_that_runs_a_command_is_rejected() {
         manifests(vec![configmap("default", "a", json!({}), "manage")]),
     )
     .await;
-    let status = env.finished("app", "job-1").await.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let err = status.last_error.unwrap();
+    let err = env.failed("app", "job-1").await;
     assert_eq!(err.reason, "InvalidKubeconfig");
     assert!(
         err.message.contains("Target items/evil") && err.message.contains("exec"),
@@ -98,8 +89,7 @@ async fn a_kubeconfig_that_runs_a_command_is_rejected() {
 
 #[tokio::test]
 async fn fallback_leaves_objects_of_other_items_alone_and_ignore_skips() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let cms = Api::<ConfigMap>::namespaced(env.target.clone(), "default");
     let foreign: ConfigMap = serde_json::from_value(json!({
         "metadata": {"name": "shared", "labels": {DEPLOY_ITEM_LABEL: "someone-else"}},
@@ -108,20 +98,16 @@ async fn fallback_leaves_objects_of_other_items_alone_and_ignore_skips() {
     .unwrap();
     cms.create(&PostParams::default(), &foreign).await.unwrap();
     let _d = env.start_manifest_deployer();
-    env.item(
+    env.manifest_item(
         "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![
+        vec![
             configmap("default", "shared", json!({"owner": "app"}), "fallback"),
             configmap("default", "fresh", json!({}), "fallback"),
             configmap("default", "ignored", json!({}), "ignore"),
-        ]),
+        ],
     )
     .await;
-    let di = env.finished("app", "job-1").await;
-    let status = di.status.unwrap();
-    assert_succeeded(&status);
+    let status = env.succeeded("app", "job-1").await;
     assert_eq!(
         cms.get("shared").await.unwrap().data.unwrap()["owner"],
         "other"
@@ -134,8 +120,7 @@ async fn fallback_leaves_objects_of_other_items_alone_and_ignore_skips() {
 
 #[tokio::test]
 async fn merge_keeps_live_values_and_merge_overwrite_replaces_them() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let cms = Api::<ConfigMap>::namespaced(env.target.clone(), "default");
     for name in ["merged", "overwritten"] {
         let live: ConfigMap = serde_json::from_value(
@@ -154,8 +139,7 @@ async fn merge_keeps_live_values_and_merge_overwrite_replaces_them() {
         )]);
         cfg["updateStrategy"] = json!(strategy);
         env.item(name, MANIFEST, Some("cluster"), cfg).await;
-        let status = env.finished(name, "job-1").await.status.unwrap();
-        assert_succeeded(&status);
+        env.succeeded(name, "job-1").await;
     }
     let merged = cms.get("merged").await.unwrap().data.unwrap();
     assert_eq!(
@@ -179,33 +163,24 @@ async fn merge_keeps_live_values_and_merge_overwrite_replaces_them() {
 
 #[tokio::test]
 async fn server_side_apply_removes_fields_the_item_stopped_setting() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let _d = env.start_manifest_deployer();
-    env.item(
+    env.manifest_item(
         "app",
-        MANIFEST,
-        Some("cluster"),
-        manifests(vec![configmap(
+        vec![configmap(
             "default",
             "cm",
             json!({"a": "1", "b": "2"}),
             "manage",
-        )]),
+        )],
     )
     .await;
     env.finished("app", "job-1").await;
-    env.items()
-        .patch(
-            "app",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"config": manifests(vec![configmap("default", "cm", json!({"a": "1"}), "manage")])}})),
-        )
-        .await
-        .unwrap();
-    env.trigger("app", "job-2").await;
+    let fewer = configmap("default", "cm", json!({"a": "1"}), "manage");
+    env.reconfigure("app", manifests(vec![fewer]), "job-2")
+        .await;
     env.finished("app", "job-2").await;
-    let data = env.configmap("default", "cm").await.unwrap().data.unwrap();
+    let data = env.configmap_data("default", "cm").await;
     assert_eq!(data.len(), 1, "{data:?}");
     let fields = env
         .configmap("default", "cm")

@@ -6,18 +6,13 @@
 
 mod common;
 
-use base64::Engine as _;
 use common::*;
-use flate2::Compression;
-use flate2::write::GzEncoder;
-use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
-use kube::api::{DeleteParams, ListParams};
 use landscaper_api::constants::deploy_item_types::HELM;
-use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemSpec, ObjectReference};
+use landscaper_api::core::{DeployItem, DeployItemSpec, ObjectReference};
 use landscaper_helm_deployer::{self as helm, release};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const CHART_YAML: &str = "apiVersion: v2\nname: demo\nversion: 0.1.0\nappVersion: \"1.0\"\n";
 const VALUES_YAML: &str = "greeting: hello\nextra: false\n";
@@ -30,15 +25,6 @@ data:
   revision: {{ .Release.Revision | quote }}
   namespace: {{ .Release.Namespace }}
 "#;
-const EXTRA: &str = r#"{{- if .Values.extra }}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-extra
-data:
-  k: v
-{{- end }}
-"#;
 
 /// A `.tgz` of the demo chart, with `broken` adding a template that fails to parse.
 fn archive(broken: bool) -> String {
@@ -46,7 +32,7 @@ fn archive(broken: bool) -> String {
         ("demo/Chart.yaml", CHART_YAML),
         ("demo/values.yaml", VALUES_YAML),
         ("demo/templates/configmap.yaml", CONFIGMAP),
-        ("demo/templates/extra.yaml", EXTRA),
+        ("demo/templates/extra.yaml", EXTRA_CONFIGMAP),
     ];
     if broken {
         files.push((
@@ -54,7 +40,7 @@ fn archive(broken: bool) -> String {
             "{{ .Values.greeting | nosuchfunc }}",
         ));
     }
-    tgz(&files)
+    chart_archive(&files)
 }
 
 /// A CRD of `example.com` whose plural is `plural`.
@@ -88,7 +74,7 @@ fn crd_archive() -> String {
     let subchart = |name: &str| format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n");
     let (addon, legacy) = (subchart("addon"), subchart("legacy"));
     let (gadgets, gizmos, widgets) = (crd("gadgets"), crd("gizmos"), crd("widgets"));
-    tgz(&[
+    chart_archive(&[
         ("demo/Chart.yaml", chart_yaml),
         ("demo/values.yaml", "legacy:\n  enabled: false\n"),
         ("demo/templates/configmap.yaml", CONFIGMAP),
@@ -100,81 +86,28 @@ fn crd_archive() -> String {
     ])
 }
 
-/// A base64 `.tgz` of `files` (path, text).
-fn tgz(files: &[(&str, &str)]) -> String {
-    let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::default()));
-    for &(path, text) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(text.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, path, text.as_bytes())
-            .unwrap();
-    }
-    let bytes = builder.into_inner().unwrap().finish().unwrap();
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-fn helm_config(archive: &str, values: Value) -> Value {
-    json!({
-        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-        "kind": "ProviderConfiguration",
-        "name": "web",
-        "namespace": "apps",
-        "createNamespace": true,
-        "chart": {"archive": {"raw": archive}},
-        "values": values,
-    })
-}
-
+/// The release records as (Secret name, status label, release), after checking that each
+/// Secret's type and labels agree with its release.
 async fn records(env: &Env) -> Vec<(String, String, release::Release)> {
-    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
-    let mut out: Vec<_> = secrets
-        .list(&ListParams::default().labels("owner=helm,name=web"))
+    release_records(env)
         .await
-        .unwrap()
-        .items
         .into_iter()
-        .map(|s| {
+        .map(|(s, body)| {
             assert_eq!(s.type_.as_deref(), Some(helm::storage::SECRET_TYPE));
             let labels = s.metadata.labels.clone().unwrap();
-            let body = release::decode(&s.data.unwrap()["release"].0).unwrap();
             assert_eq!(labels["version"], body.version.to_string());
             assert_eq!(labels["status"], body.info.status.as_str());
             (s.metadata.name.unwrap(), labels["status"].clone(), body)
         })
-        .collect();
-    out.sort_by_key(|r| r.2.version);
-    out
-}
-
-async fn set_config(env: &Env, name: &str, config: Value) {
-    env.items()
-        .patch(
-            name,
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(json!({"spec": {"config": config}})),
-        )
-        .await
-        .unwrap();
+        .collect()
 }
 
 #[tokio::test]
 async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let deployer = env.start_helm_deployer();
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive(false), json!({})),
-    )
-    .await;
-    let di = env.finished("web", "job-1").await;
-    let status = di.status.clone().unwrap();
-    assert_succeeded(&status);
+    env.helm_item(helm_config(&archive(false), json!({}))).await;
+    env.succeeded("web", "job-1").await;
     let cm = env
         .configmap("apps", "web-config")
         .await
@@ -213,21 +146,11 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     assert_eq!(records(&env).await.len(), 1);
 
     // Changed values: revision 2 adds the extra object, revision 1 is superseded.
-    set_config(
-        &env,
-        "web",
-        helm_config(&archive(false), json!({"greeting": "hi", "extra": true})),
-    )
-    .await;
-    env.trigger("web", "job-3").await;
-    let di = env.finished("web", "job-3").await;
-    assert_succeeded(&di.status.clone().unwrap());
-    let data = env
-        .configmap("apps", "web-config")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let values = json!({"greeting": "hi", "extra": true});
+    env.reconfigure("web", helm_config(&archive(false), values), "job-3")
+        .await;
+    env.succeeded("web", "job-3").await;
+    let data = env.configmap_data("apps", "web-config").await;
     assert_eq!(
         (data["greeting"].as_str(), data["revision"].as_str()),
         ("hi", "2")
@@ -246,11 +169,7 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
     );
 
     // Delete removes the objects and the release records.
-    env.items()
-        .delete("web", &DeleteParams::default())
-        .await
-        .unwrap();
-    wait_until(|| async { env.items().get_opt("web").await.unwrap().is_none() }).await;
+    env.delete_item("web").await;
     assert!(env.configmap("apps", "web-config").await.is_none());
     assert!(env.configmap("apps", "web-extra").await.is_none());
     assert!(records(&env).await.is_empty());
@@ -259,18 +178,11 @@ async fn an_inline_chart_is_installed_upgraded_recorded_and_uninstalled() {
 
 #[tokio::test]
 async fn the_crds_of_the_chart_and_its_enabled_subcharts_are_installed_but_not_a_disabled_ones() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let deployer = env.start_helm_deployer();
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&crd_archive(), json!({"greeting": "hi"})),
-    )
-    .await;
-    let di = env.finished("web", "job-1").await;
-    assert_succeeded(&di.status.clone().unwrap());
+    env.helm_item(helm_config(&crd_archive(), json!({"greeting": "hi"})))
+        .await;
+    env.succeeded("web", "job-1").await;
     let crds: Api<CustomResourceDefinition> = Api::all(env.target.clone());
     for (name, wanted) in [("gadgets", true), ("gizmos", true), ("widgets", false)] {
         let found = crds
@@ -286,20 +198,10 @@ async fn the_crds_of_the_chart_and_its_enabled_subcharts_are_installed_but_not_a
 
 #[tokio::test]
 async fn a_template_error_fails_naming_the_chart_and_a_fix_succeeds() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let deployer = env.start_helm_deployer();
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive(true), json!({})),
-    )
-    .await;
-    let di = env.finished("web", "job-1").await;
-    let status = di.status.clone().unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let message = status.last_error.unwrap().message;
+    env.helm_item(helm_config(&archive(true), json!({}))).await;
+    let message = env.failed("web", "job-1").await.message;
     assert!(
         message.contains("chart demo-0.1.0") && message.contains("nosuchfunc"),
         "{message}"
@@ -307,18 +209,16 @@ async fn a_template_error_fails_naming_the_chart_and_a_fix_succeeds() {
     assert!(env.configmap("apps", "web-config").await.is_none());
     assert!(records(&env).await.is_empty());
 
-    set_config(&env, "web", helm_config(&archive(false), json!({}))).await;
-    env.trigger("web", "job-2").await;
-    let di = env.finished("web", "job-2").await;
-    assert_succeeded(&di.status.unwrap());
+    env.reconfigure("web", helm_config(&archive(false), json!({})), "job-2")
+        .await;
+    env.succeeded("web", "job-2").await;
     assert_eq!(records(&env).await.len(), 1);
     deployer.stop().await;
 }
 
 #[tokio::test]
 async fn a_release_left_pending_by_a_crash_is_recovered() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     Api::<k8s_openapi::api::core::v1::Namespace>::all(env.target.clone())
         .create(
             &Default::default(),
@@ -341,16 +241,8 @@ async fn a_release_left_pending_by_a_crash_is_recovered() {
         .await
         .unwrap();
     let deployer = env.start_helm_deployer();
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive(false), json!({})),
-    )
-    .await;
-    let di = env.finished("web", "job-1").await;
-    let status = di.status.unwrap();
-    assert_succeeded(&status);
+    env.helm_item(helm_config(&archive(false), json!({}))).await;
+    env.succeeded("web", "job-1").await;
     let states: Vec<_> = records(&env)
         .await
         .into_iter()
@@ -365,8 +257,7 @@ async fn a_release_left_pending_by_a_crash_is_recovered() {
 
 #[tokio::test]
 async fn a_job_resumed_after_a_restart_reads_the_inline_archive() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     // Picked up by a deployer that stopped before finishing: the next one resumes the job
     // without a pickup write, from an item its cache keeps without `chart.archive.raw`.
     let di = DeployItem::new(
@@ -391,17 +282,14 @@ async fn a_job_resumed_after_a_restart_reads_the_inline_archive() {
         .await
         .unwrap();
     let deployer = env.start_helm_deployer();
-    let di = env.finished("web", "job-1").await;
-    let status = di.status.unwrap();
-    assert_succeeded(&status);
+    env.succeeded("web", "job-1").await;
     assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }
 
 #[tokio::test]
 async fn an_apply_the_cluster_never_answers_ends_at_the_timeout_and_the_release_records_it() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     env.never_answer("patch", "configmaps", "web-config");
     let deployer = env.start_helm_deployer();
     env.item_with_timeout(
@@ -412,9 +300,7 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_timeout_and_the_release_
         "2s",
     )
     .await;
-    let s = env.finished("web", "job-1").await.status.unwrap();
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    let error = env.failed("web", "job-1").await;
     assert_eq!(error.reason, "ProgressingTimeout");
     assert!(
         error.message.contains("ConfigMap apps/web-config"),
@@ -440,7 +326,7 @@ async fn an_apply_the_cluster_never_answers_ends_at_the_timeout_and_the_release_
 
 /// A chart of one Deployment whose image is the value `image`.
 fn web_archive() -> String {
-    tgz(&[
+    chart_archive(&[
         (
             "web/Chart.yaml",
             "apiVersion: v2\nname: web\nversion: 0.1.0\n",
@@ -484,31 +370,19 @@ async fn a_value_change_to_an_image_that_never_gets_ready_does_not_succeed() {
         "3s",
     )
     .await;
-    assert_succeeded(&env.finished("web", "job-1").await.status.unwrap());
+    env.succeeded("web", "job-1").await;
 
     // What went Succeeded on a real cluster: the upgrade's new pod never starts, the old one
     // keeps serving.
-    set_config(
-        &env,
-        "web",
-        helm_config(&archive, json!({"image": "web:broken"})),
-    )
-    .await;
-    env.trigger("web", "job-2").await;
-    let status = env.finished("web", "job-2").await.status.unwrap();
-    assert_eq!(status.phase, Some(DeployItemPhase::Failed));
-    let message = status.last_error.unwrap().message;
+    let broken = helm_config(&archive, json!({"image": "web:broken"}));
+    env.reconfigure("web", broken, "job-2").await;
+    let message = env.failed("web", "job-2").await.message;
     assert!(
         message.contains("Deployment apps/web: 1 old replicas pending termination"),
         "{message}"
     );
 
-    set_config(
-        &env,
-        "web",
-        helm_config(&archive, json!({"image": "web:2"})),
-    )
-    .await;
-    env.trigger("web", "job-3").await;
-    assert_succeeded(&env.finished("web", "job-3").await.status.unwrap());
+    let fixed = helm_config(&archive, json!({"image": "web:2"}));
+    env.reconfigure("web", fixed, "job-3").await;
+    env.succeeded("web", "job-3").await;
 }

@@ -13,9 +13,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret};
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
-use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
-use landscaper_api::core::{DeployItem, DeployItemPhase, DeployItemStatus};
 use landscaper_helm_deployer::release;
 use serde_json::{Value, json};
 use testbed::{Fault, Matcher};
@@ -96,29 +95,6 @@ fn hooked_archive() -> String {
     ])
 }
 
-fn helm_config(archive: &str, values: Value) -> Value {
-    json!({
-        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-        "kind": "ProviderConfiguration",
-        "name": "web",
-        "namespace": "apps",
-        "createNamespace": true,
-        "chart": {"archive": {"raw": archive}},
-        "values": values,
-    })
-}
-
-async fn set_config(env: &Env, name: &str, config: Value) {
-    env.items()
-        .patch(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"config": config}})),
-        )
-        .await
-        .unwrap();
-}
-
 /// The resourceVersion of a ConfigMap in `apps` (the testbed's versions grow with each write,
 /// so they tell the order of writes).
 async fn rv(env: &Env, name: &str) -> u64 {
@@ -133,18 +109,13 @@ fn jobs(env: &Env) -> Api<Job> {
     Api::namespaced(env.target.clone(), "apps")
 }
 
-async fn release_records(env: &Env) -> Vec<release::Release> {
-    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
-    let mut out: Vec<_> = secrets
-        .list(&ListParams::default().labels("owner=helm,name=web"))
+/// The releases of the release records, oldest first.
+async fn releases(env: &Env) -> Vec<release::Release> {
+    release_records(env)
         .await
-        .unwrap()
-        .items
         .into_iter()
-        .map(|s| release::decode(&s.data.unwrap()["release"].0).unwrap())
-        .collect();
-    out.sort_by_key(|r| r.version);
-    out
+        .map(|(_, release)| release)
+        .collect()
 }
 
 fn hook<'a>(r: &'a release::Release, name: &str) -> &'a release::Hook {
@@ -154,29 +125,23 @@ fn hook<'a>(r: &'a release::Release, name: &str) -> &'a release::Hook {
         .unwrap_or_else(|| panic!("hook {name} recorded in revision {}", r.version))
 }
 
-fn status(di: &DeployItem) -> DeployItemStatus {
-    di.status.clone().unwrap_or_default()
-}
-
 #[tokio::test]
 async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let deployer = env.start_helm_deployer();
     let archive = hooked_archive();
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive, json!({})),
-    )
-    .await;
+    env.helm_item(helm_config(&archive, json!({}))).await;
     // The post-install Pod is awaited until it succeeded.
     let pods: Api<Pod> = Api::namespaced(env.target.clone(), "apps");
     wait_until(|| async { pods.get_opt("smoke").await.unwrap().is_some() }).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let waiting = status(&env.items().get("web").await.unwrap());
+    let waiting = env
+        .items()
+        .get("web")
+        .await
+        .unwrap()
+        .status
+        .unwrap_or_default();
     assert_ne!(waiting.job_id_finished.as_deref(), Some("job-1"));
     pods.patch_status(
         "smoke",
@@ -185,7 +150,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     )
     .await
     .unwrap();
-    assert_succeeded(&status(&env.finished("web", "job-1").await));
+    env.succeeded("web", "job-1").await;
     assert!(pods.get_opt("smoke").await.unwrap().is_none());
 
     // Pre-install hooks by weight, then name; the Job completed before the next hook; all
@@ -216,7 +181,7 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
         assert!(env.configmap("apps", name).await.is_none(), "{name}");
     }
     // The release records every hook with its last run, and the default delete policy.
-    let records = release_records(&env).await;
+    let records = releases(&env).await;
     let first = &records[0];
     assert_eq!(first.hooks.len(), 14);
     let pre_job = hook(first, "pre-job");
@@ -245,24 +210,18 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     // An upgrade runs the upgrade hooks, not the install hooks again.
     let install_hooks = (rv(&env, "pre-a").await, rv(&env, "post").await);
     let every = env.configmap("apps", "every").await.unwrap().metadata.uid;
-    set_config(
-        &env,
+    env.reconfigure(
         "web",
         helm_config(&archive, json!({"message": "two"})),
+        "job-2",
     )
     .await;
-    env.trigger("web", "job-2").await;
-    assert_succeeded(&status(&env.finished("web", "job-2").await));
+    env.succeeded("web", "job-2").await;
     assert_eq!(
         (rv(&env, "pre-a").await, rv(&env, "post").await),
         install_hooks
     );
-    let upgraded = env
-        .configmap("apps", "upgraded")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let upgraded = env.configmap_data("apps", "upgraded").await;
     assert_eq!(upgraded["revision"], "2");
     // before-hook-creation (the default) replaced the hook object of revision 1.
     let again = env.configmap("apps", "every").await.unwrap();
@@ -271,19 +230,15 @@ async fn install_upgrade_and_delete_run_their_hooks_in_helms_order() {
     assert!(rv(&env, "upgraded").await < rv(&env, "web-config").await);
     assert!(rv(&env, "web-config").await < rv(&env, "post-upgraded").await);
     assert!(jobs(&env).get_opt("cleanup").await.unwrap().is_none());
-    let records = release_records(&env).await;
+    let records = releases(&env).await;
     assert_eq!(hook(&records[1], "upgraded").last_run.phase, "Succeeded");
     assert_eq!(hook(&records[1], "pre-a").last_run.phase, "");
 
     // Deleting the item runs the delete hooks around the deletion of the release's objects.
-    env.items()
-        .delete("web", &DeleteParams::default())
-        .await
-        .unwrap();
-    wait_until(|| async { env.items().get_opt("web").await.unwrap().is_none() }).await;
+    env.delete_item("web").await;
     assert!(env.configmap("apps", "web-config").await.is_none());
     assert!(rv(&env, "pre-deleted").await < rv(&env, "post-deleted").await);
-    assert!(release_records(&env).await.is_empty());
+    assert!(releases(&env).await.is_empty());
     deployer.stop().await;
 }
 
@@ -315,32 +270,12 @@ fn failing_archive() -> String {
 
 #[tokio::test]
 async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let deployer = env.start_helm_deployer();
     let archive = failing_archive();
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive, json!({})),
-    )
-    .await;
-    wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_some() }).await;
-    jobs(&env)
-        .patch_status(
-            "migrate",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"failed": 1, "conditions": [{
-                "type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
-                "message": "Job has reached the specified backoff limit"}]}})),
-        )
-        .await
-        .unwrap();
-    let s = status(&env.finished("web", "job-1").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    env.helm_item(helm_config(&archive, json!({}))).await;
+    fail_migration(&env).await;
+    let error = env.failed("web", "job-1").await;
     assert_eq!(error.reason, "HookFailed");
     for part in [
         "pre-install",
@@ -353,7 +288,7 @@ async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
     // hook-failed removed the Job; the release's objects were never written.
     wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_none() }).await;
     assert!(env.configmap("apps", "web-config").await.is_none());
-    let records = release_records(&env).await;
+    let records = releases(&env).await;
     assert_eq!(records[0].info.status, release::Status::Failed);
     assert_eq!(hook(&records[0], "migrate").last_run.phase, "Failed");
 
@@ -361,11 +296,8 @@ async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
     // Job stays for inspection.
     let mut timed = helm_config(&archive, json!({"policy": "before-hook-creation"}));
     timed["helmDeploymentConfig"] = json!({"install": {"timeout": "1s"}});
-    set_config(&env, "web", timed).await;
-    env.trigger("web", "job-2").await;
-    let s = status(&env.finished("web", "job-2").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    env.reconfigure("web", timed, "job-2").await;
+    let error = env.failed("web", "job-2").await;
     assert_eq!(error.reason, "HookTimeout");
     assert!(
         error.message.contains("timed out after 1s") && error.message.contains("Job apps/migrate"),
@@ -375,9 +307,9 @@ async fn a_failing_hook_fails_the_item_naming_the_hook_and_a_fix_succeeds() {
     assert!(jobs(&env).get_opt("migrate").await.unwrap().is_some());
 
     // Without the hook the install succeeds.
-    set_config(&env, "web", helm_config(&archive, json!({"run": false}))).await;
-    env.trigger("web", "job-3").await;
-    assert_succeeded(&status(&env.finished("web", "job-3").await));
+    env.reconfigure("web", helm_config(&archive, json!({"run": false})), "job-3")
+        .await;
+    env.succeeded("web", "job-3").await;
     assert!(env.configmap("apps", "web-config").await.is_some());
     deployer.stop().await;
 }
@@ -398,6 +330,18 @@ data:
   bad: {{ lookup "nope.example.com/v1" "Thing" "" "x" | len | quote }}
 {{- end }}
 "#;
+
+/// The chart of [`AWARE`].
+fn aware_archive() -> String {
+    chart_archive(&[
+        (
+            "aware/Chart.yaml",
+            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
+        ),
+        ("aware/values.yaml", "badLookup: false\n"),
+        ("aware/templates/seen.yaml", AWARE),
+    ])
+}
 
 async fn prepare_target(env: &Env) {
     let create_ns = |name: &str| {
@@ -454,44 +398,20 @@ async fn templates_see_the_targets_objects_api_versions_and_version() {
     prepare_target(&env).await;
     env.target("cluster", &[]).await;
     let deployer = env.start_helm_deployer();
-    let archive = chart_archive(&[
-        (
-            "aware/Chart.yaml",
-            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
-        ),
-        ("aware/values.yaml", "badLookup: false\n"),
-        ("aware/templates/seen.yaml", AWARE),
-    ]);
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive, json!({"badLookup": true})),
-    )
-    .await;
-    let s = status(&env.finished("web", "job-1").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let message = s.last_error.unwrap().message;
+    let archive = aware_archive();
+    env.helm_item(helm_config(&archive, json!({"badLookup": true})))
+        .await;
+    let message = env.failed("web", "job-1").await.message;
     assert!(
         message.contains("chart aware-0.1.0")
             && message.contains(r#"lookup "nope.example.com/v1" "Thing" "" "x""#),
         "{message}"
     );
 
-    set_config(
-        &env,
-        "web",
-        helm_config(&archive, json!({"badLookup": false})),
-    )
-    .await;
-    env.trigger("web", "job-2").await;
-    assert_succeeded(&status(&env.finished("web", "job-2").await));
-    let data = env
-        .configmap("apps", "web-seen")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let good = helm_config(&archive, json!({"badLookup": false}));
+    env.reconfigure("web", good, "job-2").await;
+    env.succeeded("web", "job-2").await;
+    let data = env.configmap_data("apps", "web-seen").await;
     let version = env.target.apiserver_version().await.unwrap().git_version;
     let expected = [
         ("password", "czNjcmV0"),
@@ -550,22 +470,11 @@ async fn lookups_the_cluster_fails_to_answer_are_retried_rather_than_failing_the
         ),
         ("counter/templates/counted.yaml", LOOKS_UP),
     ]);
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&archive, json!({})),
-    )
-    .await;
-    assert_succeeded(&status(&env.finished("web", "job-1").await));
+    env.helm_item(helm_config(&archive, json!({}))).await;
+    env.succeeded("web", "job-1").await;
     let failed = answered_with(env.target_cluster(), 500);
     assert_eq!(failed, 3, "every injected fault met a request");
-    let data = env
-        .configmap("apps", "web-counted")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let data = env.configmap_data("apps", "web-counted").await;
     let configmaps = Api::<ConfigMap>::namespaced(env.target.clone(), "data")
         .list(&ListParams::default())
         .await
@@ -619,25 +528,13 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
         }
     }))
     .unwrap();
-    Api::<landscaper_api::core::Target>::namespaced(env.ls.clone(), NS)
-        .create(&PostParams::default(), &target)
-        .await
-        .unwrap();
+    env.create_target(&target).await;
     let deployer = env.start_helm_deployer();
-    let archive = chart_archive(&[
-        (
-            "aware/Chart.yaml",
-            "apiVersion: v2\nname: aware\nversion: 0.1.0\n",
-        ),
-        ("aware/values.yaml", "badLookup: false\n"),
-        ("aware/templates/seen.yaml", AWARE),
-    ]);
+    let archive = aware_archive();
     let mut provider = helm_config(&archive, json!({}));
     provider["createNamespace"] = json!(false);
     env.item("web", HELM, Some("apps-only"), provider).await;
-    let s = status(&env.finished("web", "job-1").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    let error = env.failed("web", "job-1").await;
     assert_eq!(error.reason, "Forbidden");
     assert!(
         error
@@ -653,8 +550,7 @@ async fn a_lookup_the_deploying_identity_may_not_make_fails_the_item_at_once() {
 
 #[tokio::test]
 async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     env.never_answer("get", "configmaps", "probe");
     let deployer = env.start_helm_deployer();
     // Without a bound the lookup would wait for the client's read timeout (minutes), far
@@ -662,9 +558,7 @@ async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
     let provider = helm_config(&lookup_probe_archive(), json!({}));
     env.item_with_timeout("web", HELM, Some("cluster"), provider, "2s")
         .await;
-    let s = status(&env.finished("web", "job-1").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    let error = env.failed("web", "job-1").await;
     assert_eq!(error.reason, "ProgressingTimeout");
     assert!(
         error
@@ -679,30 +573,18 @@ async fn a_lookup_the_cluster_never_answers_ends_at_the_items_timeout() {
 
 #[tokio::test]
 async fn abort_during_a_hook_wait_ends_the_job_as_aborted_naming_the_hook() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let deployer = env.start_helm_deployer();
-    env.item(
+    env.helm_item(helm_config(&failing_archive(), json!({})))
+        .await;
+    wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_some() }).await;
+    env.annotate(
         "web",
-        HELM,
-        Some("cluster"),
-        helm_config(&failing_archive(), json!({})),
+        landscaper_api::constants::annotations::OPERATION,
+        "abort",
     )
     .await;
-    wait_until(|| async { jobs(&env).get_opt("migrate").await.unwrap().is_some() }).await;
-    env.items()
-        .patch(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"annotations": {
-                landscaper_api::constants::annotations::OPERATION: "abort"}}})),
-        )
-        .await
-        .unwrap();
-    let s = status(&env.finished("web", "job-1").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let error = s.last_error.unwrap();
+    let error = env.failed("web", "job-1").await;
     assert_eq!(error.reason, "Aborted");
     assert!(
         error
@@ -722,7 +604,8 @@ async fn fail_migration(env: &Env) {
             "migrate",
             &PatchParams::default(),
             &Patch::Merge(json!({"status": {"failed": 1, "conditions": [{
-                "type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}]}})),
+                "type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                "message": "Job has reached the specified backoff limit"}]}})),
         )
         .await
         .unwrap();
@@ -730,9 +613,7 @@ async fn fail_migration(env: &Env) {
 
 #[tokio::test]
 async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
-    let env = env().await;
-    env.target_cluster().set_simulate_workloads(true);
-    env.target("cluster", &[]).await;
+    let env = env_with_workloads().await;
     let deployer = env.start_helm_deployer();
     let archive = failing_archive();
     let atomic = |values: Value| {
@@ -743,37 +624,25 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
     };
 
     // The post-install hook fails after the objects were written: all of it is uninstalled.
-    env.item(
-        "web",
-        HELM,
-        Some("cluster"),
-        atomic(json!({"event": "post-install"})),
-    )
-    .await;
+    env.helm_item(atomic(json!({"event": "post-install"})))
+        .await;
     wait_until(|| async { env.configmap("apps", "web-config").await.is_some() }).await;
     fail_migration(&env).await;
-    let s = status(&env.finished("web", "job-1").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let message = s.last_error.unwrap().message;
+    let message = env.failed("web", "job-1").await.message;
     assert!(
         message.contains("has been uninstalled due to atomic being set")
             && message.contains("post-install hooked/templates/migrate.yaml"),
         "{message}"
     );
     assert!(env.configmap("apps", "web-config").await.is_none());
-    assert!(release_records(&env).await.is_empty());
+    assert!(releases(&env).await.is_empty());
 
     // A good install, then an upgrade whose post-upgrade hook fails: rolled back.
-    set_config(&env, "web", atomic(json!({"run": false}))).await;
-    env.trigger("web", "job-2").await;
-    assert_succeeded(&status(&env.finished("web", "job-2").await));
-    set_config(
-        &env,
-        "web",
-        atomic(json!({"run": true, "event": "post-upgrade", "message": "two"})),
-    )
-    .await;
-    env.trigger("web", "job-3").await;
+    env.reconfigure("web", atomic(json!({"run": false})), "job-2")
+        .await;
+    env.succeeded("web", "job-2").await;
+    let failing_upgrade = atomic(json!({"run": true, "event": "post-upgrade", "message": "two"}));
+    env.reconfigure("web", failing_upgrade, "job-3").await;
     wait_until(|| async {
         env.configmap("apps", "web-config")
             .await
@@ -784,21 +653,14 @@ async fn atomic_uninstalls_a_failed_install_and_rolls_back_a_failed_upgrade() {
     })
     .await;
     fail_migration(&env).await;
-    let s = status(&env.finished("web", "job-3").await);
-    assert_eq!(s.phase, Some(DeployItemPhase::Failed));
-    let message = s.last_error.unwrap().message;
+    let message = env.failed("web", "job-3").await.message;
     assert!(
         message.contains("has been rolled back due to atomic being set"),
         "{message}"
     );
-    let data = env
-        .configmap("apps", "web-config")
-        .await
-        .unwrap()
-        .data
-        .unwrap();
+    let data = env.configmap_data("apps", "web-config").await;
     assert_eq!(data["message"], "one");
-    let history: Vec<_> = release_records(&env)
+    let history: Vec<_> = releases(&env)
         .await
         .into_iter()
         .map(|r| (r.version, r.info.status, r.info.description))

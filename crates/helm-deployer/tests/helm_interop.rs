@@ -13,7 +13,7 @@ use common::*;
 use flate2::read::GzDecoder;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::Api;
-use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{ListParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
 use landscaper_helm_deployer::{self as helm, release};
 use serde_json::{Value, json};
@@ -39,15 +39,6 @@ data:
   chart: {{ .Chart.Version | quote }}
   html: "<b>&</b>"
 "#;
-const EXTRA: &str = r#"{{- if .Values.extra }}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-extra
-data:
-  k: v
-{{- end }}
-"#;
 
 /// The demo chart: 0.1.0 has the optional `extra` ConfigMap, 0.2.0 dropped it.
 struct DemoChart {
@@ -72,7 +63,7 @@ impl DemoChart {
             ("demo/templates/configmap.yaml".into(), CONFIGMAP.into()),
         ];
         if self.version == "0.1.0" {
-            files.push(("demo/templates/extra.yaml".into(), EXTRA.into()));
+            files.push(("demo/templates/extra.yaml".into(), EXTRA_CONFIGMAP.into()));
         }
         files
     }
@@ -96,15 +87,7 @@ impl DemoChart {
 
     /// The item configuration deploying this chart with `values`.
     fn config(&self, values: Value) -> Value {
-        json!({
-            "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-            "kind": "ProviderConfiguration",
-            "name": RELEASE,
-            "namespace": NAMESPACE,
-            "createNamespace": true,
-            "chart": {"archive": {"raw": self.archive()}},
-            "values": values,
-        })
+        helm_config(&self.archive(), values)
     }
 }
 
@@ -127,6 +110,27 @@ impl Helm<'_> {
     /// Runs helm and fails the test if it fails.
     async fn run(&self, args: &[&str]) -> String {
         run_helm(self.command(), args).await
+    }
+
+    /// `helm install` of the release from the chart package `chart` (creating its namespace),
+    /// with `sets` as `--set` values.
+    async fn install(&self, chart: &str, sets: &[&str]) -> String {
+        let args = [
+            "install",
+            RELEASE,
+            chart,
+            "-n",
+            NAMESPACE,
+            "--create-namespace",
+        ];
+        self.run(&with_sets(&args, sets)).await
+    }
+
+    /// `helm upgrade` of the release to the chart package `chart`, with `sets` as `--set`
+    /// values.
+    async fn upgrade(&self, chart: &str, sets: &[&str]) -> String {
+        let args = ["upgrade", RELEASE, chart, "-n", NAMESPACE];
+        self.run(&with_sets(&args, sets)).await
     }
 
     /// Runs helm with `-o json` and parses the output.
@@ -162,6 +166,15 @@ impl Helm<'_> {
             .unwrap()
             .to_vec()
     }
+}
+
+/// `args` followed by a `--set` for each of `sets`.
+fn with_sets<'a>(args: &[&'a str], sets: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    for set in sets {
+        all.extend(["--set", set]);
+    }
+    all
 }
 
 /// The (revision, status) pairs of a history.
@@ -253,38 +266,13 @@ impl Bed {
             assert_eq!(job, "job-1");
             self.env.item(RELEASE, HELM, Some("cluster"), config).await;
         } else {
-            self.env
-                .items()
-                .patch(
-                    RELEASE,
-                    &PatchParams::default(),
-                    &Patch::Merge(json!({"spec": {"config": config}})),
-                )
-                .await
-                .unwrap();
-            self.env.trigger(RELEASE, job).await;
+            self.env.reconfigure(RELEASE, config, job).await;
         }
-        let status = self
-            .env
-            .finished(RELEASE, job)
-            .await
-            .status
-            .unwrap_or_default();
-        assert_succeeded(&status);
+        self.env.succeeded(RELEASE, job).await;
     }
 
     async fn configmap(&self, name: &str) -> Option<ConfigMap> {
         self.env.configmap(NAMESPACE, name).await
-    }
-
-    /// Deletes the item and waits until it is gone.
-    async fn delete_item(&self) {
-        self.env
-            .items()
-            .delete(RELEASE, &DeleteParams::default())
-            .await
-            .unwrap();
-        wait_until(|| async { self.env.items().get_opt(RELEASE).await.unwrap().is_none() }).await;
     }
 }
 
@@ -332,7 +320,7 @@ async fn helm_lists_shows_and_histories_what_we_deploy() {
         ])
         .await;
     assert_eq!(stored, rendered);
-    let live = bed.configmap("web-config").await.unwrap().data.unwrap();
+    let live = bed.env.configmap_data(NAMESPACE, "web-config").await;
     assert_eq!(live["greeting"], "hi");
     assert_eq!(live["html"], "<b>&</b>");
 
@@ -378,18 +366,7 @@ async fn our_release_record_equals_the_one_helm_writes() {
     };
     let chart = bed.chart(&DemoChart::V1);
     helm_ls
-        .run(&[
-            "install",
-            RELEASE,
-            &chart,
-            "-n",
-            NAMESPACE,
-            "--create-namespace",
-            "--set",
-            "greeting=hi",
-            "--set",
-            "extra=true",
-        ])
+        .install(&chart, &["greeting=hi", "extra=true"])
         .await;
     bed.deploy(
         "job-1",
@@ -449,18 +426,7 @@ async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
         return;
     };
     let v1 = bed.chart(&DemoChart::V1);
-    bed.helm()
-        .run(&[
-            "install",
-            RELEASE,
-            &v1,
-            "-n",
-            NAMESPACE,
-            "--create-namespace",
-            "--set",
-            "extra=true",
-        ])
-        .await;
+    bed.helm().install(&v1, &["extra=true"]).await;
     let before = bed.configmap("web-config").await.unwrap();
     assert!(bed.configmap("web-extra").await.is_some());
 
@@ -488,23 +454,13 @@ async fn a_release_helm_installed_is_taken_over_upgraded_and_pruned() {
     );
 
     // helm takes it back: revision 3 on top of ours.
-    bed.helm()
-        .run(&[
-            "upgrade",
-            RELEASE,
-            &v1,
-            "-n",
-            NAMESPACE,
-            "--set",
-            "greeting=back",
-        ])
-        .await;
+    bed.helm().upgrade(&v1, &["greeting=back"]).await;
     let history = bed.helm().history().await;
     assert_eq!(
         states(&history),
         vec![(1, "superseded"), (2, "superseded"), (3, "deployed")]
     );
-    let data = bed.configmap("web-config").await.unwrap().data.unwrap();
+    let data = bed.env.configmap_data(NAMESPACE, "web-config").await;
     assert_eq!(
         (data["greeting"].as_str(), data["chart"].as_str()),
         ("back", "0.1.0")
@@ -524,17 +480,7 @@ async fn helm_upgrades_and_uninstalls_what_we_installed() {
     .await;
     let before = bed.configmap("web-config").await.unwrap();
     let v2 = bed.chart(&DemoChart::V2);
-    bed.helm()
-        .run(&[
-            "upgrade",
-            RELEASE,
-            &v2,
-            "-n",
-            NAMESPACE,
-            "--set",
-            "greeting=helm",
-        ])
-        .await;
+    bed.helm().upgrade(&v2, &["greeting=helm"]).await;
     let after = bed.configmap("web-config").await.unwrap();
     assert_eq!(after.metadata.uid, before.metadata.uid);
     let data = after.data.unwrap();
@@ -561,20 +507,11 @@ async fn deleting_the_item_removes_a_taken_over_release_with_helms_records() {
         return;
     };
     let v1 = bed.chart(&DemoChart::V1);
-    bed.helm()
-        .run(&[
-            "install",
-            RELEASE,
-            &v1,
-            "-n",
-            NAMESPACE,
-            "--create-namespace",
-        ])
-        .await;
+    bed.helm().install(&v1, &[]).await;
     bed.deploy("job-1", DemoChart::V1.config(json!({"extra": true})))
         .await;
     assert_eq!(raw_records(&bed.env.target).await.len(), 2);
-    bed.delete_item().await;
+    bed.env.delete_item(RELEASE).await;
     assert!(bed.configmap("web-config").await.is_none());
     assert!(bed.configmap("web-extra").await.is_none());
     assert!(
@@ -612,16 +549,7 @@ async fn a_crashed_helm_upgrade_is_recovered_into_a_history_helm_accepts() {
         return;
     };
     let v1 = bed.chart(&DemoChart::V1);
-    bed.helm()
-        .run(&[
-            "install",
-            RELEASE,
-            &v1,
-            "-n",
-            NAMESPACE,
-            "--create-namespace",
-        ])
-        .await;
+    bed.helm().install(&v1, &[]).await;
     crashed_record(&bed, 2, release::Status::PendingUpgrade).await;
     // While the record is pending, helm itself refuses to go on.
     let (ok, _, stderr) = bed
@@ -637,9 +565,7 @@ async fn a_crashed_helm_upgrade_is_recovered_into_a_history_helm_accepts() {
         vec![(1, "superseded"), (2, "failed"), (3, "deployed")]
     );
     assert!(history[1].2.contains("pending-upgrade"), "{}", history[1].2);
-    bed.helm()
-        .run(&["upgrade", RELEASE, &v1, "-n", NAMESPACE])
-        .await;
+    bed.helm().upgrade(&v1, &[]).await;
     assert_eq!(
         states(&bed.helm().history().await),
         vec![

@@ -16,7 +16,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use landscaper_api::constants::deploy_item_types::HELM;
-use landscaper_api::core::{Context, DeployItem, DeployItemPhase, DeployItemStatus, Target};
+use landscaper_api::core::{Context, Target};
 use landscaper_chart::formats::tree::Map;
 use landscaper_chart::helm::render::{ReleaseOptions, TemplateOptions};
 use landscaper_helm_deployer::source::{SourceSettings, Sources};
@@ -72,52 +72,8 @@ fn repository(options: RepoOptions) -> ChartRepository {
     .expect("repository serves")
 }
 
-fn provider(release: &str, chart: Value, values: Value) -> Value {
-    json!({
-        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
-        "kind": "ProviderConfiguration",
-        "name": release,
-        "namespace": "apps",
-        "createNamespace": true,
-        "chart": chart,
-        "values": values,
-    })
-}
-
 fn repo_source(url: &str, version: &str) -> Value {
     json!({"helmChartRepo": {"helmChartRepoUrl": url, "helmChartName": "demo", "helmChartVersion": version}})
-}
-
-/// Adds `name` to `cluster` with a ClusterRole of `rules`; returns the user's token.
-async fn user(cluster: &testbed::Cluster, name: &str, rules: Value) -> String {
-    let token = cluster.add_user(name, &[]);
-    grant(cluster, name, name, rules).await;
-    token
-}
-
-/// Binds `user` to a new ClusterRole `role` of `rules`.
-async fn grant(cluster: &testbed::Cluster, role: &str, user: &str, rules: Value) {
-    let admin = cluster.client();
-    let role_object = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-        "metadata": {"name": role}, "rules": rules});
-    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-        "metadata": {"name": role},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-        "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]});
-    Api::<k8s_openapi::api::rbac::v1::ClusterRole>::all(admin.clone())
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(role_object).unwrap(),
-        )
-        .await
-        .unwrap();
-    Api::<k8s_openapi::api::rbac::v1::ClusterRoleBinding>::all(admin)
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(binding).unwrap(),
-        )
-        .await
-        .unwrap();
 }
 
 /// What a helm deployer may do in the landscaper cluster: items, targets, the Context and
@@ -178,10 +134,7 @@ async fn bed_with(name: &str, target_secrets: bool, sources: SourceSettings) -> 
             secret_ref: None,
         },
     );
-    Api::<Target>::namespaced(env.ls.clone(), NS)
-        .create(&PostParams::default(), &target)
-        .await
-        .unwrap();
+    env.create_target(&target).await;
     let ls_token = user(env.ls_cluster(), "helm-deployer", landscaper_rules()).await;
     let ls = env.ls_cluster().client_as(&ls_token);
     let cache = std::env::temp_dir().join(format!(
@@ -205,28 +158,17 @@ async fn bed_with(name: &str, target_secrets: bool, sources: SourceSettings) -> 
 }
 
 impl Bed {
-    /// Creates a helm item (with `timeout`, when given) and starts its first job.
-    async fn item(&self, name: &str, config: Value, timeout: Option<&str>) {
-        let mut spec =
-            json!({"type": HELM, "target": {"name": "cluster", "namespace": NS}, "config": config});
-        if let Some(t) = timeout {
-            spec["timeout"] = json!(t);
-        }
-        let di: DeployItem = serde_json::from_value(json!({
-            "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
-            "metadata": {"name": name, "namespace": NS}, "spec": spec,
-        }))
-        .unwrap();
-        self.env
-            .items()
-            .create(&PostParams::default(), &di)
-            .await
-            .unwrap();
-        self.env.trigger(name, "job-1").await;
+    /// Creates the helm item `name` deploying release `name` of `chart` with `values` to the
+    /// Target `cluster`, and starts its first job.
+    async fn item(&self, name: &str, chart: Value, values: Value) {
+        let config = provider_config(name, chart, values);
+        self.env.item(name, HELM, Some("cluster"), config).await;
     }
 
-    /// Changes the item's configuration (a new generation) and starts job `job`.
-    async fn fix(&self, name: &str, config: Value, job: &str) -> DeployItemStatus {
+    /// Changes the item's release to `chart` with `values` and drops its timeout (a new
+    /// generation), starts job `job` and asserts that it succeeds.
+    async fn fix(&self, name: &str, chart: Value, values: Value, job: &str) {
+        let config = provider_config(name, chart, values);
         self.env
             .items()
             .patch(
@@ -237,34 +179,27 @@ impl Bed {
             .await
             .unwrap();
         self.env.trigger(name, job).await;
-        self.status(name, job).await
-    }
-
-    async fn status(&self, name: &str, job: &str) -> DeployItemStatus {
-        self.env
-            .finished(name, job)
-            .await
-            .status
-            .unwrap_or_default()
+        self.env.succeeded(name, job).await;
     }
 
     /// The item failed with `reason`; returns the message.
     async fn failed(&self, name: &str, job: &str, reason: &str) -> String {
-        let status = self.status(name, job).await;
-        assert_eq!(status.phase, Some(DeployItemPhase::Failed), "{status:?}");
-        let error = status.last_error.expect("a failed item reports its error");
+        let error = self.env.failed(name, job).await;
         assert_eq!(error.reason, reason, "{}", error.message);
         error.message
     }
 
-    async fn succeeded(&self, name: &str, job: &str) {
-        let status = self.status(name, job).await;
-        assert_succeeded(&status);
-    }
-
-    /// The ConfigMaps of the target equal what `template` renders for `archive` and `values`
-    /// as release `release` in `apps` (plus the deployer's ownership metadata).
-    async fn assert_deployed_as_template(&self, release: &str, archive: &[u8], values: Value) {
+    /// Job `job` of item `release` succeeded, and the ConfigMaps of the target equal what
+    /// `template` renders for `archive` and `values` as release `release` in `apps` (plus the
+    /// deployer's ownership metadata).
+    async fn assert_deployed_as_template(
+        &self,
+        release: &str,
+        job: &str,
+        archive: &[u8],
+        values: Value,
+    ) {
+        self.env.succeeded(release, job).await;
         let chart = landscaper_chart::helm::chart::load_archive(archive).unwrap();
         let values: Map =
             landscaper_chart::formats::json::parse_object(&values.to_string()).unwrap();
@@ -304,20 +239,18 @@ impl Bed {
     }
 }
 
-/// A Context `default` in the items namespace with `configurations` and pull secrets.
-async fn context(env: &Env, configurations: Value, pull_secrets: &[&str]) {
-    named_context(env, "default", configurations, pull_secrets).await;
-}
-
-/// A Context `name` in the items namespace with `configurations` and pull secrets.
-async fn named_context(env: &Env, name: &str, configurations: Value, pull_secrets: &[&str]) {
-    let ctx: Context = serde_json::from_value(json!({
+/// A Context `name` in the items namespace with `fields` (`configurations`,
+/// `registryPullSecrets`, `repositoryContext`, …).
+async fn context(env: &Env, name: &str, fields: Value) {
+    let mut object = json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Context",
         "metadata": {"name": name, "namespace": NS},
-        "configurations": configurations,
-        "registryPullSecrets": pull_secrets.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(),
-    }))
-    .unwrap();
+    });
+    object
+        .as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().expect("fields are an object").clone());
+    let ctx: Context = serde_json::from_value(object).unwrap();
     Api::<Context>::namespaced(env.ls.clone(), NS)
         .create(&PostParams::default(), &ctx)
         .await
@@ -363,12 +296,15 @@ async fn charts_from_every_source_deploy_as_template_renders_them() {
     .await;
     context(
         &bed.env,
-        json!({"helmChartRepoCredentials": {"auths": [{
-            "url": format!("{}/", repo.url()),
-            "customCAData": repo.ca_pem().unwrap(),
-            "secretRef": {"name": "repo-auth", "key": "header"},
-        }]}}),
-        &["pull"],
+        "default",
+        json!({
+            "configurations": {"helmChartRepoCredentials": {"auths": [{
+                "url": format!("{}/", repo.url()),
+                "customCAData": repo.ca_pem().unwrap(),
+                "secretRef": {"name": "repo-auth", "key": "header"},
+            }]}},
+            "registryPullSecrets": [{"name": "pull"}],
+        }),
     )
     .await;
 
@@ -376,58 +312,39 @@ async fn charts_from_every_source_deploy_as_template_renders_them() {
     let raw = base64::engine::general_purpose::STANDARD.encode(&inline);
     bed.item(
         "inline",
-        provider(
-            "inline",
-            json!({"archive": {"raw": raw}}),
-            json!({"greeting": "inline"}),
-        ),
-        None,
+        json!({"archive": {"raw": raw}}),
+        json!({"greeting": "inline"}),
     )
     .await;
-    bed.item(
-        "repo",
-        provider("repo", repo_source(repo.url(), "~0.2"), json!({})),
-        None,
-    )
-    .await;
+    bed.item("repo", repo_source(repo.url(), "~0.2"), json!({}))
+        .await;
     let url = format!("{}/charts/demo-0.1.0.tgz", repo.url());
     bed.item(
         "remote",
-        provider(
-            "remote",
-            json!({"archive": {"remote": {"url": url}}}),
-            json!({}),
-        ),
-        None,
+        json!({"archive": {"remote": {"url": url}}}),
+        json!({}),
     )
     .await;
-    bed.succeeded("inline", "job-1").await;
-    bed.assert_deployed_as_template("inline", &inline, json!({"greeting": "inline"}))
+    bed.assert_deployed_as_template("inline", "job-1", &inline, json!({"greeting": "inline"}))
         .await;
-    bed.succeeded("repo", "job-1").await;
-    bed.assert_deployed_as_template("repo", &demo_chart("0.2.0", false), json!({}))
+    bed.assert_deployed_as_template("repo", "job-1", &demo_chart("0.2.0", false), json!({}))
         .await;
-    bed.succeeded("remote", "job-1").await;
-    bed.assert_deployed_as_template("remote", &demo_chart("0.1.0", false), json!({}))
+    bed.assert_deployed_as_template("remote", "job-1", &demo_chart("0.1.0", false), json!({}))
         .await;
 
     let Some(registry) = registry else {
         return;
     };
-    let reference = push_demo_chart(&registry).await;
+    let reference = push_demo_chart(&registry, None).await;
     bed.item(
         "oci",
-        provider(
-            "oci",
-            json!({"ref": format!("{reference}:0.2.0")}),
-            json!({"greeting": "oci"}),
-        ),
-        None,
+        json!({"ref": format!("{reference}:0.2.0")}),
+        json!({"greeting": "oci"}),
     )
     .await;
-    bed.succeeded("oci", "job-1").await;
     bed.assert_deployed_as_template(
         "oci",
+        "job-1",
         &demo_chart("0.2.0", false),
         json!({"greeting": "oci"}),
     )
@@ -443,12 +360,8 @@ async fn without_credentials_the_repository_denies_access_and_the_items_named_co
         tls: false,
         ..RepoOptions::default()
     });
-    bed.item(
-        "web",
-        provider("web", repo_source(repo.url(), "0.1.0"), json!({})),
-        None,
-    )
-    .await;
+    bed.item("web", repo_source(repo.url(), "0.1.0"), json!({}))
+        .await;
     let message = bed.failed("web", "job-1", "ChartAccessDenied").await;
     assert!(
         message.contains("chart demo 0.1.0 of repository http://127.0.0.1")
@@ -456,14 +369,13 @@ async fn without_credentials_the_repository_denies_access_and_the_items_named_co
         "{message}"
     );
     // The item names a Context of its own (`spec.context`); its credentials are used.
-    named_context(
+    context(
         &bed.env,
         "team",
-        json!({"helmChartRepoCredentials": {"auths": [{
+        json!({"configurations": {"helmChartRepoCredentials": {"auths": [{
             "url": repo.url(),
             "authHeader": format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("alice:s3cret")),
-        }]}}),
-        &[],
+        }]}}}),
     )
     .await;
     bed.env
@@ -476,7 +388,7 @@ async fn without_credentials_the_repository_denies_access_and_the_items_named_co
         .await
         .unwrap();
     bed.env.trigger("web", "job-2").await;
-    bed.succeeded("web", "job-2").await;
+    bed.env.succeeded("web", "job-2").await;
     bed.stop().await;
 }
 
@@ -485,13 +397,9 @@ async fn an_unchanged_repository_chart_is_downloaded_once() {
     let bed = bed("cache", true, Vec::new()).await;
     let repo = repository(RepoOptions::default());
     for name in ["one", "two"] {
-        bed.item(
-            name,
-            provider(name, repo_source(repo.url(), "0.1.0"), json!({})),
-            None,
-        )
-        .await;
-        bed.succeeded(name, "job-1").await;
+        bed.item(name, repo_source(repo.url(), "0.1.0"), json!({}))
+            .await;
+        bed.env.succeeded(name, "job-1").await;
     }
     // Two index reads, one archive download: the second item's archive came from the cache.
     assert_eq!(repo.requests(), 3);
@@ -503,12 +411,8 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
     let bed = bed("bad", true, Vec::new()).await;
     let repo = repository(RepoOptions::default());
 
-    bed.item(
-        "missing",
-        provider("missing", repo_source(repo.url(), "9.9.9"), json!({})),
-        None,
-    )
-    .await;
+    bed.item("missing", repo_source(repo.url(), "9.9.9"), json!({}))
+        .await;
     let message = bed.failed("missing", "job-1", "ChartNotFound").await;
     assert!(
         one_line(&message)
@@ -516,21 +420,16 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
             && message.contains("version \"9.9.9\" not found"),
         "{message}"
     );
-    let status = bed
-        .fix(
-            "missing",
-            provider("missing", repo_source(repo.url(), "0.1.0"), json!({})),
-            "job-2",
-        )
-        .await;
-    assert_succeeded(&status);
-
-    bed.item(
-        "broken",
-        provider("broken", repo_source(repo.url(), "0.3.0"), json!({})),
-        None,
+    bed.fix(
+        "missing",
+        repo_source(repo.url(), "0.1.0"),
+        json!({}),
+        "job-2",
     )
     .await;
+
+    bed.item("broken", repo_source(repo.url(), "0.3.0"), json!({}))
+        .await;
     let message = bed.failed("broken", "job-1", "RenderChart").await;
     assert!(
         one_line(&message).contains("chart demo-0.3.0")
@@ -538,23 +437,18 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
             && message.contains("nosuchfunc"),
         "{message}"
     );
-    let status = bed
-        .fix(
-            "broken",
-            provider("broken", repo_source(repo.url(), "0.2.0"), json!({})),
-            "job-2",
-        )
-        .await;
-    assert_succeeded(&status);
+    bed.fix(
+        "broken",
+        repo_source(repo.url(), "0.2.0"),
+        json!({}),
+        "job-2",
+    )
+    .await;
 
     bed.item(
         "schema",
-        provider(
-            "schema",
-            repo_source(repo.url(), "0.1.0"),
-            json!({"greeting": 5}),
-        ),
-        None,
+        repo_source(repo.url(), "0.1.0"),
+        json!({"greeting": 5}),
     )
     .await;
     let message = bed.failed("schema", "job-1", "RenderChart").await;
@@ -564,18 +458,13 @@ async fn a_missing_version_a_template_error_and_a_schema_violation_fail_and_fixe
         "{message}"
     );
     assert!(bed.env.configmap("apps", "schema-config").await.is_none());
-    let status = bed
-        .fix(
-            "schema",
-            provider(
-                "schema",
-                repo_source(repo.url(), "0.1.0"),
-                json!({"greeting": "five"}),
-            ),
-            "job-2",
-        )
-        .await;
-    assert_succeeded(&status);
+    bed.fix(
+        "schema",
+        repo_source(repo.url(), "0.1.0"),
+        json!({"greeting": "five"}),
+        "job-2",
+    )
+    .await;
     bed.stop().await;
 }
 
@@ -650,8 +539,7 @@ async fn bad_charts_fail_at_once_with_one_line_naming_chart_file_and_position() 
         ),
     ];
     for (name, chart, values, _, _) in &cases {
-        bed.item(name, provider(name, chart.clone(), values.clone()), None)
-            .await;
+        bed.item(name, chart.clone(), values.clone()).await;
     }
     for (name, _, _, reason, wanted) in &cases {
         let message = bed.failed(name, "job-1", reason).await;
@@ -680,12 +568,10 @@ async fn an_unreachable_repository_is_retried_with_backoff_until_the_timeout_the
             drop(stream);
         }
     });
-    bed.item(
-        "web",
-        provider("web", repo_source(&dead, "0.1.0"), json!({})),
-        Some("5s"),
-    )
-    .await;
+    let config = provider_config("web", repo_source(&dead, "0.1.0"), json!({}));
+    bed.env
+        .item_with_timeout("web", HELM, Some("cluster"), config, "5s")
+        .await;
     let message = bed.failed("web", "job-1", "ProgressingTimeout").await;
     assert!(
         one_line(&message).contains("within its timeout of 5s")
@@ -709,14 +595,8 @@ async fn an_unreachable_repository_is_retried_with_backoff_until_the_timeout_the
     }
 
     let repo = repository(RepoOptions::default());
-    let status = bed
-        .fix(
-            "web",
-            provider("web", repo_source(repo.url(), "0.1.0"), json!({})),
-            "job-2",
-        )
+    bed.fix("web", repo_source(repo.url(), "0.1.0"), json!({}), "job-2")
         .await;
-    assert_succeeded(&status);
     bed.stop().await;
 }
 
@@ -724,12 +604,8 @@ async fn an_unreachable_repository_is_retried_with_backoff_until_the_timeout_the
 async fn a_target_forbidding_release_records_fails_at_once_naming_verb_and_resource() {
     let bed = bed("forbidden", false, Vec::new()).await;
     let raw = base64::engine::general_purpose::STANDARD.encode(demo_chart("0.1.0", false));
-    bed.item(
-        "web",
-        provider("web", json!({"archive": {"raw": raw}}), json!({})),
-        None,
-    )
-    .await;
+    bed.item("web", json!({"archive": {"raw": raw}}), json!({}))
+        .await;
     let message = bed.failed("web", "job-1", "Forbidden").await;
     assert!(
         message.contains("refuses to list secrets in namespace apps")
@@ -751,7 +627,7 @@ async fn a_target_forbidding_release_records_fails_at_once_naming_verb_and_resou
     )
     .await;
     bed.env.trigger("web", "job-2").await;
-    bed.succeeded("web", "job-2").await;
+    bed.env.succeeded("web", "job-2").await;
     bed.stop().await;
 }
 
@@ -782,21 +658,7 @@ async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials()
     let registry =
         Registry::start_with_htpasswd(&binary, &format!("{}\n", htpasswd_line("alice", "s3cret")))
             .expect("registry starts");
-    let reference = format!("{}/charts/demo", registry.address());
-    landscaper_chart::fetch::push(
-        &reference,
-        "0.2.0",
-        demo_chart("0.2.0", false),
-        br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
-        &landscaper_chart::fetch::FetchOptions {
-            plain_http: true,
-            username: Some("alice".into()),
-            password: Some("s3cret".into()),
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("chart pushed");
+    let reference = push_demo_chart(&registry, Some(("alice", "s3cret"))).await;
     let dir = tempfile::tempdir().unwrap();
     let auth = base64::engine::general_purpose::STANDARD.encode("alice:s3cret");
     let docker_config = dir.path().join("config.json");
@@ -817,22 +679,16 @@ async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials()
     )
     .await;
     let chart = json!({"ref": format!("{reference}:0.2.0")});
-    bed.item("oci", provider("oci", chart.clone(), json!({})), None)
-        .await;
+    bed.item("oci", chart.clone(), json!({})).await;
     let message = bed.failed("oci", "job-1", "RegistryConfigUnreadable").await;
     assert!(message.contains("missing.json: no such file"), "{message}");
 
     std::fs::write(dir.path().join("missing.json"), "{}").unwrap();
-    let status = bed
-        .fix(
-            "oci",
-            provider("oci", chart, json!({"greeting": "oci"})),
-            "job-2",
-        )
+    bed.fix("oci", chart, json!({"greeting": "oci"}), "job-2")
         .await;
-    assert_succeeded(&status);
     bed.assert_deployed_as_template(
         "oci",
+        "job-2",
         &demo_chart("0.2.0", false),
         json!({"greeting": "oci"}),
     )
@@ -840,8 +696,9 @@ async fn oci_settings_reach_a_plain_http_registry_with_config_file_credentials()
     bed.stop().await;
 }
 
-/// Pushes the demo chart 0.2.0 to `registry` (plain HTTP); returns its reference.
-async fn push_demo_chart(registry: &Registry) -> String {
+/// Pushes the demo chart 0.2.0 to `registry` (plain HTTP, logging in with `credentials`
+/// when given); returns its reference.
+async fn push_demo_chart(registry: &Registry, credentials: Option<(&str, &str)>) -> String {
     let reference = format!("{}/charts/demo", registry.address());
     landscaper_chart::fetch::push(
         &reference,
@@ -850,6 +707,8 @@ async fn push_demo_chart(registry: &Registry) -> String {
         br#"{"apiVersion":"v2","name":"demo","version":"0.2.0"}"#.to_vec(),
         &landscaper_chart::fetch::FetchOptions {
             plain_http: true,
+            username: credentials.map(|(user, _)| user.to_string()),
+            password: credentials.map(|(_, password)| password.to_string()),
             ..Default::default()
         },
     )
@@ -875,7 +734,7 @@ async fn charts_from_component_resources_deploy_inline_and_from_a_repository() {
     };
     let registry = Registry::start(&binary).expect("registry");
     let bed = bed("from-resource", true, vec![registry.address().to_string()]).await;
-    let reference = push_demo_chart(&registry).await;
+    let reference = push_demo_chart(&registry, None).await;
     let component = chart_component(&reference);
     let base_url = format!("{}/components", registry.address());
     landscaper_blueprint::RegistryAccess::new(landscaper_blueprint::RegistryOptions {
@@ -891,47 +750,35 @@ async fn charts_from_component_resources_deploy_inline_and_from_a_repository() {
     .expect("component pushed");
     bed.item(
         "inline-cd",
-        provider(
-            "inline-cd",
-            json!({"fromResource": {"inline": component, "resourceName": "chart"}}),
-            json!({"greeting": "inline"}),
-        ),
-        None,
+        json!({"fromResource": {"inline": component, "resourceName": "chart"}}),
+        json!({"greeting": "inline"}),
     )
     .await;
     bed.item(
         "ref-cd",
-        provider(
-            "ref-cd",
-            json!({"fromResource": {"ref": {
-                "repositoryContext": {"type": "ociRegistry", "baseUrl": base_url},
-                "componentName": "example.test/demo", "version": "1.0.0"
-            }, "resourceName": "chart"}}),
-            json!({"greeting": "ref"}),
-        ),
-        None,
+        json!({"fromResource": {"ref": {
+            "repositoryContext": {"type": "ociRegistry", "baseUrl": base_url},
+            "componentName": "example.test/demo", "version": "1.0.0"
+        }, "resourceName": "chart"}}),
+        json!({"greeting": "ref"}),
     )
     .await;
     bed.item(
         "no-such-resource",
-        provider(
-            "no-such-resource",
-            json!({"fromResource": {"inline": component, "resourceName": "nope"}}),
-            json!({}),
-        ),
-        None,
+        json!({"fromResource": {"inline": component, "resourceName": "nope"}}),
+        json!({}),
     )
     .await;
-    bed.succeeded("inline-cd", "job-1").await;
     bed.assert_deployed_as_template(
         "inline-cd",
+        "job-1",
         &demo_chart("0.2.0", false),
         json!({"greeting": "inline"}),
     )
     .await;
-    bed.succeeded("ref-cd", "job-1").await;
     bed.assert_deployed_as_template(
         "ref-cd",
+        "job-1",
         &demo_chart("0.2.0", false),
         json!({"greeting": "ref"}),
     )
@@ -964,16 +811,12 @@ async fn charts_from_resource_keys_are_looked_up_in_the_repository_of_the_items_
         "meta: {schemaVersion: v2}\ncomponent: {name: example.test/demo, version: 1.0.0, provider: internal, repositoryContexts: [], sources: [], componentReferences: [], resources: [{name: chart, version: 0.3.0, type: helmChart, relation: local, access: {type: localFilesystemBlob, filename: demo.tgz, mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip}}]}\n",
     )
     .unwrap();
-    let context: Context = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "Context",
-        "metadata": {"name": "default", "namespace": NS},
-        "repositoryContext": {"type": "local", "filePath": repository.path().to_string_lossy()},
-    }))
-    .unwrap();
-    Api::<Context>::namespaced(bed.env.ls.clone(), NS)
-        .create(&PostParams::default(), &context)
-        .await
-        .unwrap();
+    context(
+        &bed.env,
+        "default",
+        json!({"repositoryContext": {"type": "local", "filePath": repository.path().to_string_lossy()}}),
+    )
+    .await;
     let key = |resource: &str| {
         landscaper_blueprint::GlobalResourceIdentity {
             name: "example.test/demo".into(),
@@ -985,27 +828,19 @@ async fn charts_from_resource_keys_are_looked_up_in_the_repository_of_the_items_
     };
     bed.item(
         "by-key",
-        provider(
-            "by-key",
-            json!({"resourceRef": key("chart")}),
-            json!({"greeting": "key"}),
-        ),
-        None,
+        json!({"resourceRef": key("chart")}),
+        json!({"greeting": "key"}),
     )
     .await;
     bed.item(
         "no-such-resource",
-        provider(
-            "no-such-resource",
-            json!({"resourceRef": key("nope")}),
-            json!({}),
-        ),
-        None,
+        json!({"resourceRef": key("nope")}),
+        json!({}),
     )
     .await;
-    bed.succeeded("by-key", "job-1").await;
     bed.assert_deployed_as_template(
         "by-key",
+        "job-1",
         &demo_chart("0.3.0", false),
         json!({"greeting": "key"}),
     )

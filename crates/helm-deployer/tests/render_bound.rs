@@ -40,8 +40,7 @@ async fn progressing(env: &Env, items: usize) -> usize {
 async fn renders_beyond_one_per_core_wait_for_a_slot() {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let items = cores + 2;
-    let env = env().await;
-    env.target("cluster", &[]).await;
+    let env = env_with_target().await;
     let lookup = Matcher::any()
         .verb("get")
         .resource("configmaps")

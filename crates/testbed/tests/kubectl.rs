@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use testbed::Testbed;
+use testbed::{Builder, Testbed};
 
 /// Whether kubectl can be used; panics in CI when it is missing.
 fn kubectl_available() -> bool {
@@ -21,6 +21,14 @@ fn kubectl_available() -> bool {
         eprintln!("kubectl not on PATH: skipping");
     }
     found
+}
+
+/// The testbed `builder` starts, when kubectl can be used (see [`kubectl_available`]).
+async fn bed_for_kubectl(builder: Builder) -> Option<Testbed> {
+    if !kubectl_available() {
+        return None;
+    }
+    Some(builder.start().await.expect("testbed starts"))
 }
 
 /// Runs kubectl with the cluster's kubeconfig; returns (success, stdout, stderr).
@@ -68,10 +76,9 @@ async fn ok(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_creates_gets_and_selects() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let kc = bed.cluster().kubeconfig_path();
     ok(
         kc,
@@ -109,10 +116,9 @@ async fn kubectl_creates_gets_and_selects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_apply_creates_and_replace_detects_conflicts() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let kc = bed.cluster().kubeconfig_path();
     let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k: v1\n";
     ok(kc, &["apply", "-f", "-"], Some(manifest)).await;
@@ -130,10 +136,9 @@ async fn kubectl_apply_creates_and_replace_detects_conflicts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_delete_waits_for_finalizers() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let kc = bed.cluster().kubeconfig_path();
     let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n";
     ok(kc, &["create", "-f", "-"], Some(manifest)).await;
@@ -170,14 +175,9 @@ async fn kubectl_delete_waits_for_finalizers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_waits_for_simulated_rollouts() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder().simulate_workloads(true)).await else {
         return;
-    }
-    let bed = Testbed::builder()
-        .simulate_workloads(true)
-        .start()
-        .await
-        .unwrap();
+    };
     let kc = bed.cluster().kubeconfig_path();
     ok(kc, &["create", "-f", "-"], Some(DEPLOYMENT)).await;
     ok(
@@ -199,10 +199,9 @@ const DEPLOYMENT: &str = r#"{"apiVersion": "apps/v1", "kind": "Deployment", "met
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_tokens_and_access_checks() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let kc = bed.cluster().kubeconfig_path();
     ok(kc, &["create", "serviceaccount", "robot"], None).await;
     let token = ok(kc, &["create", "token", "robot", "--duration=15m"], None).await;
@@ -213,18 +212,15 @@ async fn kubectl_tokens_and_access_checks() {
             .trim(),
         "yes"
     );
-    let (allowed, out, _) = kubectl(
-        kc,
-        &[
-            "auth",
-            "can-i",
-            "list",
-            "pods",
-            "--as=system:serviceaccount:default:robot",
-        ],
-        None,
-    )
-    .await;
+    // Whether the ServiceAccount may list pods.
+    let robot_may_list_pods = [
+        "auth",
+        "can-i",
+        "list",
+        "pods",
+        "--as=system:serviceaccount:default:robot",
+    ];
+    let (allowed, out, _) = kubectl(kc, &robot_may_list_pods, None).await;
     assert!(!allowed && out.trim() == "no", "{out}");
     ok(
         kc,
@@ -250,30 +246,14 @@ async fn kubectl_tokens_and_access_checks() {
         None,
     )
     .await;
-    assert_eq!(
-        ok(
-            kc,
-            &[
-                "auth",
-                "can-i",
-                "list",
-                "pods",
-                "--as=system:serviceaccount:default:robot"
-            ],
-            None
-        )
-        .await
-        .trim(),
-        "yes"
-    );
+    assert_eq!(ok(kc, &robot_may_list_pods, None).await.trim(), "yes");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_get_watch_streams_changes() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let kc = bed.cluster().kubeconfig_path().to_path_buf();
     let mut child = Command::new("kubectl")
         .arg("--kubeconfig")
@@ -357,10 +337,9 @@ fn is_group_version_list(path: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_discovers_in_one_request_and_scales_custom_resources() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let cluster = bed.cluster();
     let kc = cluster.kubeconfig_path();
     // A fresh discovery cache, so kubectl has to ask the server.
@@ -483,10 +462,9 @@ fn rows(table: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_get_shows_ages_and_typed_columns_as_on_a_real_cluster() {
-    if !kubectl_available() {
+    let Some(bed) = bed_for_kubectl(Testbed::builder()).await else {
         return;
-    }
-    let bed = Testbed::start().await.unwrap();
+    };
     let cluster = bed.cluster();
     let kc = cluster.kubeconfig_path();
     ok(kc, &["apply", "-f", "-"], Some(GADGET_CRD)).await;

@@ -75,6 +75,17 @@ fn secret(name: &str) -> Secret {
     .unwrap()
 }
 
+/// A testbed holding [`secret`] `name` in `default`, and the Secrets there.
+async fn with_secret(name: &str) -> (Testbed, Api<Secret>) {
+    let bed = Testbed::start().await.unwrap();
+    let secrets: Api<Secret> = Api::namespaced(bed.cluster().client(), "default");
+    secrets
+        .create(&PostParams::default(), &secret(name))
+        .await
+        .unwrap();
+    (bed, secrets)
+}
+
 fn names<K: kube::Resource>(items: &[K]) -> Vec<String> {
     items
         .iter()
@@ -293,13 +304,8 @@ async fn watch_metadata_sends_initial_events_changes_and_bookmarks_as_metadata()
 
 #[tokio::test]
 async fn watched_secrets_and_bookmarks_carry_only_metadata_on_the_wire() {
-    let bed = Testbed::start().await.unwrap();
+    let (bed, _) = with_secret("s").await;
     let client = bed.cluster().client();
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
-    secrets
-        .create(&PostParams::default(), &secret("s"))
-        .await
-        .unwrap();
 
     // A bookmark is due 2 s before the watch's end; the body is read until that end.
     let body = raw(
@@ -366,13 +372,8 @@ where
 
 #[tokio::test]
 async fn metadata_reflector_follows_secrets() {
-    let bed = Testbed::start().await.unwrap();
+    let (bed, secrets) = with_secret("before").await;
     let client = bed.cluster().client();
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
-    secrets
-        .create(&PostParams::default(), &secret("before"))
-        .await
-        .unwrap();
     let (store, writer) = reflector::store();
     let mut events = reflector::reflector(
         writer,
@@ -608,13 +609,7 @@ async fn shapes_and_versions_it_cannot_answer_are_refused_with_406() {
 
 #[tokio::test]
 async fn writes_answer_with_metadata_when_asked() {
-    let bed = Testbed::start().await.unwrap();
-    let client = bed.cluster().client();
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
-    secrets
-        .create(&PostParams::default(), &secret("s"))
-        .await
-        .unwrap();
+    let (_bed, secrets) = with_secret("s").await;
     let patched = secrets
         .patch_metadata(
             "s",

@@ -16,6 +16,26 @@ fn deployment(name: &str, annotations: serde_json::Value) -> Deployment {
     .unwrap()
 }
 
+/// A testbed whose workload simulator runs, and the Deployments of its `default` namespace.
+async fn simulating() -> (Testbed, Api<Deployment>) {
+    let bed = Testbed::builder()
+        .simulate_workloads(true)
+        .start()
+        .await
+        .unwrap();
+    let api = Api::namespaced(bed.cluster().client(), "default");
+    (bed, api)
+}
+
+/// Sets the image of the Deployment's container `c`.
+async fn set_image(api: &Api<Deployment>, name: &str, image: &str) {
+    let patch =
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}});
+    api.patch(name, &PatchParams::default(), &Patch::Strategic(patch))
+        .await
+        .unwrap();
+}
+
 async fn ready_generation(api: &Api<Deployment>, name: &str, generation: i64) -> Deployment {
     deployment_where(api, name, |d| {
         let status = d.status.clone().unwrap_or_default();
@@ -48,12 +68,7 @@ async fn deployment_where(
 
 #[tokio::test]
 async fn workloads_become_ready_after_each_change() {
-    let bed = Testbed::builder()
-        .simulate_workloads(true)
-        .start()
-        .await
-        .unwrap();
-    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
+    let (bed, api) = simulating().await;
     api.create(&PostParams::default(), &deployment("web", json!({})))
         .await
         .unwrap();
@@ -100,12 +115,7 @@ async fn workloads_become_ready_after_each_change() {
 
 #[tokio::test]
 async fn opted_out_workloads_never_become_ready() {
-    let bed = Testbed::builder()
-        .simulate_workloads(true)
-        .start()
-        .await
-        .unwrap();
-    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
+    let (_bed, api) = simulating().await;
     api.create(
         &PostParams::default(),
         &deployment("stuck", json!({NEVER_READY: "true"})),
@@ -154,22 +164,14 @@ async fn status_where(
 
 #[tokio::test]
 async fn a_rollout_to_an_image_that_never_gets_ready_keeps_the_old_pods() {
-    let bed = Testbed::builder()
-        .simulate_workloads(true)
-        .start()
-        .await
-        .unwrap();
+    let (bed, api) = simulating().await;
     bed.cluster().set_never_ready_image("broken:1");
-    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
     let mut web = deployment("web", json!({}));
     web.spec.as_mut().unwrap().replicas = Some(1);
     api.create(&PostParams::default(), &web).await.unwrap();
     ready_generation(&api, "web", 1).await;
 
-    let image = json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "broken:1"}]}}}});
-    api.patch("web", &PatchParams::default(), &Patch::Strategic(image))
-        .await
-        .unwrap();
+    set_image(&api, "web", "broken:1").await;
     // What a real Deployment controller reports for this rollout: the one available replica
     // is the old pod, next to the new one that does not start.
     let stuck = status_where(&api, "web", |s| s.observed_generation == Some(2)).await;
@@ -188,11 +190,7 @@ async fn a_rollout_to_an_image_that_never_gets_ready_keeps_the_old_pods() {
     assert_eq!(api.get("web").await.unwrap().status.unwrap(), stuck);
 
     // Back to a good image, the rollout finishes.
-    let image =
-        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
-    api.patch("web", &PatchParams::default(), &Patch::Strategic(image))
-        .await
-        .unwrap();
+    set_image(&api, "web", "nginx").await;
     let done = status_where(&api, "web", |s| s.observed_generation == Some(3)).await;
     assert_eq!(
         (
@@ -207,13 +205,8 @@ async fn a_rollout_to_an_image_that_never_gets_ready_keeps_the_old_pods() {
 
 #[tokio::test]
 async fn a_new_workload_of_an_image_that_never_gets_ready_has_no_available_pod() {
-    let bed = Testbed::builder()
-        .simulate_workloads(true)
-        .start()
-        .await
-        .unwrap();
+    let (bed, api) = simulating().await;
     bed.cluster().set_never_ready_image("broken:1");
-    let api: Api<Deployment> = Api::namespaced(bed.cluster().client(), "default");
     let mut web = deployment("web", json!({}));
     web.spec
         .as_mut()

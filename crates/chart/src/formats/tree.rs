@@ -113,6 +113,27 @@ pub fn sorted_entries(map: &Map) -> Vec<(&String, &Data)> {
     entries
 }
 
+/// Short constructors of data trees for the format layer's tests.
+#[cfg(test)]
+pub(crate) mod build {
+    use super::{Data, Map};
+
+    /// A string.
+    pub(crate) fn s(v: &str) -> Data {
+        Data::String(v.to_owned())
+    }
+
+    /// A map of `entries`, in their order.
+    pub(crate) fn map(entries: Vec<(&str, Data)>) -> Data {
+        Data::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect::<Map>(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,18 +5,20 @@
 #![allow(dead_code)]
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use landscaper_api::constants::{deploy_item_types, target_types};
 use landscaper_api::core::{
-    DeployItem, DeployItemPhase, DeployItemSpec, DeployItemStatus, ObjectReference, Target,
-    TargetSpec,
+    DeployItem, DeployItemPhase, DeployItemSpec, DeployItemStatus, LastError, ObjectReference,
+    Target, TargetSpec,
 };
 use landscaper_deployer::Deployer;
 use landscaper_deployer::controller::{DeployerConfig, Setup};
 use landscaper_deployer::deployers::manifest;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::time::Duration;
 use testbed::Testbed;
 use testbed::{Fault, Matcher};
@@ -68,6 +70,22 @@ pub async fn env() -> Env {
     })
     .await;
     Env { bed, ls, target }
+}
+
+/// [`env`] with a Target `cluster` of the target cluster (see [`Env::target`]).
+pub async fn env_with_target() -> Env {
+    let env = env().await;
+    env.target("cluster", &[]).await;
+    env
+}
+
+/// [`env_with_target`] whose target cluster makes Deployments ready as a cluster with
+/// working controllers would (the testbed's workload simulator).
+pub async fn env_with_workloads() -> Env {
+    let env = env().await;
+    env.target_cluster().set_simulate_workloads(true);
+    env.target("cluster", &[]).await;
+    env
 }
 
 /// Polls `check` until it holds, failing the test after [`WAIT`].
@@ -137,8 +155,13 @@ impl Env {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         );
+        self.create_target(&t).await
+    }
+
+    /// Creates `target` in the test namespace.
+    pub async fn create_target(&self, target: &Target) -> Target {
         Api::<Target>::namespaced(self.ls.clone(), NS)
-            .create(&PostParams::default(), &t)
+            .create(&PostParams::default(), target)
             .await
             .expect("target created")
     }
@@ -158,6 +181,18 @@ impl Env {
     ) -> DeployItem {
         self.create_item(new_item(name, type_, target, config))
             .await
+    }
+
+    /// Creates a manifest item of `entries` (see [`manifests`]) for the Target `cluster` and
+    /// gives it a pending job.
+    pub async fn manifest_item(&self, name: &str, entries: Vec<Value>) -> DeployItem {
+        self.item(
+            name,
+            deploy_item_types::MANIFEST,
+            Some("cluster"),
+            manifests(entries),
+        )
+        .await
     }
 
     /// [`Env::item`] with a progressing timeout (a Go duration such as `2s`).
@@ -212,6 +247,67 @@ impl Env {
         }
     }
 
+    /// Waits until the item's job `job` finished and asserts that it succeeded (else the
+    /// failure shows its lastError); returns the item's status.
+    pub async fn succeeded(&self, name: &str, job: &str) -> DeployItemStatus {
+        let status = self.finished(name, job).await.status.unwrap_or_default();
+        assert_succeeded(&status);
+        status
+    }
+
+    /// Waits until the item's job `job` finished, asserts that it failed (else the failure
+    /// shows the status) and returns its lastError.
+    pub async fn failed(&self, name: &str, job: &str) -> LastError {
+        let status = self.finished(name, job).await.status.unwrap_or_default();
+        assert_eq!(status.phase, Some(DeployItemPhase::Failed), "{status:?}");
+        status
+            .last_error
+            .expect("a failed item reports its lastError")
+    }
+
+    /// Gives the item a new configuration and starts job `job` with it.
+    pub async fn reconfigure(&self, name: &str, config: Value, job: &str) {
+        self.items()
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"config": config}})),
+            )
+            .await
+            .expect("item reconfigured");
+        self.trigger(name, job).await;
+    }
+
+    /// Sets the annotation `key` of the item to `value`.
+    pub async fn annotate(&self, name: &str, key: &str, value: &str) {
+        self.items()
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"annotations": {key: value}}})),
+            )
+            .await
+            .expect("item annotated");
+    }
+
+    /// Deletes the item and waits until it is gone.
+    pub async fn delete_item(&self, name: &str) {
+        self.items()
+            .delete(name, &DeleteParams::default())
+            .await
+            .expect("item deleted");
+        wait_until(|| async { self.items().get_opt(name).await.unwrap().is_none() }).await;
+    }
+
+    /// The data of the ConfigMap `ns/name` in the target cluster, which must exist.
+    pub async fn configmap_data(&self, ns: &str, name: &str) -> BTreeMap<String, String> {
+        self.configmap(ns, name)
+            .await
+            .unwrap_or_else(|| panic!("ConfigMap {ns}/{name} exists"))
+            .data
+            .unwrap_or_default()
+    }
+
     /// A ConfigMap in the target cluster, if present.
     pub async fn configmap(&self, ns: &str, name: &str) -> Option<ConfigMap> {
         Api::<ConfigMap>::namespaced(self.target.clone(), ns)
@@ -245,6 +341,36 @@ fn new_item(name: &str, type_: &str, target: Option<&str>, config: Value) -> Dep
             ..Default::default()
         },
     )
+}
+
+/// Adds the user `name` to `cluster` with a ClusterRole of `rules`; returns the user's token.
+pub async fn user(cluster: &testbed::Cluster, name: &str, rules: Value) -> String {
+    let token = cluster.add_user(name, &[]);
+    grant(cluster, name, name, rules).await;
+    token
+}
+
+/// Binds `user` to a new ClusterRole `role` of `rules` in `cluster`.
+pub async fn grant(cluster: &testbed::Cluster, role: &str, user: &str, rules: Value) {
+    let admin = cluster.client();
+    let role_object: ClusterRole = serde_json::from_value(json!({
+        "metadata": {"name": role}, "rules": rules,
+    }))
+    .expect("a ClusterRole");
+    let binding: ClusterRoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": role},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}],
+    }))
+    .expect("a ClusterRoleBinding");
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&PostParams::default(), &role_object)
+        .await
+        .expect("ClusterRole created");
+    Api::<ClusterRoleBinding>::all(admin)
+        .create(&PostParams::default(), &binding)
+        .await
+        .expect("ClusterRoleBinding created");
 }
 
 /// How many requests `cluster` answered with status `code` (an injected fault, a refusal).

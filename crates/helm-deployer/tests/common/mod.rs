@@ -8,23 +8,82 @@ mod library;
 
 pub use library::*;
 
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use kube::api::ListParams;
 use landscaper_api::constants::deploy_item_types;
+use landscaper_api::core::DeployItem;
+use landscaper_helm_deployer::release;
+use serde_json::{Value, json};
 
-/// Starts the helm deployer next to an [`Env`]'s clusters.
-pub trait StartHelm {
+/// The helm deployer next to an [`Env`]'s clusters, and its items.
+impl Env {
     /// Starts the helm deployer on the landscaper cluster (items and Secrets there).
-    fn start_helm_deployer(&self) -> Running;
-}
-
-impl StartHelm for Env {
-    fn start_helm_deployer(&self) -> Running {
+    pub fn start_helm_deployer(&self) -> Running {
         start(landscaper_helm_deployer::setup(
             self.ls.clone(),
             self.ls.clone(),
             config(deploy_item_types::HELM),
         ))
     }
+
+    /// Creates the helm item `web` of `config` for the Target `cluster` and gives it a
+    /// pending job.
+    pub async fn helm_item(&self, config: Value) -> DeployItem {
+        self.item("web", deploy_item_types::HELM, Some("cluster"), config)
+            .await
+    }
 }
+
+/// The release records (Secrets) of release `web` in `apps` of the target cluster, each with
+/// its decoded release, oldest first.
+pub async fn release_records(env: &Env) -> Vec<(Secret, release::Release)> {
+    let secrets: Api<Secret> = Api::namespaced(env.target.clone(), "apps");
+    let mut out: Vec<_> = secrets
+        .list(&ListParams::default().labels("owner=helm,name=web"))
+        .await
+        .expect("release records listed")
+        .items
+        .into_iter()
+        .map(|s| {
+            let body = release::decode(&s.data.as_ref().unwrap()["release"].0).unwrap();
+            (s, body)
+        })
+        .collect();
+    out.sort_by_key(|(_, body)| body.version);
+    out
+}
+
+/// A helm item's configuration: release `release` in namespace `apps` (created when
+/// missing) from `chart`, with `values`.
+pub fn provider_config(release: &str, chart: Value, values: Value) -> Value {
+    json!({
+        "apiVersion": "helm.deployer.landscaper.gardener.cloud/v1alpha1",
+        "kind": "ProviderConfiguration",
+        "name": release,
+        "namespace": "apps",
+        "createNamespace": true,
+        "chart": chart,
+        "values": values,
+    })
+}
+
+/// [`provider_config`] of release `web` from the inline base64 chart `archive`.
+pub fn helm_config(archive: &str, values: Value) -> Value {
+    provider_config("web", json!({"archive": {"raw": archive}}), values)
+}
+
+/// A chart template of a ConfigMap `<release>-extra` rendered only when the value `extra` is
+/// true.
+pub const EXTRA_CONFIGMAP: &str = r#"{{- if .Values.extra }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-extra
+data:
+  k: v
+{{- end }}
+"#;
 
 /// A helm chart whose one template looks up ConfigMap `data/probe` in the target cluster.
 pub fn lookup_probe_archive() -> String {

@@ -1,17 +1,5 @@
 use super::*;
-
-fn s(v: &str) -> Data {
-    Data::String(v.to_owned())
-}
-
-fn map(entries: Vec<(&str, Data)>) -> Data {
-    Data::Map(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
-}
+use crate::formats::tree::build::{map, s};
 
 #[test]
 fn marshal_sorts_keys_and_formats_numbers_like_go() {

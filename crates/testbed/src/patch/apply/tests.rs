@@ -39,6 +39,18 @@ fn do_apply(
     .map(|a| a.object)
 }
 
+/// Records an update of the ConfigMap `obj` (over `live`) by the manager `name` at `time`.
+fn do_update(live: Option<&Value>, obj: &mut Value, name: &str, time: &str) {
+    update_managed_fields(
+        live,
+        obj,
+        &mgr(name, Operation::Update),
+        &cm_shape(),
+        Scope::Whole,
+        time,
+    );
+}
+
 /// managedFields as (manager, operation, has time, fieldsV1), sorted by manager.
 fn owners(obj: &Value) -> Vec<(String, String, bool, Value)> {
     let mut out: Vec<_> = obj["metadata"]["managedFields"]
@@ -193,14 +205,7 @@ fn the_recorded_apply_sequence() {
     // An ordinary patch by "editor" takes k3; mgr1 is left with nothing.
     let mut edited = k1_gone.clone();
     edited["data"]["k3"] = json!("edited");
-    update_managed_fields(
-        Some(&k1_gone),
-        &mut edited,
-        &mgr("editor", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&k1_gone), &mut edited, "editor", T2);
     assert_eq!(
         owners(&edited),
         vec![
@@ -222,14 +227,7 @@ fn the_recorded_apply_sequence() {
     // A PUT by "replay" that adds k9 owns only k9.
     let mut put = edited.clone();
     put["data"]["k9"] = json!("put");
-    update_managed_fields(
-        Some(&edited),
-        &mut put,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&edited), &mut put, "replay", T2);
     assert_eq!(
         owners(&put),
         vec![
@@ -245,14 +243,7 @@ fn create_by_update_owns_maps_with_dot_entries() {
     let mut obj = json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "jp", "namespace": "ns", "uid": "u", "resourceVersion": "1", "creationTimestamp": T1, "labels": {"app": "x"}},
         "data": {"a": "1"}});
-    update_managed_fields(
-        None,
-        &mut obj,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut obj, "replay", T1);
     assert_eq!(
         obj["metadata"]["managedFields"],
         json!([{"manager": "replay", "operation": "Update", "apiVersion": "v1", "time": T1, "fieldsType": "FieldsV1",
@@ -267,26 +258,12 @@ fn create_by_update_owns_maps_with_dot_entries() {
             .as_object_mut()
             .unwrap()
             .remove("managedFields");
-        update_managed_fields(
-            None,
-            &mut created,
-            &mgr("replay", Operation::Update),
-            &cm_shape(),
-            Scope::Whole,
-            T1,
-        );
+        do_update(None, &mut created, "replay", T1);
         created
     };
     let mut new = old.clone();
     new["data"] = json!({"a": "10", "c": "3", "d": "4"});
-    update_managed_fields(
-        Some(&old),
-        &mut new,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&old), &mut new, "replay", T2);
     assert_eq!(
         new["metadata"]["managedFields"][0]["fieldsV1"],
         json!({"f:data": {".": {}, "f:a": {}, "f:c": {}, "f:d": {}}, "f:metadata": {"f:labels": {".": {}, "f:app": {}}}})
@@ -297,59 +274,24 @@ fn create_by_update_owns_maps_with_dot_entries() {
 #[test]
 fn an_update_that_changes_nothing_keeps_the_entries() {
     let mut obj = cm(json!({"a": "1"}));
-    update_managed_fields(
-        None,
-        &mut obj,
-        &mgr("first", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut obj, "first", T1);
     let mut same = obj.clone();
-    update_managed_fields(
-        Some(&obj),
-        &mut same,
-        &mgr("second", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&obj), &mut same, "second", T2);
     assert_eq!(same, obj);
 }
 
 #[test]
 fn managed_fields_reset_with_an_empty_entry() {
     let mut obj = cm(json!({"a": "1"}));
-    update_managed_fields(
-        None,
-        &mut obj,
-        &mgr("first", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut obj, "first", T1);
     let mut reset = obj.clone();
     reset["metadata"]["managedFields"] = json!([{}]);
-    update_managed_fields(
-        Some(&obj),
-        &mut reset,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&obj), &mut reset, "replay", T2);
     assert!(reset["metadata"].get("managedFields").is_none());
     // Garbage managedFields in a request fall back to the live ones.
     let mut garbage = obj.clone();
     garbage["metadata"]["managedFields"] = json!([{"manager": "x", "operation": "Bogus"}]);
-    update_managed_fields(
-        Some(&obj),
-        &mut garbage,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T2,
-    );
+    do_update(Some(&obj), &mut garbage, "replay", T2);
     assert_eq!(
         garbage["metadata"]["managedFields"],
         obj["metadata"]["managedFields"]
@@ -568,59 +510,55 @@ fn containers_merge_by_name_and_prune_by_owner() {
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {"spec": {"containers": containers}}}})
     };
-    let first = apply(
+    // `manager` applies `containers` over `live` at `time`.
+    let step = |live: Option<&Value>, containers: Value, manager, time| {
+        let config = dep(containers);
+        apply(
+            live,
+            &config,
+            &m(manager),
+            false,
+            &shape,
+            Scope::MAIN_WITH_STATUS,
+            time,
+        )
+        .unwrap()
+        .object
+    };
+    let names = |deployment: &Value| -> Vec<String> {
+        deployment["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = step(
         None,
-        &dep(json!([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}])),
-        &m("one"),
-        false,
-        &shape,
-        Scope::MAIN_WITH_STATUS,
+        json!([{"name": "a", "image": "a:1"}, {"name": "b", "image": "b:1"}]),
+        "one",
         T1,
-    )
-    .unwrap()
-    .object;
+    );
     let fields = &first["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"];
     assert_eq!(fields["f:selector"], json!({}));
     assert_eq!(
         fields["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"a\"}"],
         json!({".": {}, "f:image": {}, "f:name": {}})
     );
-    let second = apply(
+    let second = step(
         Some(&first),
-        &dep(json!([{"name": "c", "image": "c:1"}])),
-        &m("two"),
-        false,
-        &shape,
-        Scope::MAIN_WITH_STATUS,
+        json!([{"name": "c", "image": "c:1"}]),
+        "two",
         T2,
-    )
-    .unwrap()
-    .object;
-    let names: Vec<&str> = second["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["a", "b", "c"]);
-    let third = apply(
+    );
+    assert_eq!(names(&second), ["a", "b", "c"]);
+    let third = step(
         Some(&second),
-        &dep(json!([{"name": "a", "image": "a:1"}])),
-        &m("one"),
-        false,
-        &shape,
-        Scope::MAIN_WITH_STATUS,
+        json!([{"name": "a", "image": "a:1"}]),
+        "one",
         T2,
-    )
-    .unwrap()
-    .object;
-    let names: Vec<&str> = third["spec"]["template"]["spec"]["containers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["a", "c"]);
+    );
+    assert_eq!(names(&third), ["a", "c"]);
 }
 
 #[test]
@@ -905,14 +843,7 @@ fn access_review_specs_are_plain_structs_with_pointer_attributes() {
 fn owner_references_are_owned_per_item_as_a_whole() {
     let mut child = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
         "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "p", "uid": "p-uid"}]}, "data": {"b": "1"}});
-    update_managed_fields(
-        None,
-        &mut child,
-        &mgr("replay", Operation::Update),
-        &cm_shape(),
-        Scope::Whole,
-        T1,
-    );
+    do_update(None, &mut child, "replay", T1);
     assert_eq!(
         child["metadata"]["managedFields"][0]["fieldsV1"],
         json!({"f:data": {".": {}, "f:b": {}}, "f:metadata": {"f:ownerReferences": {".": {}, "k:{\"uid\":\"p-uid\"}": {}}}})

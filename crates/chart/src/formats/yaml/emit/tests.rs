@@ -1,18 +1,5 @@
 use super::*;
-use crate::formats::tree::Map;
-
-fn s(v: &str) -> Data {
-    Data::String(v.to_owned())
-}
-
-fn map(entries: Vec<(&str, Data)>) -> Data {
-    Data::Map(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect::<Map>(),
-    )
-}
+use crate::formats::tree::build::{map, s};
 
 fn yaml_of(v: Data) -> String {
     to_yaml(&v)
