@@ -3,9 +3,11 @@
 //! agents deployed with exactly the RBAC the agent chart and the documented landscaper-cluster
 //! RBAC grant; real charts packaged as Helm packages them.
 
+pub mod blueprints;
 pub mod charts;
 pub mod flow;
 pub mod http;
+pub mod installations;
 pub mod logs;
 pub mod process;
 pub mod rbac;
@@ -130,21 +132,15 @@ impl World {
 
     /// Creates a namespace unless it exists.
     pub async fn create_namespace(&self, cluster: &Cluster, name: &str) {
-        let namespaces: Api<Namespace> = Api::all(cluster.client());
-        if namespaces
-            .get_opt(name)
-            .await
-            .expect("namespace read")
-            .is_some()
-        {
-            return;
-        }
-        let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
-            .expect("namespace");
-        namespaces
-            .create(&PostParams::default(), &namespace)
-            .await
-            .expect("namespace is created");
+        ensure_namespace(&cluster.client(), name).await;
+    }
+
+    /// Creates the namespace `name` on the landscaper cluster unless it exists, for a test of
+    /// its own; returns a client of that cluster.
+    pub async fn landscaper_namespace(&self, name: &str) -> kube::Client {
+        let client = self.landscaper_cluster().client();
+        ensure_namespace(&client, name).await;
+        client
     }
 
     /// Starts the landscaper's controllers (again, after [`World::stop_landscaper`]).
@@ -221,14 +217,7 @@ impl World {
         let token = self
             .fenced_cluster()
             .add_user(&Self::agent_user(&settings.name), &["system:masters"]);
-        let host = self.access(self.fenced_cluster(), Some(&token)).await;
-        let landscaper = ClusterAccess::from_kubeconfig_file(
-            &settings.landscaper_kubeconfig,
-            "landscaper cluster",
-        )
-        .await
-        .expect("landscaper cluster reachable");
-        Agent::new(settings, host, landscaper, "v0.0.0-test")
+        self.agent_with_host_token(settings, &token).await
     }
 
     /// An agent for `settings`, acting in the fenced cluster with the given token.
@@ -274,6 +263,66 @@ pub fn spawn_agent(agent: Agent) -> (oneshot::Sender<()>, JoinHandle<()>) {
         let _ = stopped.await;
     }));
     (stop, task)
+}
+
+/// Runs the agent's embedded helm deployer with `workers` in the background until the
+/// returned sender is dropped or fired.
+pub fn spawn_helm_deployer(agent: Agent, workers: u16) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
+        agent,
+        workers,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    (stop, task)
+}
+
+/// Creates a namespace of the cluster behind `client` unless it exists.
+pub async fn ensure_namespace(client: &kube::Client, name: &str) {
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    if namespaces
+        .get_opt(name)
+        .await
+        .expect("namespace read")
+        .is_some()
+    {
+        return;
+    }
+    let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
+        .expect("a namespace object");
+    namespaces
+        .create(&PostParams::default(), &namespace)
+        .await
+        .unwrap_or_else(|error| panic!("creating namespace {name}: {error}"));
+}
+
+/// Creates the object `value` describes through `api`; the test fails naming its kind and
+/// the API server's answer when it is not created.
+pub async fn create<K>(api: &Api<K>, value: serde_json::Value) -> K
+where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + serde::Serialize
+        + std::fmt::Debug,
+{
+    let kind = K::kind(&());
+    let object: K = serde_json::from_value(value)
+        .unwrap_or_else(|error| panic!("the JSON is not a {kind}: {error}"));
+    api.create(&PostParams::default(), &object)
+        .await
+        .unwrap_or_else(|error| panic!("creating a {kind}: {error}"))
+}
+
+/// Asserts that `text` contains each of `parts`; a failure names the missing part and shows
+/// `text`.
+#[track_caller]
+pub fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part}: {text}");
+    }
 }
 
 /// Polls `check` every 100 ms until it holds; fails the test after 30 s naming `what`.

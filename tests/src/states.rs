@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{ApiResource, pinned_kind};
@@ -20,6 +19,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use testbed::Testbed;
+
+use crate::ensure_namespace;
 
 /// The folder of upstream's state test data.
 pub fn states_dir() -> PathBuf {
@@ -299,24 +300,6 @@ async fn api_for(client: &kube::Client, object: &Value, namespace: &str) -> Api<
     } else {
         Api::namespaced_with(client.clone(), namespace, &resource)
     }
-}
-
-async fn ensure_namespace(client: &kube::Client, name: &str) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    if namespaces
-        .get_opt(name)
-        .await
-        .expect("namespace read")
-        .is_some()
-    {
-        return;
-    }
-    let namespace = serde_json::from_value(json!({ "metadata": { "name": name } }))
-        .expect("a namespace object");
-    namespaces
-        .create(&PostParams::default(), &namespace)
-        .await
-        .unwrap_or_else(|error| panic!("creating namespace {name}: {error}"));
 }
 
 fn describe(object: &Value) -> String {

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use landscaper_agent::cleanup::Cleanup;
+use landscaper_agent::cleanup::{Cleanup, CleanupError};
 use landscaper_agent::clients::token_of_kubeconfig;
 use landscaper_agent::health;
 use landscaper_agent::names::Names;
@@ -562,29 +562,33 @@ async fn the_landscaper_reads_the_lease_where_the_agent_writes_it() {
     );
 }
 
-fn cleanup_for<'a>(
-    world: &'a World,
-    landscaper: &'a kube::Client,
-    host: &'a landscaper_agent::clients::ClusterAccess,
-    names: &'a Names,
+/// Runs the agent's clean uninstall of environment `name` as an admin of both clusters, with
+/// the uninstall's timeout (`timeout_secs`) and `force`.
+async fn clean_up(
+    world: &World,
+    name: &str,
     timeout_secs: u64,
     force: bool,
-) -> Cleanup<'a> {
-    let _ = world;
+) -> Result<(), CleanupError> {
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = world.landscaper_cluster().client();
+    let names = Names::new(name);
     Cleanup {
-        landscaper,
+        landscaper: &landscaper,
         host: HostRegistration {
             client: &host.client,
             endpoint: &host.endpoint,
-            names,
+            names: &names,
             namespace: "ls-system",
             token_lifetime: std::time::Duration::from_secs(3600),
         },
         landscaper_namespace: LS_NAMESPACE,
-        names,
+        names: &names,
         timeout: std::time::Duration::from_secs(timeout_secs),
         force,
     }
+    .run()
+    .await
 }
 
 async fn nothing_left(world: &World, name: &str) {
@@ -646,13 +650,7 @@ async fn cleanup_removes_everything_and_leaves_other_agents_working() {
     stop_a.send(()).unwrap();
     task_a.await.unwrap();
 
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("a");
-    cleanup_for(&world, &landscaper, &host, &names, 30, false)
-        .run()
-        .await
-        .unwrap();
+    clean_up(&world, "a", 30, false).await.unwrap();
     nothing_left(&world, "a").await;
 
     // Environment b is untouched and keeps beating.
@@ -700,11 +698,7 @@ async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
     .await;
     world.stop_landscaper().await;
 
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("orphan");
-    let error = cleanup_for(&world, &landscaper, &host, &names, 1, false)
-        .run()
+    let error = clean_up(&world, "orphan", 1, false)
         .await
         .unwrap_err()
         .to_string();
@@ -717,7 +711,7 @@ async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
     // generous bound only turns a hang into a failure.
     tokio::time::timeout(
         std::time::Duration::from_secs(60),
-        cleanup_for(&world, &landscaper, &host, &names, 2, true).run(),
+        clean_up(&world, "orphan", 2, true),
     )
     .await
     .expect("the forced cleanup ends")
@@ -842,13 +836,7 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
     // Removing the environment leaves their Target too.
     stop.send(()).unwrap();
     task.await.unwrap();
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("prod");
-    cleanup_for(&world, &landscaper, &host, &names, 30, false)
-        .run()
-        .await
-        .unwrap();
+    clean_up(&world, "prod", 30, false).await.unwrap();
     assert!(environment(&world, "prod").await.is_none());
     assert_eq!(target(&world, "prod").await.unwrap().spec, theirs.spec);
 }
@@ -908,13 +896,7 @@ async fn cleanup_waits_through_a_failed_read_of_the_environment() {
             .name("flaky"),
         Fault::InternalError,
     );
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("flaky");
-    cleanup_for(&world, &landscaper, &host, &names, 30, false)
-        .run()
-        .await
-        .unwrap();
+    clean_up(&world, "flaky", 30, false).await.unwrap();
     nothing_left(&world, "flaky").await;
 }
 

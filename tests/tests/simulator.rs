@@ -461,10 +461,7 @@ async fn simulator_01_subinstallations_runs_through_the_controllers() {
     );
 
     let world = World::start().await;
-    world
-        .create_namespace(world.landscaper_cluster(), NAMESPACE)
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace(NAMESPACE).await;
     let registry = world.dir.path().join("registry");
     copy_registry(&dir.join(input["registry"].as_str().unwrap()), &registry);
 
