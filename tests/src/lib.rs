@@ -5,6 +5,7 @@
 
 pub mod blueprints;
 pub mod charts;
+pub mod deploy_items;
 pub mod flow;
 pub mod http;
 pub mod installations;
@@ -279,6 +280,17 @@ pub fn spawn_helm_deployer(agent: Agent, workers: u16) -> (oneshot::Sender<()>, 
     (stop, task)
 }
 
+/// Who holds the landscaper's leader Lease (`landscaper-leader`, its default name) in
+/// `namespace`, if anyone.
+pub async fn leader(client: &kube::Client, namespace: &str) -> Option<String> {
+    Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(client.clone(), namespace)
+        .get_opt("landscaper-leader")
+        .await
+        .expect("read")
+        .and_then(|lease| lease.spec)
+        .and_then(|spec| spec.holder_identity)
+}
+
 /// Creates a namespace of the cluster behind `client` unless it exists.
 pub async fn ensure_namespace(client: &kube::Client, name: &str) {
     let namespaces: Api<Namespace> = Api::all(client.clone());
@@ -296,6 +308,17 @@ pub async fn ensure_namespace(client: &kube::Client, name: &str) {
         .create(&PostParams::default(), &namespace)
         .await
         .unwrap_or_else(|error| panic!("creating namespace {name}: {error}"));
+}
+
+/// Every object `api` lists.
+pub async fn list<K>(api: &Api<K>) -> Vec<K>
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.list(&Default::default())
+        .await
+        .unwrap_or_else(|error| panic!("listing: {error}"))
+        .items
 }
 
 /// Creates the object `value` describes through `api`; the test fails naming its kind and

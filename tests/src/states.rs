@@ -27,6 +27,18 @@ pub fn states_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/landscaper/states")
 }
 
+/// The executor list of the template case `inline/<file>` of the conformance templates (beside
+/// the states folder), as upstream's Go tests set a blueprint's executions inline.
+pub fn inline_executions(file: &str) -> Vec<landscaper_api::core::TemplateExecutor> {
+    let path = states_dir().join("../templates/inline").join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("reading {}: {error}", path.display()));
+    let yaml = landscaper_blueprint::values::parse_yaml(&text)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    serde_json::from_value(yaml)
+        .unwrap_or_else(|error| panic!("{} is a list of executions: {error}", path.display()))
+}
+
 /// Which of upstream's loaders to behave like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Loader {
@@ -94,6 +106,15 @@ pub async fn cluster_with_crds() -> Testbed {
     })
     .await;
     bed
+}
+
+/// A cluster of its own with the CRDs (see [`cluster_with_crds`]) holding the state folder
+/// `dir` (see [`load`]): the testbed, a client and what was loaded.
+pub async fn loaded(dir: impl AsRef<Path>, loader: Loader) -> (Testbed, kube::Client, LoadedState) {
+    let bed = cluster_with_crds().await;
+    let client = bed.cluster().client();
+    let state = load(&client, dir, loader).await;
+    (bed, client, state)
 }
 
 /// Loads the state folder `dir` (absolute, or relative to [`states_dir`]) into the cluster of

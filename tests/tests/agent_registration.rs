@@ -40,6 +40,15 @@ async fn agent_condition(world: &World, name: &str) -> Option<ConditionStatus> {
         .map(|c| c.status.clone())
 }
 
+/// Waits until the landscaper reports the agent of environment `name` ready (it sees the
+/// agent's heartbeat); `what` says what the test waits for.
+async fn agent_ready(world: &World, name: &str, what: &str) {
+    eventually(&format!("{what} ({name})"), || async {
+        agent_condition(world, name).await == Some(ConditionStatus::True)
+    })
+    .await;
+}
+
 async fn target_condition(world: &World, name: &str) -> Option<Condition> {
     let environment = environment(world, name).await?;
     find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
@@ -54,9 +63,10 @@ async fn target_access_kubeconfig(world: &World, name: &str) -> Option<String> {
     Some(String::from_utf8(secret.data?.get("kubeconfig")?.0.clone()).unwrap())
 }
 
-/// Registers environment `name` once, without a running agent, and waits for the landscaper
-/// to make its Target.
-async fn register_once(world: &World, name: &str) {
+/// A world where environment `name` was registered once, without a running agent, and the
+/// landscaper made its Target.
+async fn registered_once(name: &str) -> World {
+    let world = World::start().await;
     world
         .agent(world.agent_settings(name))
         .await
@@ -64,9 +74,10 @@ async fn register_once(world: &World, name: &str) {
         .await
         .unwrap();
     eventually(&format!("Target {name} exists"), || async {
-        target(world, name).await.is_some()
+        target(&world, name).await.is_some()
     })
     .await;
+    world
 }
 
 #[tokio::test]
@@ -78,10 +89,7 @@ async fn agent_registers_environment_and_landscaper_creates_target() {
         target(&world, "default").await.is_some()
     })
     .await;
-    eventually("the agent reports its heartbeat", || async {
-        agent_condition(&world, "default").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "default", "the agent reports its heartbeat").await;
 
     let environment = environment(&world, "default").await.unwrap();
     let mut held = environment.metadata.finalizers.clone().unwrap();
@@ -307,8 +315,7 @@ async fn agent_restart_makes_no_writes() {
 
 #[tokio::test]
 async fn deleted_target_is_recreated_by_the_landscaper() {
-    let world = World::start().await;
-    register_once(&world, "repair").await;
+    let world = registered_once("repair").await;
     let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     let uid = targets.get("repair").await.unwrap().metadata.uid;
     targets
@@ -325,8 +332,7 @@ async fn deleted_target_is_recreated_by_the_landscaper() {
 
 #[tokio::test]
 async fn labels_and_annotations_the_environment_drops_leave_its_target() {
-    let world = World::start().await;
-    register_once(&world, "tidy").await;
+    let world = registered_once("tidy").await;
     let client = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
     // Someone else's label on the Target, which the landscaper must keep.
@@ -429,8 +435,7 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
 
 #[tokio::test]
 async fn the_landscaper_keeps_its_finalizer_until_the_target_is_gone() {
-    let world = World::start().await;
-    register_once(&world, "held").await;
+    let world = registered_once("held").await;
     let client = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
     let hold = |finalizers: Value| {
@@ -483,10 +488,7 @@ async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
     let world = World::start().await;
     let settings = world.agent_settings("beat");
     let (stop, task) = spawn_agent(world.agent(settings.clone()).await);
-    eventually("the agent is ready", || async {
-        agent_condition(&world, "beat").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "beat", "the agent is ready").await;
     stop.send(()).unwrap();
     task.await.unwrap();
     eventually(
@@ -507,10 +509,7 @@ async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
     .unwrap();
     assert_eq!(condition.reason, "HeartbeatMissed");
     let (_stop, _task) = spawn_agent(world.agent(settings).await);
-    eventually("the restarted agent is ready again", || async {
-        agent_condition(&world, "beat").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "beat", "the restarted agent is ready again").await;
 }
 
 #[tokio::test]
@@ -523,10 +522,7 @@ async fn the_landscaper_reads_the_lease_where_the_agent_writes_it() {
     let mut settings = world.agent_settings("split");
     settings.landscaper_namespace = "agent-leases".to_owned();
     let (_stop, _task) = spawn_agent(world.agent(settings).await);
-    eventually("the landscaper sees the agent's heartbeat", || async {
-        agent_condition(&world, "split").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "split", "the landscaper sees the agent's heartbeat").await;
     // It stays so, heartbeat after heartbeat (periods of 1 s).
     for _ in 0..30 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -638,10 +634,7 @@ async fn cleanup_removes_everything_and_leaves_other_agents_working() {
     let (_stop_b, _task_b) = spawn_agent(world.agent(world.agent_settings("b")).await);
     let (stop_a, task_a) = spawn_agent(world.agent(world.agent_settings("a")).await);
     for name in ["a", "b"] {
-        eventually("both agents are ready", || async {
-            agent_condition(&world, name).await == Some(ConditionStatus::True)
-        })
-        .await;
+        agent_ready(&world, name, "both agents are ready").await;
         eventually("both Targets exist", || async {
             target(&world, name).await.is_some()
         })
@@ -825,10 +818,7 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
     );
     // The agent reports itself ready with its first heartbeat, which may come after the
     // landscaper's first look.
-    eventually("the heartbeat is still checked", || async {
-        agent_condition(&world, "prod").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "prod", "the heartbeat is still checked").await;
     let kept = target(&world, "prod").await.unwrap();
     assert_eq!(kept.spec, theirs.spec);
     assert!(kept.metadata.owner_references.is_none());
@@ -862,10 +852,7 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
         "{}",
         failure.message
     );
-    eventually("the heartbeat is checked all the same", || async {
-        agent_condition(&world, "stuck").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "stuck", "the heartbeat is checked all the same").await;
     world.landscaper_cluster().faults().clear();
     eventually(
         "the Target is made once the landscaper may write it",
@@ -882,10 +869,7 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
 async fn cleanup_waits_through_a_failed_read_of_the_environment() {
     let world = World::start().await;
     let (stop, task) = spawn_agent(world.agent(world.agent_settings("flaky")).await);
-    eventually("the agent is ready", || async {
-        agent_condition(&world, "flaky").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "flaky", "the agent is ready").await;
     stop.send(()).unwrap();
     task.await.unwrap();
     world.landscaper_cluster().faults().fail_next(

@@ -13,7 +13,11 @@ use landscaper_api::constants::{deploy_item_types, finalizers, labels};
 use landscaper_api::core::{
     DeployerRegistration, DeployerRegistrationStatus, Environment, Execution, Installation, Target,
 };
-use landscaper_e2e::registrations::{create_environment, registration};
+use landscaper_e2e::blueprints::blueprint_filesystem;
+use landscaper_e2e::deploy_items::{mock_item, start_job};
+use landscaper_e2e::registrations::{
+    create_environment, pair_imports, registration, registration_with_template,
+};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
 
@@ -30,14 +34,13 @@ async fn world_with(environments: &[&str]) -> (World, Api<DeployerRegistration>)
 /// A world with these environments and the registration `mock` serving mock items.
 async fn world_with_mock(environments: &[&str]) -> (World, Api<DeployerRegistration>) {
     let (world, registrations) = world_with(environments).await;
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    register_mock(&registrations).await;
     (world, registrations)
+}
+
+/// Registers `mock`, serving mock items.
+async fn register_mock(registrations: &Api<DeployerRegistration>) {
+    register(registrations, "mock", &[deploy_item_types::MOCK], json!({})).await;
 }
 
 /// The status of the registration `name` (empty before the landscaper wrote one).
@@ -71,6 +74,20 @@ async fn wait_for_warning(world: &World, reason: &str, note: Option<&str>) {
             })
     })
     .await;
+}
+
+/// Changes the registration's `importDataMappings.values`, as a user upgrading its deployer.
+async fn set_values(registrations: &Api<DeployerRegistration>, name: &str, values: Value) {
+    registrations
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({ "spec": { "installationTemplate": { "importDataMappings": { "values": values } } } }),
+            ),
+        )
+        .await
+        .expect("registration changed");
 }
 
 /// Creates the registration.
@@ -311,14 +328,7 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
     }
 
     // Changing the registration's values upgrades every environment once.
-    registrations
-        .patch(
-            "mock",
-            &PatchParams::default(),
-            &Patch::Merge(json!({ "spec": { "installationTemplate": { "importDataMappings": { "values": { "replicas": 3 } } } } })),
-        )
-        .await
-        .expect("registration changed");
+    set_values(&registrations, "mock", json!({ "replicas": 3 })).await;
     let mut upgraded = Vec::new();
     for (pair, job) in ["mock-edge", "mock-core"].into_iter().zip(&jobs) {
         upgraded.push(next_job(&world, pair, Some(job)).await);
@@ -416,14 +426,12 @@ async fn a_dependency_cycle_is_reported_on_every_registration_in_it() {
 #[tokio::test]
 async fn deleting_an_environment_removes_its_pairs_in_reverse_order_then_releases_it() {
     let (world, registrations) = world_with(&["edge"]).await;
-    register(
-        &registrations,
-        "manifest",
-        &[deploy_item_types::MANIFEST],
-        json!({}),
-    )
-    .await;
-    register(&registrations, "app", &["example.com/app"], json!({})).await;
+    for (name, serves) in [
+        ("manifest", deploy_item_types::MANIFEST),
+        ("app", "example.com/app"),
+    ] {
+        register(&registrations, name, &[serves], json!({})).await;
+    }
     wait_for_installation(&world, "manifest-edge").await;
     wait_for_installation(&world, "app-edge").await;
     // app's deployer is installed with manifest items, so it goes first; a finalizer of the
@@ -594,43 +602,20 @@ async fn a_renewed_pair_token_reaches_the_installation_and_installs_the_deployer
 /// A registration whose inline blueprint declares the pair's imports and renders with
 /// `template` as its deploy execution.
 fn inline_registration(name: &str, types: &[&str], template: &str) -> DeployerRegistration {
-    let blueprint = format!(
-        r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-imports:
-- {{name: cluster, type: target, targetType: landscaper.gardener.cloud/kubernetes-cluster}}
-- {{name: landscaperCluster, type: target, targetType: landscaper.gardener.cloud/kubernetes-cluster}}
-- {{name: landscaperClusterKubeconfig, type: data, required: false, schema: {{type: [string, object]}}}}
-- {{name: releaseName, type: data, schema: {{type: string}}}}
-- {{name: releaseNamespace, type: data, schema: {{type: string}}}}
-- {{name: identity, type: data, schema: {{type: string}}}}
-- {{name: targetSelectors, type: data, required: false, schema: {{type: array}}}}
-- {{name: values, type: data, schema: {{type: object}}}}
-deployExecutions:
-- name: default
-  type: GoTemplate
-  template: |
-{}
-"#,
-        template
-            .lines()
-            .map(|line| format!("    {line}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": name },
-        "spec": {
-            "types": types,
-            "installationTemplate": {
-                "blueprint": { "inline": { "filesystem": { "blueprint.yaml": blueprint } } },
-                "importDataMappings": { "values": {} },
-            },
-        },
-    }))
-    .expect("a registration")
+    let mut imports = pair_imports();
+    imports.push(json!({"name": "values", "type": "data", "schema": {"type": "object"}}));
+    let blueprint = blueprint_filesystem(json!({
+        "imports": imports,
+        "deployExecutions": [{"name": "default", "type": "GoTemplate", "template": template}],
+    }));
+    registration_with_template(
+        name,
+        types,
+        json!({
+            "blueprint": { "inline": { "filesystem": blueprint } },
+            "importDataMappings": { "values": {} },
+        }),
+    )
 }
 
 /// The message of `registration`'s status entry for `environment`, if any.
@@ -750,13 +735,7 @@ async fn a_pair_installation_the_api_server_refuses_is_a_status_message_and_an_e
             .name("mock-edge"),
         Fault::Invalid(denial.to_owned()),
     );
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    register_mock(&registrations).await;
     let message = entry_message(&registrations, "mock", "edge").await;
     assert_eq!(
         message,
@@ -773,14 +752,7 @@ async fn a_pair_installation_the_api_server_refuses_is_a_status_message_and_an_e
 
     // Lifted, the next change of the registration installs the deployer.
     world.landscaper_cluster().faults().clear();
-    registrations
-        .patch(
-            "mock",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"installationTemplate": {"importDataMappings": {"values": {"replicas": 1}}}}})),
-        )
-        .await
-        .expect("registration changed");
+    set_values(&registrations, "mock", json!({"replicas": 1})).await;
     wait_for_installation(&world, "mock-edge").await;
     eventually("the refusal is no longer reported", || async {
         current_message(&registrations, "mock", "edge")
@@ -886,7 +858,7 @@ async fn as_pair(world: &World, pair: &str) -> kube::Client {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pairs_deployer_does_its_work_and_cannot_read_another_pairs_secrets() {
-    use landscaper_api::core::{DeployItem, DeployItemPhase};
+    use landscaper_api::core::{DeployItem, DeployItemPhase, ObjectReference};
     let (world, _registrations) = world_with_mock(&["edge", "west"]).await;
     let deployer = as_pair(&world, "mock-edge").await;
     let _other = as_pair(&world, "mock-west").await;
@@ -909,32 +881,13 @@ async fn a_pairs_deployer_does_its_work_and_cannot_read_another_pairs_secrets() 
         landscaper_deployer::deployers::mock::setup(deployer.clone(), deployer.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
     let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
-    let item: DeployItem = serde_json::from_value(json!({
-        "metadata": { "name": "edge-item" },
-        "spec": {
-            "type": deploy_item_types::MOCK,
-            "target": { "name": "edge", "namespace": LS_NAMESPACE },
-            "config": {
-                "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
-                "kind": "ProviderConfiguration",
-                "phase": "Succeeded",
-                "export": { "greeting": "hello" },
-            },
-        },
-    }))
-    .expect("an item");
-    items
-        .create(&PostParams::default(), &item)
-        .await
-        .expect("item created");
-    items
-        .patch_status(
-            "edge-item",
-            &PatchParams::default(),
-            &Patch::Merge(json!({ "status": { "jobID": "job-1" } })),
-        )
-        .await
-        .expect("the item's job starts");
+    let mut item = mock_item("edge-item");
+    item.spec.target = Some(ObjectReference {
+        name: "edge".to_owned(),
+        namespace: Some(LS_NAMESPACE.to_owned()),
+    });
+    item.spec.config.as_mut().expect("a configuration")["export"] = json!({ "greeting": "hello" });
+    start_job(&items, &item, "job-1").await;
     // The item is shown when it is not done.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
     loop {

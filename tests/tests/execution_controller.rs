@@ -17,7 +17,7 @@ use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::{
     DataObject, DeployItem, Execution, ExecutionPhase, LastError, execution_data_object_name,
 };
-use landscaper_e2e::{World, assert_contains_all, eventually, flow};
+use landscaper_e2e::{World, assert_contains_all, eventually, flow, list};
 use serde_json::{Value, json};
 
 /// A world with the namespace `name` on the landscaper cluster, and the APIs of that namespace
@@ -286,14 +286,7 @@ async fn a_dependency_cycle_is_a_status_error() {
         "{}",
         error.message
     );
-    assert!(
-        items
-            .list(&Default::default())
-            .await
-            .unwrap()
-            .items
-            .is_empty()
-    );
+    assert!(list(&items).await.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -370,13 +363,7 @@ async fn orphans_go_and_deletion_follows_reverse_dependency_order() {
         .await
         .unwrap();
     eventually("the execution and its items are gone", || async {
-        executions.get_opt("exec").await.unwrap().is_none()
-            && items
-                .list(&Default::default())
-                .await
-                .unwrap()
-                .items
-                .is_empty()
+        executions.get_opt("exec").await.unwrap().is_none() && list(&items).await.is_empty()
     })
     .await;
 }
@@ -515,12 +502,7 @@ async fn an_item_the_api_server_refuses_fails_the_job_with_its_message() {
         ],
     );
     assert!(
-        items
-            .list(&Default::default())
-            .await
-            .unwrap()
-            .items
-            .is_empty(),
+        list(&items).await.is_empty(),
         "neither item exists: the second waits for the first"
     );
 }

@@ -48,16 +48,21 @@ fn assert_last_error(error: &LastError, reason: &str, operation: &str, parts: &[
 
 /// Waits until installation `name` ends its job Failed; its `lastError`.
 async fn failed_with(api: &Api<Installation>, name: &str) -> LastError {
-    eventually(&format!("{name} fails"), || async {
-        phase_of(api, name).await == Some(InstallationPhase::Failed)
-    })
-    .await;
+    wait_for_phase(api, name, InstallationPhase::Failed).await;
     api.get(name)
         .await
         .unwrap()
         .status
         .and_then(|status| status.last_error)
         .expect("a failed job records its last error")
+}
+
+/// Waits until installation `name` is in `phase`.
+async fn wait_for_phase(api: &Api<Installation>, name: &str, phase: InstallationPhase) {
+    eventually(&format!("{name} is {phase:?}"), || async {
+        phase_of(api, name).await.as_ref() == Some(&phase)
+    })
+    .await;
 }
 
 async fn phase_of(api: &Api<Installation>, name: &str) -> Option<InstallationPhase> {
@@ -91,19 +96,30 @@ async fn finish_execution(executions: &Api<Execution>, name: &str, phase: &str) 
         .expect("the Execution's status is written");
 }
 
+/// Creates the root installation `root` whose blueprint is the inline `filesystem`.
+async fn create_inline_root(installations: &Api<Installation>, filesystem: Value) {
+    create_root(
+        installations,
+        "root",
+        json!({"blueprint": {"inline": {"filesystem": filesystem}}}),
+    )
+    .await;
+}
+
+/// Creates the root installation `root` with one mock item and waits until its job reached
+/// its Execution.
+async fn start_root(installations: &Api<Installation>, executions: &Api<Execution>) {
+    create_inline_root(installations, mock_blueprint("Succeeded")).await;
+    eventually("the Execution root has the job ID", || async {
+        execution_job(executions, "root").await.is_some()
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_execution() {
     let (_world, installations, executions) = world().await;
-    create_root(
-        &installations,
-        "root",
-        json!({"blueprint": {"inline": {"filesystem": mock_blueprint("Succeeded")}}}),
-    )
-    .await;
-    eventually("the Execution root has the job ID", || async {
-        execution_job(&executions, "root").await.is_some()
-    })
-    .await;
+    start_root(&installations, &executions).await;
     let root = installations.get("root").await.unwrap();
     assert!(
         !root
@@ -130,10 +146,7 @@ async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_exe
         Some(InstallationPhase::Progressing)
     );
     finish_execution(&executions, "root", "Succeeded").await;
-    eventually("root succeeds", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Succeeded)
-    })
-    .await;
+    wait_for_phase(&installations, "root", InstallationPhase::Succeeded).await;
     let (job, finished) = job_ids(&installations.get("root").await.unwrap());
     assert_eq!(job, finished);
 }
@@ -142,16 +155,7 @@ async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_exe
 async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subinstallation_has_no_effect()
  {
     let (_world, installations, executions) = world().await;
-    create_root(
-        &installations,
-        "root",
-        json!({"blueprint": {"inline": {"filesystem": mock_blueprint("Succeeded")}}}),
-    )
-    .await;
-    eventually("the Execution root has the job ID", || async {
-        execution_job(&executions, "root").await.is_some()
-    })
-    .await;
+    start_root(&installations, &executions).await;
     finish_execution(&executions, "root", "Failed").await;
     let message = failed_with(&installations, "root").await.message;
     assert!(
@@ -199,16 +203,8 @@ async fn subinstallations_run_in_dependency_order_and_the_parent_waits_for_them(
             sub("b", &consumer, json!({"data": [{"name": "in", "dataRef": "a.out"}]}), json!(null)),
         ],
     })).unwrap()});
-    create_root(
-        &installations,
-        "root",
-        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
-    )
-    .await;
-    eventually("root succeeds after a and b", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Succeeded)
-    })
-    .await;
+    create_inline_root(&installations, blueprint).await;
+    wait_for_phase(&installations, "root", InstallationPhase::Succeeded).await;
     let list = installations.list(&Default::default()).await.unwrap().items;
     let a = list
         .iter()
@@ -261,16 +257,8 @@ async fn subinstallations_run_in_dependency_order_and_the_parent_waits_for_them(
 async fn interrupt_is_passed_down_and_ends_the_running_job_failed() {
     let (_world, installations, executions) = world().await;
     let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config: {}\nsubinstallations:\n- name: subinst\n  blueprint:\n    filesystem:\n      blueprint.yaml: \"kind: Blueprint\\n\"\n"});
-    create_root(
-        &installations,
-        "root",
-        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
-    )
-    .await;
-    eventually("root progresses", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Progressing)
-    })
-    .await;
+    create_inline_root(&installations, blueprint).await;
+    wait_for_phase(&installations, "root", InstallationPhase::Progressing).await;
     installations
         .patch(
             "root",
@@ -281,10 +269,7 @@ async fn interrupt_is_passed_down_and_ends_the_running_job_failed() {
         )
         .await
         .unwrap();
-    eventually("root ends Failed", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Failed)
-    })
-    .await;
+    wait_for_phase(&installations, "root", InstallationPhase::Failed).await;
     let root = installations.get("root").await.unwrap();
     assert!(
         !root
@@ -393,10 +378,7 @@ async fn deletion_waits_for_importing_siblings_and_passes_delete_without_uninsta
         },
     )
     .await;
-    eventually("a is Deleting", || async {
-        phase_of(&installations, "a").await == Some(InstallationPhase::Deleting)
-    })
-    .await;
+    wait_for_phase(&installations, "a", InstallationPhase::Deleting).await;
     executions
         .patch(
             "a",

@@ -15,20 +15,8 @@ use landscaper_api::core::{
     execution_data_object_name,
 };
 use landscaper_blueprint::{ExecutionOptions, MemoryState};
+use landscaper_e2e::states::inline_executions;
 use serde_json::{Value as Json, json};
-
-/// The conformance templates folder.
-fn templates_dir() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/conformance/landscaper/templates")
-}
-
-/// The executor list of an `inline/*.yaml` template case.
-fn inline_executions(file: &str) -> Vec<TemplateExecutor> {
-    let text = std::fs::read_to_string(templates_dir().join("inline").join(file)).unwrap();
-    let json = landscaper_blueprint::values::parse_yaml(&text).unwrap();
-    serde_json::from_value(json).unwrap()
-}
 
 /// A DataObject exported by subinstallation `by` into context `Inst.root` under `key`.
 async fn child_export(f: &Fixture, by: &str, key: &str, data: Json) {

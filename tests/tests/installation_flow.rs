@@ -10,10 +10,11 @@ use std::time::Duration;
 use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use landscaper_api::core::{DataObject, DeployItem, Installation, data_object_name};
+use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
 use landscaper_e2e::installations::{
     create_root, failed, finished_after, request_reconcile, succeeded,
 };
-use landscaper_e2e::{World, create, eventually, flow};
+use landscaper_e2e::{World, create, eventually, flow, list};
 use serde_json::{Value, json};
 
 async fn data_object(client: &Client, namespace: &str, name: &str, data: Value) {
@@ -197,11 +198,8 @@ async fn bad_input_fails_the_job_with_a_message_naming_the_installation_and_is_n
     }
     // Failed jobs stay failed: no status write for a while (no hot retry).
     let resource_versions = || async {
-        installations
-            .list(&Default::default())
+        list(&installations)
             .await
-            .unwrap()
-            .items
             .iter()
             .map(|i| i.resource_version().unwrap_or_default())
             .collect::<Vec<_>>()
@@ -219,24 +217,14 @@ async fn bad_input_fails_the_job_with_a_message_naming_the_installation_and_is_n
 async fn execution_state_is_kept_in_a_secret_between_jobs() {
     let world = World::start().await;
     let client = flow::namespace_with_mock_deployer(&world, "stateful").await;
-    let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    {{- $count := add (default 0 .state.count) 1 }}
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Succeeded
-        providerStatus: {run: {{ $count }}}
-    state:
-      count: {{ $count }}
-"#});
+    // Each job counts up the state its previous job left.
+    let template = format!(
+        "{{{{- $count := add (default 0 .state.count) 1 }}}}\n{}state:\n  count: {{{{ $count }}}}\n",
+        mock_item_template("Succeeded", "    providerStatus: {run: {{ $count }}}\n")
+    );
+    let blueprint = blueprint_filesystem(json!({
+        "deployExecutions": [{"name": "main", "type": "GoTemplate", "template": template}],
+    }));
     let installations: Api<Installation> = Api::namespaced(client.clone(), "stateful");
     create_root(
         &installations,
@@ -334,32 +322,25 @@ async fn templates_reach_the_installations_component_and_its_references() {
     )
     .unwrap();
     std::fs::write(repository.join("blobs/config.yaml"), "replicas: 3\n").unwrap();
-    let blueprint = r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    {{- $leaf := getComponent .cd "name" "leaf" }}
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Succeeded
-        export:
-          found: {{ printf "%s %d %s %s" $leaf.component.name (len .components) (getResourceKey "cd://componentReferences/leaf/resources/config") (getResourceContent "cd://componentReferences/leaf/resources/config") | quote }}
-exportExecutions:
-- name: out
-  type: GoTemplate
-  template: |
-    exports:
-      found: {{ .values.deployitems.item.found | quote }}
-exports:
-- name: found
-  schema: {type: string}
-"#;
+    let found = mock_item_template(
+        "Succeeded",
+        r#"    export:
+      found: {{ printf "%s %d %s %s" $leaf.component.name (len .components) (getResourceKey "cd://componentReferences/leaf/resources/config") (getResourceContent "cd://componentReferences/leaf/resources/config") | quote }}
+"#,
+    );
+    let blueprint = blueprint_filesystem(json!({
+        "deployExecutions": [{
+            "name": "main",
+            "type": "GoTemplate",
+            "template": format!("{{{{- $leaf := getComponent .cd \"name\" \"leaf\" }}}}\n{found}"),
+        }],
+        "exportExecutions": [{
+            "name": "out",
+            "type": "GoTemplate",
+            "template": "exports:\n  found: {{ .values.deployitems.item.found | quote }}\n",
+        }],
+        "exports": [{"name": "found", "schema": {"type": "string"}}],
+    }));
     let installations: Api<Installation> = Api::namespaced(client.clone(), "components");
     create_root(
         &installations,
@@ -370,7 +351,7 @@ exports:
                 "componentName": "example.test/root",
                 "version": "1.0.0",
             }},
-            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}},
+            "blueprint": {"inline": {"filesystem": blueprint}},
             "exports": {"data": [{"name": "found", "dataRef": "found"}]},
         }),
     )

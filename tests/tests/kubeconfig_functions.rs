@@ -12,6 +12,7 @@ use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::core::{Execution, Installation, Target};
+use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
 use landscaper_e2e::installations::{create_root, failed, succeeded};
 use landscaper_e2e::{World, create, flow};
 use serde_json::{Value, json};
@@ -21,16 +22,11 @@ const CLUSTER_TARGET: &str = "landscaper.gardener.cloud/kubernetes-cluster";
 /// A blueprint importing the Target `cluster` whose one mock item exports what `exports`
 /// (a YAML map of GoTemplate expressions, indented for the item's `export`) renders.
 fn blueprint(exports: &str) -> Value {
-    let template = format!(
-        "deployItems:\n- name: item\n  type: landscaper.gardener.cloud/mock\n  config:\n    apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n    kind: ProviderConfiguration\n    phase: Succeeded\n    export:\n{exports}"
-    );
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
+    let template = mock_item_template("Succeeded", &format!("    export:\n{exports}"));
+    blueprint_filesystem(json!({
         "imports": [{"name": "cluster", "type": "target", "targetType": CLUSTER_TARGET}],
         "deployExecutions": [{"name": "main", "type": "GoTemplate", "template": template}],
-    });
-    json!({"blueprint.yaml": blueprint.to_string()})
+    }))
 }
 
 /// Creates the root installation `name` importing the Target `target` as `cluster`.
