@@ -310,6 +310,17 @@ pub async fn ensure_namespace(client: &kube::Client, name: &str) {
         .unwrap_or_else(|error| panic!("creating namespace {name}: {error}"));
 }
 
+/// Whether `api` has the object `name`.
+pub async fn exists<K>(api: &Api<K>, name: &str) -> bool
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.get_opt(name)
+        .await
+        .unwrap_or_else(|error| panic!("reading {name}: {error}"))
+        .is_some()
+}
+
 /// Every object `api` lists.
 pub async fn list<K>(api: &Api<K>) -> Vec<K>
 where

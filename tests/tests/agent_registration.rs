@@ -16,7 +16,7 @@ use landscaper_agent::registration::host::HostRegistration;
 use landscaper_agent::token::TokenLifetime;
 use landscaper_api::constants::{annotations, conditions, finalizers, labels};
 use landscaper_api::core::{Condition, ConditionStatus, Environment, Target, find_condition};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, exists, spawn_agent};
 use serde_json::{Value, json};
 use testbed::{Fault, Matcher};
 
@@ -47,6 +47,20 @@ async fn agent_ready(world: &World, name: &str, what: &str) {
         agent_condition(world, name).await == Some(ConditionStatus::True)
     })
     .await;
+}
+
+/// The `TargetReady` condition of environment `name` once its reason is `reason`; `what` says
+/// what the test waits for.
+async fn target_condition_with(world: &World, name: &str, reason: &str, what: &str) -> Condition {
+    eventually(what, || async {
+        target_condition(world, name)
+            .await
+            .is_some_and(|c| c.reason == reason)
+    })
+    .await;
+    target_condition(world, name)
+        .await
+        .expect("the condition just seen")
 }
 
 async fn target_condition(world: &World, name: &str) -> Option<Condition> {
@@ -597,35 +611,37 @@ async fn nothing_left(world: &World, name: &str) {
     })
     .await;
     let fenced = world.fenced_cluster().client();
-    assert!(
-        Api::<ServiceAccount>::namespaced(fenced.clone(), "ls-system")
-            .get_opt(&format!("deployer-{name}"))
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        Api::<Secret>::namespaced(fenced.clone(), "ls-system")
-            .get_opt(&format!("{name}-target-access"))
-            .await
-            .unwrap()
-            .is_none()
-    );
+    let account = format!("deployer-{name}");
+    let secret = format!("{name}-target-access");
     let role = format!("landscaper:agent:{name}:deployer");
-    assert!(
-        Api::<ClusterRole>::all(fenced.clone())
-            .get_opt(&role)
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        Api::<ClusterRoleBinding>::all(fenced)
-            .get_opt(&role)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    for (what, remains) in [
+        (
+            "ServiceAccount",
+            exists(
+                &Api::<ServiceAccount>::namespaced(fenced.clone(), "ls-system"),
+                &account,
+            )
+            .await,
+        ),
+        (
+            "Secret",
+            exists(
+                &Api::<Secret>::namespaced(fenced.clone(), "ls-system"),
+                &secret,
+            )
+            .await,
+        ),
+        (
+            "ClusterRole",
+            exists(&Api::<ClusterRole>::all(fenced.clone()), &role).await,
+        ),
+        (
+            "ClusterRoleBinding",
+            exists(&Api::<ClusterRoleBinding>::all(fenced), &role).await,
+        ),
+    ] {
+        assert!(!remains, "the agent's {what} of {name} remains");
+    }
 }
 
 #[tokio::test]
@@ -710,14 +726,8 @@ async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
     .expect("the forced cleanup ends")
     .unwrap();
     assert!(environment(&world, "orphan").await.is_none());
-    let fenced = world.fenced_cluster().client();
-    assert!(
-        Api::<Secret>::namespaced(fenced, "ls-system")
-            .get_opt("orphan-target-access")
-            .await
-            .unwrap()
-            .is_none()
-    );
+    let secrets = Api::<Secret>::namespaced(world.fenced_cluster().client(), "ls-system");
+    assert!(!exists(&secrets, "orphan-target-access").await);
 }
 
 #[tokio::test]
@@ -802,13 +812,8 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
         .await
         .unwrap();
     let (stop, task) = spawn_agent(world.agent(world.agent_settings("prod")).await);
-    eventually("the conflict is reported", || async {
-        target_condition(&world, "prod")
-            .await
-            .is_some_and(|c| c.reason == "TargetConflict")
-    })
-    .await;
-    let condition = target_condition(&world, "prod").await.unwrap();
+    let condition =
+        target_condition_with(&world, "prod", "TargetConflict", "the conflict is reported").await;
     assert_eq!(condition.status, ConditionStatus::False);
     assert!(
         condition.message.contains("Target ls-system/prod exists")
@@ -840,13 +845,8 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
         Fault::InternalError,
     );
     let (_stop, _task) = spawn_agent(world.agent(world.agent_settings("stuck")).await);
-    eventually("the failure is reported", || async {
-        target_condition(&world, "stuck")
-            .await
-            .is_some_and(|c| c.reason == "TargetError")
-    })
-    .await;
-    let failure = target_condition(&world, "stuck").await.unwrap();
+    let failure =
+        target_condition_with(&world, "stuck", "TargetError", "the failure is reported").await;
     assert!(
         failure.message.contains("creating its Target"),
         "{}",
@@ -854,13 +854,11 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
     );
     agent_ready(&world, "stuck", "the heartbeat is checked all the same").await;
     world.landscaper_cluster().faults().clear();
-    eventually(
+    target_condition_with(
+        &world,
+        "stuck",
+        "TargetReconciled",
         "the Target is made once the landscaper may write it",
-        || async {
-            target_condition(&world, "stuck")
-                .await
-                .is_some_and(|c| c.reason == "TargetReconciled")
-        },
     )
     .await;
 }

@@ -19,6 +19,35 @@ use landscaper_e2e::registrations::{pair_helm_item, pair_imports, registration_w
 use landscaper_e2e::tools::{external_tool, workspace_binary};
 use serde_json::json;
 
+/// The programs these tests drive: kubectl and this workspace's binaries.
+struct Programs {
+    kubectl: PathBuf,
+    testbed: PathBuf,
+    landscaper: PathBuf,
+    agent: PathBuf,
+}
+
+impl Programs {
+    /// All of them, or `None` (the test is skipped) when one is missing; each missing one is
+    /// named on stderr.
+    fn find() -> Option<Self> {
+        let (Some(kubectl), Some(testbed), Some(landscaper), Some(agent)) = (
+            external_tool("KUBECTL", "kubectl"),
+            workspace_binary("testbed"),
+            workspace_binary("landscaper"),
+            workspace_binary("landscaper-agent"),
+        ) else {
+            return None;
+        };
+        Some(Self {
+            kubectl,
+            testbed,
+            landscaper,
+            agent,
+        })
+    }
+}
+
 /// A child process that is killed when the test ends, however it ends.
 struct Running(Child);
 
@@ -153,22 +182,17 @@ fn wait_for<T>(what: &str, limit: Duration, dir: &Path, mut check: impl FnMut() 
 
 #[test]
 fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
-    let (Some(kubectl_bin), Some(testbed), Some(landscaper), Some(agent)) = (
-        external_tool("KUBECTL", "kubectl"),
-        workspace_binary("testbed"),
-        workspace_binary("landscaper"),
-        workspace_binary("landscaper-agent"),
-    ) else {
+    let Some(programs) = Programs::find() else {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    let (_server, kubeconfig) = serve(&testbed, dir.path());
+    let (_server, kubeconfig) = serve(&programs.testbed, dir.path());
     let kubectl =
-        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &kubeconfig, args, input);
+        |args: &[&str], input: Option<&[u8]>| kubectl(&programs.kubectl, &kubeconfig, args, input);
 
     install_crds(
-        &landscaper,
-        &kubectl_bin,
+        &programs.landscaper,
+        &programs.kubectl,
         &kubeconfig,
         dir.path(),
         "installations",
@@ -178,12 +202,12 @@ fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
 
     let config = kubeconfig.to_str().expect("a UTF-8 path");
     let _landscaper = spawn(
-        &landscaper,
+        &programs.landscaper,
         &["run", "--kubeconfig", config],
         &dir.path().join("landscaper.log"),
     );
     let _deployer = spawn(
-        &agent,
+        &programs.agent,
         &[
             "deployer",
             "mock",
@@ -284,28 +308,23 @@ fn greeter_registration(raw: &str) -> String {
 
 #[test]
 fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl() {
-    let (Some(kubectl_bin), Some(testbed), Some(landscaper), Some(agent)) = (
-        external_tool("KUBECTL", "kubectl"),
-        workspace_binary("testbed"),
-        workspace_binary("landscaper"),
-        workspace_binary("landscaper-agent"),
-    ) else {
+    let Some(programs) = Programs::find() else {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
     let (central_dir, fenced_dir) = (dir.path().join("central"), dir.path().join("fenced"));
     std::fs::create_dir_all(&central_dir).expect("folder");
     std::fs::create_dir_all(&fenced_dir).expect("folder");
-    let (_central, central) = serve(&testbed, &central_dir);
-    let (_fenced, fenced) = serve(&testbed, &fenced_dir);
+    let (_central, central) = serve(&programs.testbed, &central_dir);
+    let (_fenced, fenced) = serve(&programs.testbed, &fenced_dir);
     let on_central =
-        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &central, args, input);
+        |args: &[&str], input: Option<&[u8]>| kubectl(&programs.kubectl, &central, args, input);
     let on_fenced =
-        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &fenced, args, input);
+        |args: &[&str], input: Option<&[u8]>| kubectl(&programs.kubectl, &fenced, args, input);
 
     install_crds(
-        &landscaper,
-        &kubectl_bin,
+        &programs.landscaper,
+        &programs.kubectl,
         &central,
         dir.path(),
         "deployerregistrations",
@@ -316,13 +335,13 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
     let central_path = central.to_str().expect("a UTF-8 path");
     let fenced_path = fenced.to_str().expect("a UTF-8 path");
     let _landscaper = spawn(
-        &landscaper,
+        &programs.landscaper,
         // No probe listener: the other test's landscaper may hold the default port.
         &["run", "--kubeconfig", central_path, "--health-address", ""],
         &dir.path().join("landscaper.log"),
     );
     let _agent = spawn(
-        &agent,
+        &programs.agent,
         &[
             "run",
             "--name",
@@ -353,7 +372,7 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
         dir.path(),
         || {
             let out = try_kubectl(
-                &kubectl_bin,
+                &programs.kubectl,
                 &central,
                 &[
                     "get",
@@ -402,7 +421,7 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
         dir.path(),
         || {
             let out = try_kubectl(
-                &kubectl_bin,
+                &programs.kubectl,
                 &fenced,
                 &[
                     "get",
