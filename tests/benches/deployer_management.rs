@@ -21,11 +21,12 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::core::{DeployerRegistration, Environment, Installation};
+use landscaper_e2e::LS_NAMESPACE;
+use landscaper_e2e::objects::ensure_namespace;
 use landscaper_e2e::process::{
     Measured, Requests, admin_kubeconfig, load_summary, spawn_landscaper, usage,
 };
 use landscaper_e2e::registrations::registration_with_template;
-use landscaper_e2e::{LS_NAMESPACE, ensure_namespace};
 use serde_json::json;
 use testbed::RequestRecord;
 use testbed::{Cluster, Testbed};

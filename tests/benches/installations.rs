@@ -22,7 +22,7 @@ use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::{Installation, InstallationPhase};
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_e2e::blueprints::mock_blueprint;
-use landscaper_e2e::ensure_namespace;
+use landscaper_e2e::objects::ensure_namespace;
 use landscaper_e2e::process::{Measured, Requests, admin_kubeconfig, load_summary};
 use serde_json::json;
 use testbed::Testbed;

@@ -88,7 +88,7 @@ pub async fn request_reconcile(api: &Api<Installation>, name: &str) {
 /// Creates the root installation `name` with `spec` and the reconcile annotation, so that its
 /// first job starts.
 pub async fn create_root(api: &Api<Installation>, name: &str, spec: Value) -> Installation {
-    crate::create(
+    crate::objects::create(
         api,
         json!({
             "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},

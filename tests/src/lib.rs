@@ -10,6 +10,7 @@ pub mod flow;
 pub mod http;
 pub mod installations;
 pub mod logs;
+pub mod objects;
 pub mod process;
 pub mod rbac;
 pub mod registrations;
@@ -21,8 +22,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use landscaper_agent::Agent;
 use landscaper_agent::clients::ClusterAccess;
 use landscaper_agent::settings::{Overrides, Settings};
@@ -133,14 +133,14 @@ impl World {
 
     /// Creates a namespace unless it exists.
     pub async fn create_namespace(&self, cluster: &Cluster, name: &str) {
-        ensure_namespace(&cluster.client(), name).await;
+        objects::ensure_namespace(&cluster.client(), name).await;
     }
 
     /// Creates the namespace `name` on the landscaper cluster unless it exists, for a test of
     /// its own; returns a client of that cluster.
     pub async fn landscaper_namespace(&self, name: &str) -> kube::Client {
         let client = self.landscaper_cluster().client();
-        ensure_namespace(&client, name).await;
+        objects::ensure_namespace(&client, name).await;
         client
     }
 
@@ -289,65 +289,6 @@ pub async fn leader(client: &kube::Client, namespace: &str) -> Option<String> {
         .expect("read")
         .and_then(|lease| lease.spec)
         .and_then(|spec| spec.holder_identity)
-}
-
-/// Creates a namespace of the cluster behind `client` unless it exists.
-pub async fn ensure_namespace(client: &kube::Client, name: &str) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    if namespaces
-        .get_opt(name)
-        .await
-        .expect("namespace read")
-        .is_some()
-    {
-        return;
-    }
-    let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
-        .expect("a namespace object");
-    namespaces
-        .create(&PostParams::default(), &namespace)
-        .await
-        .unwrap_or_else(|error| panic!("creating namespace {name}: {error}"));
-}
-
-/// Whether `api` has the object `name`.
-pub async fn exists<K>(api: &Api<K>, name: &str) -> bool
-where
-    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    api.get_opt(name)
-        .await
-        .unwrap_or_else(|error| panic!("reading {name}: {error}"))
-        .is_some()
-}
-
-/// Every object `api` lists.
-pub async fn list<K>(api: &Api<K>) -> Vec<K>
-where
-    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    api.list(&Default::default())
-        .await
-        .unwrap_or_else(|error| panic!("listing: {error}"))
-        .items
-}
-
-/// Creates the object `value` describes through `api`; the test fails naming its kind and
-/// the API server's answer when it is not created.
-pub async fn create<K>(api: &Api<K>, value: serde_json::Value) -> K
-where
-    K: kube::Resource<DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + serde::Serialize
-        + std::fmt::Debug,
-{
-    let kind = K::kind(&());
-    let object: K = serde_json::from_value(value)
-        .unwrap_or_else(|error| panic!("the JSON is not a {kind}: {error}"));
-    api.create(&PostParams::default(), &object)
-        .await
-        .unwrap_or_else(|error| panic!("creating a {kind}: {error}"))
 }
 
 /// Asserts that `text` contains each of `parts`; a failure names the missing part and shows

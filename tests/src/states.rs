@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use testbed::Testbed;
 
-use crate::ensure_namespace;
+use crate::objects::ensure_namespace;
 
 /// The folder of upstream's state test data.
 pub fn states_dir() -> PathBuf {

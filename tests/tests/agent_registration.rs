@@ -16,7 +16,8 @@ use landscaper_agent::registration::host::HostRegistration;
 use landscaper_agent::token::TokenLifetime;
 use landscaper_api::constants::{annotations, conditions, finalizers, labels};
 use landscaper_api::core::{Condition, ConditionStatus, Environment, Target, find_condition};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually, exists, spawn_agent};
+use landscaper_e2e::objects::exists;
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use serde_json::{Value, json};
 use testbed::{Fault, Matcher};
 

@@ -17,7 +17,8 @@ use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::{
     DataObject, DeployItem, Execution, ExecutionPhase, LastError, execution_data_object_name,
 };
-use landscaper_e2e::{World, assert_contains_all, eventually, flow, list};
+use landscaper_e2e::objects::list;
+use landscaper_e2e::{World, assert_contains_all, eventually, flow};
 use serde_json::{Value, json};
 
 /// A world with the namespace `name` on the landscaper cluster, and the APIs of that namespace

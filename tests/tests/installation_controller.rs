@@ -11,7 +11,8 @@ use landscaper_api::constants::annotations;
 use landscaper_api::core::{DeployItem, Execution, Installation, InstallationPhase, LastError};
 use landscaper_e2e::blueprints::{blueprint_filesystem, mock_blueprint};
 use landscaper_e2e::installations::create_root;
-use landscaper_e2e::{World, assert_contains_all, create, eventually};
+use landscaper_e2e::objects::create;
+use landscaper_e2e::{World, assert_contains_all, eventually};
 use serde_json::{Value, json};
 
 const NAMESPACE: &str = "inst-test";

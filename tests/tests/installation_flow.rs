@@ -14,7 +14,8 @@ use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
 use landscaper_e2e::installations::{
     create_root, failed, finished_after, request_reconcile, succeeded,
 };
-use landscaper_e2e::{World, create, eventually, flow, list};
+use landscaper_e2e::objects::{create, list};
+use landscaper_e2e::{World, eventually, flow};
 use serde_json::{Value, json};
 
 async fn data_object(client: &Client, namespace: &str, name: &str, data: Value) {

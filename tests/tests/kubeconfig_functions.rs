@@ -14,7 +14,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::core::{Execution, Installation, Target};
 use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
 use landscaper_e2e::installations::{create_root, failed, succeeded};
-use landscaper_e2e::{World, create, flow};
+use landscaper_e2e::objects::create;
+use landscaper_e2e::{World, flow};
 use serde_json::{Value, json};
 
 const CLUSTER_TARGET: &str = "landscaper.gardener.cloud/kubernetes-cluster";

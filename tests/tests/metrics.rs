@@ -19,8 +19,9 @@ use landscaper_api::core::{
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
 use landscaper_e2e::http::{get, serve_probes};
 use landscaper_e2e::installations::create_root;
+use landscaper_e2e::objects::create;
 use landscaper_e2e::registrations::registration_with_template;
-use landscaper_e2e::{LS_NAMESPACE, World, create, eventually, spawn_helm_deployer};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_helm_deployer};
 use landscaper_process::probes::Probes;
 use prometheus_parse::{Scrape, Value};
 use serde_json::json;

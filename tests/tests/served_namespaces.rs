@@ -12,10 +12,9 @@ use landscaper_agent::clients::ClusterAccess;
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{DeployItem, DeployItemPhase, ObjectReference, Target};
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
+use landscaper_e2e::objects::list;
 use landscaper_e2e::rbac::{create_all, documented_landscaper_rbac, documents};
-use landscaper_e2e::{
-    LS_NAMESPACE, World, eventually, eventually_within, list, spawn_helm_deployer,
-};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within, spawn_helm_deployer};
 use serde_json::json;
 
 const ENVIRONMENT: &str = "teams";

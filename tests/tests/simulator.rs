@@ -30,7 +30,8 @@ use landscaper_api::core::{
     DataObject, DeployItem, Execution, Installation, InstallationPhase, Target,
 };
 use landscaper_blueprint::{ExecutionOptions, RegistryAccess, RegistryOptions, source};
-use landscaper_e2e::{World, create, eventually_within};
+use landscaper_e2e::objects::create;
+use landscaper_e2e::{World, eventually_within};
 use serde_json::{Map, Value as Json, json};
 
 const NAMESPACE: &str = "simulator";
