@@ -16,17 +16,17 @@
 //! load; `LANDSCAPER_BIN` points at another landscaper binary.
 
 use std::collections::BTreeSet;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::core::{DeployerRegistration, Environment, Installation};
 use landscaper_e2e::LS_NAMESPACE;
+use landscaper_e2e::objects::ensure_namespace;
 use landscaper_e2e::process::{
-    load_summary, release_binary, sample_load, top_requests, usage, wait_or_exit,
+    Measured, Requests, admin_kubeconfig, load_summary, spawn_landscaper, usage,
 };
+use landscaper_e2e::registrations::registration_with_template;
 use serde_json::json;
 use testbed::RequestRecord;
 use testbed::{Cluster, Testbed};
@@ -62,48 +62,21 @@ fn environment(name: &str, cluster: &Cluster) -> Environment {
 }
 
 fn registration(name: &str) -> DeployerRegistration {
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": name },
-        "spec": {
-            "types": [format!("example.com/{name}")],
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": "blueprint" } },
-                "componentDescriptor": { "ref": {
-                    "componentName": format!("example.com/{name}"),
-                    "version": "v1.0.0",
-                    // No such folder: each pair's job fails at once, without a network
-                    // round trip, so the bench measures deployer management.
-                    "repositoryContext": { "type": "local", "filePath": "/nonexistent/components" },
-                } },
-                "importDataMappings": { "values": { "replicas": 1 } },
-            },
-        },
-    }))
-    .expect("a registration")
-}
-
-fn spawn_landscaper(kubeconfig: &std::path::Path, log: &std::path::Path) -> Child {
-    let binary = release_binary("LANDSCAPER_BIN", "landscaper");
-    if !binary.exists() {
-        eprintln!(
-            "no landscaper binary at {}: run `cargo build --release -p landscaper` first (or set LANDSCAPER_BIN)",
-            binary.display()
-        );
-        std::process::exit(2);
-    }
-    Command::new(binary)
-        .args(["run", "--kubeconfig"])
-        .arg(kubeconfig)
-        .env(
-            "RUST_LOG",
-            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(log).expect("landscaper log"))
-        .spawn()
-        .expect("the landscaper starts")
+    registration_with_template(
+        name,
+        &[&format!("example.com/{name}")],
+        json!({
+            "blueprint": { "ref": { "resourceName": "blueprint" } },
+            "componentDescriptor": { "ref": {
+                "componentName": format!("example.com/{name}"),
+                "version": "v1.0.0",
+                // No such folder: each pair's job fails at once, without a network
+                // round trip, so the bench measures deployer management.
+                "repositoryContext": { "type": "local", "filePath": "/nonexistent/components" },
+            } },
+            "importDataMappings": { "values": { "replicas": 1 } },
+        }),
+    )
 }
 
 /// The landscaper's logged requests split into deployer management's and those of the pairs'
@@ -168,16 +141,9 @@ async fn main() {
     let cluster = bed.cluster();
     let client = cluster.client();
     landscaper::crds::ensure(&client).await.expect("CRDs");
-    let namespace: Namespace =
-        serde_json::from_value(json!({ "metadata": { "name": LS_NAMESPACE } })).expect("ns");
-    Api::<Namespace>::all(client.clone())
-        .create(&PostParams::default(), &namespace)
-        .await
-        .expect("namespace");
+    ensure_namespace(&client, LS_NAMESPACE).await;
     let dir = tempfile::tempdir().expect("temp dir");
-    let token = cluster.add_user(USER, &["system:masters"]);
-    let kubeconfig = dir.path().join("landscaper.yaml");
-    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml_for(&token)).expect("kubeconfig");
+    let kubeconfig = admin_kubeconfig(cluster, USER, dir.path());
     let log = dir.path().join("landscaper.log");
 
     let environment_api: Api<Environment> = Api::all(client.clone());
@@ -206,41 +172,31 @@ async fn main() {
     let counters = cluster.counters();
     counters.reset();
 
-    let (load_stop, load_done) = tokio::sync::oneshot::channel();
-    let load = tokio::spawn(sample_load(load_done));
-    let started = Instant::now();
-    let mut landscaper = spawn_landscaper(&kubeconfig, &log);
-    let pid = landscaper.id().to_string();
-    wait_or_exit(
+    let mut run = Measured::start(&kubeconfig, &log, LIMIT);
+    run.wait_until(
         &format!("all {pairs} pairs' Installations"),
-        started,
-        LIMIT,
         Duration::from_millis(250),
-        &mut landscaper,
-        &log,
         || async { count_installations(&installations).await >= pairs },
     )
     .await;
-    let elapsed = started.elapsed();
-    let requests = counters.count(None, None, Some(USER));
-    let writes = counters.writes(Some(USER));
-    let top = top_requests(counters, USER);
+    let elapsed = run.started.elapsed();
+    let Requests {
+        all: requests,
+        writes,
+        top,
+    } = Requests::of(counters, USER);
     let pair_names: BTreeSet<String> = (0..registrations)
         .flat_map(|r| (0..environments).map(move |e| format!("deployer-{r}-env-{e:04}")))
         .collect();
     let (management, first_jobs) = split(&cluster.requests(), &pair_names);
     // The restart below must find nothing to do: every installation's first job ends first.
-    wait_or_exit(
+    run.wait_until(
         &format!("all {pairs} pairs' first jobs finished"),
-        started,
-        LIMIT,
         Duration::from_millis(500),
-        &mut landscaper,
-        &log,
         || async { count_settled(&installations).await >= pairs },
     )
     .await;
-    let settled = started.elapsed();
+    let settled = run.started.elapsed();
     // Statuses that summarise the jobs (the registrations') follow a moment later.
     let mut last = counters.writes(Some(USER));
     loop {
@@ -252,13 +208,10 @@ async fn main() {
         last = now;
     }
     let job_requests = counters.count(None, None, Some(USER)) - requests;
-    let created = usage(&pid);
-    let _ = load_stop.send(());
-    let load = load.await.expect("load samples");
+    let created = run.usage();
+    let load = run.stop().await;
 
     // The same landscaper again, with nothing changed: it reads and must not write.
-    let _ = landscaper.kill();
-    let _ = landscaper.wait();
     counters.reset();
     let mut again = spawn_landscaper(&kubeconfig, &log);
     let restarted = Instant::now();

@@ -14,18 +14,16 @@
 //! `INSTALLATIONS_BENCH_COUNT` (default 1000) changes the load; `LANDSCAPER_BIN` points at
 //! another landscaper binary.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::{Installation, InstallationPhase};
 use landscaper_deployer::controller::DeployerConfig;
-use landscaper_e2e::process::{
-    load_summary, release_binary, sample_load, top_requests, usage, wait_or_exit,
-};
+use landscaper_e2e::blueprints::mock_blueprint;
+use landscaper_e2e::objects::ensure_namespace;
+use landscaper_e2e::process::{Measured, Requests, admin_kubeconfig, load_summary};
 use serde_json::json;
 use testbed::Testbed;
 
@@ -34,7 +32,6 @@ const NAMESPACE: &str = "bench";
 const LIMIT: Duration = Duration::from_secs(900);
 
 fn installation(name: &str) -> Installation {
-    let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config:\n        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n        kind: ProviderConfiguration\n        phase: Succeeded\n";
     serde_json::from_value(json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1",
         "kind": "Installation",
@@ -42,7 +39,7 @@ fn installation(name: &str) -> Installation {
             "name": name,
             "annotations": {"landscaper.gardener.cloud/operation": "reconcile"},
         },
-        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
+        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint("Succeeded")}}},
     }))
     .expect("an installation")
 }
@@ -73,25 +70,12 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000usize);
-    let binary = release_binary("LANDSCAPER_BIN", "landscaper");
-    if !binary.exists() {
-        eprintln!(
-            "no landscaper binary at {}: run `cargo build --release -p landscaper` first (or set LANDSCAPER_BIN)",
-            binary.display()
-        );
-        std::process::exit(2);
-    }
     let bed = Testbed::builder().start().await.expect("testbed starts");
     let cluster = bed.cluster();
     let client = cluster.client();
     landscaper::crds::ensure(&client).await.expect("CRDs");
     for name in [NAMESPACE, "ls-system"] {
-        let namespace: Namespace =
-            serde_json::from_value(json!({ "metadata": { "name": name } })).expect("ns");
-        Api::<Namespace>::all(client.clone())
-            .create(&PostParams::default(), &namespace)
-            .await
-            .expect("namespace");
+        ensure_namespace(&client, name).await;
     }
     let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
     config.namespace = Some(NAMESPACE.into());
@@ -117,46 +101,25 @@ async fn main() {
         .await;
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let token = cluster.add_user(USER, &["system:masters"]);
-    let kubeconfig = dir.path().join("landscaper.yaml");
-    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml_for(&token)).expect("kubeconfig");
+    let kubeconfig = admin_kubeconfig(cluster, USER, dir.path());
     let log = dir.path().join("landscaper.log");
     let counters = cluster.counters();
     counters.reset();
-    let (load_stop, load_done) = tokio::sync::oneshot::channel();
-    let load = tokio::spawn(sample_load(load_done));
-    let started = Instant::now();
-    let mut landscaper = Command::new(&binary)
-        .args(["run", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .env(
-            "RUST_LOG",
-            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).expect("landscaper log"))
-        .spawn()
-        .expect("the landscaper starts");
-    let pid = landscaper.id().to_string();
-    wait_or_exit(
+    let mut run = Measured::start(&kubeconfig, &log, LIMIT);
+    run.wait_until(
         &format!("all {count} installations Succeeded"),
-        started,
-        LIMIT,
         Duration::from_millis(250),
-        &mut landscaper,
-        &log,
         || async { count_succeeded(&installations).await >= count },
     )
     .await;
-    let elapsed = started.elapsed();
-    let used = usage(&pid);
-    let requests = counters.count(None, None, Some(USER));
-    let writes = counters.writes(Some(USER));
-    let top = top_requests(counters, USER);
-    let _ = load_stop.send(());
-    let load = load.await.expect("load samples");
-    let _ = landscaper.kill();
-    let _ = landscaper.wait();
+    let elapsed = run.started.elapsed();
+    let used = run.usage();
+    let Requests {
+        all: requests,
+        writes,
+        top,
+    } = Requests::of(counters, USER);
+    let load = run.stop().await;
 
     println!("installations: {count} root Installations with one mock DeployItem each");
     println!(

@@ -11,7 +11,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::DeployItem;
-use landscaper_chart::helm::chart;
+use landscaper_chart::helm::chart::{self, Chart, File};
 use serde_json::{Value, json};
 
 use crate::LS_NAMESPACE;
@@ -274,4 +274,31 @@ pub fn assert_renders_as_helm_does(
         let (ok, lint_output) = run_helm(helm, &lint);
         assert!(ok, "helm lint failed for {values:?}: {lint_output}");
     }
+}
+
+/// Asserts that the chart `packaged` (loaded from an archive) holds the templates and files of
+/// the chart folder it was packaged from; `hint` says what differs and how to regenerate it.
+#[track_caller]
+pub fn assert_packaged_from(packaged: &Chart, folder: &Chart, hint: &str) {
+    assert_eq!(
+        contents(&packaged.templates),
+        contents(&folder.templates),
+        "{hint}: the templates differ"
+    );
+    assert_eq!(
+        contents(&packaged.files),
+        contents(&folder.files),
+        "{hint}: the files differ"
+    );
+}
+
+/// Names and contents, sorted by name: the times differ by design (an archive keeps its
+/// entries' times, a checkout has the clone's).
+fn contents(files: &[File]) -> Vec<(&str, &[u8])> {
+    let mut files: Vec<_> = files
+        .iter()
+        .map(|file| (file.name.as_str(), &file.data.read().unwrap()[..]))
+        .collect();
+    files.sort();
+    files
 }

@@ -10,48 +10,33 @@ use landscaper_deployer::controller::DeployerConfig;
 use serde_json::{Value, json};
 
 use crate::World;
+use crate::blueprints::{blueprint_filesystem, mock_item_template};
 
 /// A blueprint importing `import` and exporting `export` (both strings): one mock item that
 /// exports `text`, `"<import>, <suffix>"`, which its export execution exports.
 pub fn stage_blueprint(import: &str, export: &str, suffix: &str) -> Value {
-    let text = format!(
-        r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-imports:
-- name: {import}
-  schema: {{type: string}}
-exports:
-- name: {export}
-  schema: {{type: string}}
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Succeeded
-        export:
-          text: {{{{ printf "%s, {suffix}" .imports.{import} | quote }}}}
-exportExecutions:
-- name: out
-  type: GoTemplate
-  template: |
-    exports:
-      {export}: {{{{ .values.deployitems.item.text | quote }}}}
-"#
+    let export_text = format!(
+        "    export:\n      text: {{{{ printf \"%s, {suffix}\" .imports.{import} | quote }}}}\n"
     );
-    json!({ "blueprint.yaml": text })
+    blueprint_filesystem(json!({
+        "imports": [{"name": import, "schema": {"type": "string"}}],
+        "exports": [{"name": export, "schema": {"type": "string"}}],
+        "deployExecutions": [{
+            "name": "main",
+            "type": "GoTemplate",
+            "template": mock_item_template("Succeeded", &export_text),
+        }],
+        "exportExecutions": [{
+            "name": "out",
+            "type": "GoTemplate",
+            "template": format!("exports:\n  {export}: {{{{ .values.deployitems.item.text | quote }}}}\n"),
+        }],
+    }))
 }
 
 /// The root blueprint: imports `greeting`, runs producer then consumer, exports `result`.
 pub fn root_blueprint() -> Value {
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
+    blueprint_filesystem(json!({
         "imports": [{"name": "greeting", "schema": {"type": "string"}}],
         "exports": [{"name": "result", "schema": {"type": "string"}}],
         "subinstallations": [
@@ -73,8 +58,7 @@ pub fn root_blueprint() -> Value {
             "type": "GoTemplate",
             "template": "exports:\n  result: {{ index .values.dataobjects \"final\" | quote }}\n",
         }],
-    });
-    json!({ "blueprint.yaml": serde_json::to_string(&blueprint).unwrap() })
+    }))
 }
 
 /// The root Installation `name` (with the reconcile annotation) importing `greeting` from the
@@ -94,10 +78,7 @@ pub fn root_installation(name: &str, import: &str, export: &str) -> Value {
 
 /// A namespace of its own, on the landscaper cluster, with the mock deployer serving it.
 pub async fn namespace_with_mock_deployer(world: &World, name: &str) -> Client {
-    world
-        .create_namespace(world.landscaper_cluster(), name)
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace(name).await;
     let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
     config.namespace = Some(name.into());
     config.retry_initial = Duration::from_millis(100);

@@ -3,10 +3,14 @@
 //! agents deployed with exactly the RBAC the agent chart and the documented landscaper-cluster
 //! RBAC grant; real charts packaged as Helm packages them.
 
+pub mod blueprints;
 pub mod charts;
+pub mod deploy_items;
 pub mod flow;
 pub mod http;
+pub mod installations;
 pub mod logs;
+pub mod objects;
 pub mod process;
 pub mod rbac;
 pub mod registrations;
@@ -18,8 +22,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{Api, PostParams};
+use kube::api::Api;
 use landscaper_agent::Agent;
 use landscaper_agent::clients::ClusterAccess;
 use landscaper_agent::settings::{Overrides, Settings};
@@ -130,21 +133,15 @@ impl World {
 
     /// Creates a namespace unless it exists.
     pub async fn create_namespace(&self, cluster: &Cluster, name: &str) {
-        let namespaces: Api<Namespace> = Api::all(cluster.client());
-        if namespaces
-            .get_opt(name)
-            .await
-            .expect("namespace read")
-            .is_some()
-        {
-            return;
-        }
-        let namespace = serde_json::from_value(serde_json::json!({ "metadata": { "name": name } }))
-            .expect("namespace");
-        namespaces
-            .create(&PostParams::default(), &namespace)
-            .await
-            .expect("namespace is created");
+        objects::ensure_namespace(&cluster.client(), name).await;
+    }
+
+    /// Creates the namespace `name` on the landscaper cluster unless it exists, for a test of
+    /// its own; returns a client of that cluster.
+    pub async fn landscaper_namespace(&self, name: &str) -> kube::Client {
+        let client = self.landscaper_cluster().client();
+        objects::ensure_namespace(&client, name).await;
+        client
     }
 
     /// Starts the landscaper's controllers (again, after [`World::stop_landscaper`]).
@@ -221,14 +218,7 @@ impl World {
         let token = self
             .fenced_cluster()
             .add_user(&Self::agent_user(&settings.name), &["system:masters"]);
-        let host = self.access(self.fenced_cluster(), Some(&token)).await;
-        let landscaper = ClusterAccess::from_kubeconfig_file(
-            &settings.landscaper_kubeconfig,
-            "landscaper cluster",
-        )
-        .await
-        .expect("landscaper cluster reachable");
-        Agent::new(settings, host, landscaper, "v0.0.0-test")
+        self.agent_with_host_token(settings, &token).await
     }
 
     /// An agent for `settings`, acting in the fenced cluster with the given token.
@@ -274,6 +264,40 @@ pub fn spawn_agent(agent: Agent) -> (oneshot::Sender<()>, JoinHandle<()>) {
         let _ = stopped.await;
     }));
     (stop, task)
+}
+
+/// Runs the agent's embedded helm deployer with `workers` in the background until the
+/// returned sender is dropped or fired.
+pub fn spawn_helm_deployer(agent: Agent, workers: u16) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
+        agent,
+        workers,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    (stop, task)
+}
+
+/// Who holds the landscaper's leader Lease (`landscaper-leader`, its default name) in
+/// `namespace`, if anyone.
+pub async fn leader(client: &kube::Client, namespace: &str) -> Option<String> {
+    Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(client.clone(), namespace)
+        .get_opt("landscaper-leader")
+        .await
+        .expect("read")
+        .and_then(|lease| lease.spec)
+        .and_then(|spec| spec.holder_identity)
+}
+
+/// Asserts that `text` contains each of `parts`; a failure names the missing part and shows
+/// `text`.
+#[track_caller]
+pub fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part}: {text}");
+    }
 }
 
 /// Polls `check` every 100 ms until it holds; fails the test after 30 s naming `what`.

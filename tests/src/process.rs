@@ -1,8 +1,8 @@
 //! Measuring a child process of a benchmark from `/proc`, and the machine's load beside it:
 //! benchmarks run on shared machines, so a slow run must be told from a busy machine.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// Peak resident set (KiB) and CPU seconds of a process, from `/proc`.
@@ -86,6 +86,123 @@ pub fn release_binary(variable: &str, name: &str) -> PathBuf {
         .and_then(|deps| deps.parent())
         .map(|profile| profile.join(name))
         .expect("a target folder")
+}
+
+/// Starts the release binary of the landscaper (see [`release_binary`]) as `landscaper run`
+/// with `kubeconfig`, logging to `log` at `RUST_LOG` (`warn` unless set); exits with status 2
+/// when it is not built.
+pub fn spawn_landscaper(kubeconfig: &Path, log: &Path) -> Child {
+    let binary = release_binary("LANDSCAPER_BIN", "landscaper");
+    if !binary.exists() {
+        eprintln!(
+            "no landscaper binary at {}: run `cargo build --release -p landscaper` first (or set LANDSCAPER_BIN)",
+            binary.display()
+        );
+        std::process::exit(2);
+    }
+    Command::new(binary)
+        .args(["run", "--kubeconfig"])
+        .arg(kubeconfig)
+        .env(
+            "RUST_LOG",
+            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("landscaper log"))
+        .spawn()
+        .expect("the landscaper starts")
+}
+
+/// A kubeconfig file in `dir` for `cluster` as `user`, a new cluster admin, so that the
+/// requests of the process using it are counted apart.
+pub fn admin_kubeconfig(cluster: &testbed::Cluster, user: &str, dir: &Path) -> PathBuf {
+    let token = cluster.add_user(user, &["system:masters"]);
+    let kubeconfig = dir.join(format!("{user}.yaml"));
+    std::fs::write(&kubeconfig, cluster.kubeconfig_yaml_for(&token)).expect("kubeconfig");
+    kubeconfig
+}
+
+/// `landscaper run` under measurement (see [`spawn_landscaper`]), with the machine's load
+/// sampled beside it until [`Measured::stop`].
+pub struct Measured {
+    /// The landscaper's process.
+    pub landscaper: Child,
+    /// When it started.
+    pub started: std::time::Instant,
+    log: PathBuf,
+    limit: Duration,
+    load_stop: tokio::sync::oneshot::Sender<()>,
+    load: tokio::task::JoinHandle<Vec<f64>>,
+}
+
+impl Measured {
+    /// Starts sampling the load and the landscaper on `kubeconfig`, logging to `log`; a wait
+    /// longer than `limit` from now ends the benchmark (see [`Measured::wait_until`]).
+    pub fn start(kubeconfig: &Path, log: &Path, limit: Duration) -> Self {
+        let (load_stop, load_done) = tokio::sync::oneshot::channel();
+        let load = tokio::spawn(sample_load(load_done));
+        Self {
+            started: std::time::Instant::now(),
+            landscaper: spawn_landscaper(kubeconfig, log),
+            log: log.to_owned(),
+            limit,
+            load_stop,
+            load,
+        }
+    }
+
+    /// Polls `done` every `every` until it holds, as [`wait_or_exit`] does.
+    pub async fn wait_until<F, Fut>(&mut self, what: &str, every: Duration, done: F)
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        wait_or_exit(
+            what,
+            self.started,
+            self.limit,
+            every,
+            &mut self.landscaper,
+            &self.log,
+            done,
+        )
+        .await;
+    }
+
+    /// The landscaper's usage so far.
+    pub fn usage(&self) -> Usage {
+        usage(&self.landscaper.id().to_string())
+    }
+
+    /// Stops sampling the load and the landscaper; the load samples.
+    pub async fn stop(mut self) -> Vec<f64> {
+        let _ = self.load_stop.send(());
+        let load = self.load.await.expect("load samples");
+        let _ = self.landscaper.kill();
+        let _ = self.landscaper.wait();
+        load
+    }
+}
+
+/// What one user asked of the API server since its counters were reset.
+pub struct Requests {
+    /// Every request.
+    pub all: u64,
+    /// The writes among them.
+    pub writes: u64,
+    /// The most frequent, as [`top_requests`] lists them.
+    pub top: String,
+}
+
+impl Requests {
+    /// The requests of `user` counted in `counters`.
+    pub fn of(counters: &testbed::Counters, user: &str) -> Self {
+        Self {
+            all: counters.count(None, None, Some(user)),
+            writes: counters.writes(Some(user)),
+            top: top_requests(counters, user),
+        }
+    }
 }
 
 /// The twelve most frequent requests of `user`, as `verb resource count`, most frequent first.

@@ -12,24 +12,74 @@ use crate::World;
 /// its blueprint is `<name>-deployer-blueprint` of `example.com/<name>-deployer` v1.0.0 on
 /// `registry.example.com`.
 pub fn registration(name: &str, types: &[&str], values: Value) -> DeployerRegistration {
+    registration_with_template(
+        name,
+        types,
+        json!({
+            "blueprint": { "ref": { "resourceName": format!("{name}-deployer-blueprint") } },
+            "componentDescriptor": { "ref": {
+                "componentName": format!("example.com/{name}-deployer"),
+                "version": "v1.0.0",
+                "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
+            } },
+            "importDataMappings": { "values": values },
+        }),
+    )
+}
+
+/// The registration `name` serving `types`, installed with `installation_template` as its
+/// `spec.installationTemplate`.
+pub fn registration_with_template(
+    name: &str,
+    types: &[&str],
+    installation_template: Value,
+) -> DeployerRegistration {
     serde_json::from_value(json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1",
         "kind": "DeployerRegistration",
         "metadata": { "name": name },
-        "spec": {
-            "types": types,
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": format!("{name}-deployer-blueprint") } },
-                "componentDescriptor": { "ref": {
-                    "componentName": format!("example.com/{name}-deployer"),
-                    "version": "v1.0.0",
-                    "repositoryContext": { "type": "ociRegistry", "baseUrl": "registry.example.com" },
-                } },
-                "importDataMappings": { "values": values },
-            },
-        },
+        "spec": { "types": types, "installationTemplate": installation_template },
     }))
     .expect("a registration")
+}
+
+/// The imports a deployer's blueprint declares for what every pair's Installation passes it:
+/// the environment's Target (`cluster`), the landscaper cluster's Target and kubeconfig, the
+/// release's name and namespace, the pair's identity and its environment's target selectors.
+pub fn pair_imports() -> Vec<Value> {
+    let cluster = "landscaper.gardener.cloud/kubernetes-cluster";
+    vec![
+        json!({"name": "cluster", "type": "target", "targetType": cluster}),
+        json!({"name": "landscaperCluster", "type": "target", "targetType": cluster}),
+        json!({"name": "landscaperClusterKubeconfig", "type": "data", "required": false, "schema": {"type": ["string", "object"]}}),
+        json!({"name": "releaseName", "type": "data", "schema": {"type": "string"}}),
+        json!({"name": "releaseNamespace", "type": "data", "schema": {"type": "string"}}),
+        json!({"name": "identity", "type": "data", "schema": {"type": "string"}}),
+        json!({"name": "targetSelectors", "type": "data", "required": false, "schema": {"type": "array"}}),
+    ]
+}
+
+/// A deployer's deploy items template: one helm item `deployer` installing the chart `raw`
+/// (`chart.archive.raw`) as the pair's release into the environment's cluster; `values` follows
+/// `values:` (inline after a space, or lines indented by six spaces) and may use the imports.
+pub fn pair_helm_item(raw: &str, values: &str) -> String {
+    format!(
+        r#"deployItems:
+- name: deployer
+  type: landscaper.gardener.cloud/helm
+  target:
+    import: cluster
+  config:
+    apiVersion: helm.deployer.landscaper.gardener.cloud/v1alpha1
+    kind: ProviderConfiguration
+    name: {{{{ .imports.releaseName }}}}
+    namespace: {{{{ .imports.releaseNamespace }}}}
+    createNamespace: true
+    chart:
+      archive:
+        raw: {raw}
+    values:{values}"#
+    )
 }
 
 /// Creates the Environment `name` (deployer namespace `<name>-deployers`), whose host Target

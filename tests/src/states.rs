@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
 use kube::discovery::{ApiResource, pinned_kind};
@@ -21,9 +20,23 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use testbed::Testbed;
 
+use crate::objects::ensure_namespace;
+
 /// The folder of upstream's state test data.
 pub fn states_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/landscaper/states")
+}
+
+/// The executor list of the template case `inline/<file>` of the conformance templates (beside
+/// the states folder), as upstream's Go tests set a blueprint's executions inline.
+pub fn inline_executions(file: &str) -> Vec<landscaper_api::core::TemplateExecutor> {
+    let path = states_dir().join("../templates/inline").join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("reading {}: {error}", path.display()));
+    let yaml = landscaper_blueprint::values::parse_yaml(&text)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    serde_json::from_value(yaml)
+        .unwrap_or_else(|error| panic!("{} is a list of executions: {error}", path.display()))
 }
 
 /// Which of upstream's loaders to behave like.
@@ -93,6 +106,15 @@ pub async fn cluster_with_crds() -> Testbed {
     })
     .await;
     bed
+}
+
+/// A cluster of its own with the CRDs (see [`cluster_with_crds`]) holding the state folder
+/// `dir` (see [`load`]): the testbed, a client and what was loaded.
+pub async fn loaded(dir: impl AsRef<Path>, loader: Loader) -> (Testbed, kube::Client, LoadedState) {
+    let bed = cluster_with_crds().await;
+    let client = bed.cluster().client();
+    let state = load(&client, dir, loader).await;
+    (bed, client, state)
 }
 
 /// Loads the state folder `dir` (absolute, or relative to [`states_dir`]) into the cluster of
@@ -299,24 +321,6 @@ async fn api_for(client: &kube::Client, object: &Value, namespace: &str) -> Api<
     } else {
         Api::namespaced_with(client.clone(), namespace, &resource)
     }
-}
-
-async fn ensure_namespace(client: &kube::Client, name: &str) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    if namespaces
-        .get_opt(name)
-        .await
-        .expect("namespace read")
-        .is_some()
-    {
-        return;
-    }
-    let namespace = serde_json::from_value(json!({ "metadata": { "name": name } }))
-        .expect("a namespace object");
-    namespaces
-        .create(&PostParams::default(), &namespace)
-        .await
-        .unwrap_or_else(|error| panic!("creating namespace {name}: {error}"));
 }
 
 fn describe(object: &Value) -> String {

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use landscaper_agent::cleanup::Cleanup;
+use landscaper_agent::cleanup::{Cleanup, CleanupError};
 use landscaper_agent::clients::token_of_kubeconfig;
 use landscaper_agent::health;
 use landscaper_agent::names::Names;
@@ -16,6 +16,7 @@ use landscaper_agent::registration::host::HostRegistration;
 use landscaper_agent::token::TokenLifetime;
 use landscaper_api::constants::{annotations, conditions, finalizers, labels};
 use landscaper_api::core::{Condition, ConditionStatus, Environment, Target, find_condition};
+use landscaper_e2e::objects::exists;
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use serde_json::{Value, json};
 use testbed::{Fault, Matcher};
@@ -40,6 +41,29 @@ async fn agent_condition(world: &World, name: &str) -> Option<ConditionStatus> {
         .map(|c| c.status.clone())
 }
 
+/// Waits until the landscaper reports the agent of environment `name` ready (it sees the
+/// agent's heartbeat); `what` says what the test waits for.
+async fn agent_ready(world: &World, name: &str, what: &str) {
+    eventually(&format!("{what} ({name})"), || async {
+        agent_condition(world, name).await == Some(ConditionStatus::True)
+    })
+    .await;
+}
+
+/// The `TargetReady` condition of environment `name` once its reason is `reason`; `what` says
+/// what the test waits for.
+async fn target_condition_with(world: &World, name: &str, reason: &str, what: &str) -> Condition {
+    eventually(what, || async {
+        target_condition(world, name)
+            .await
+            .is_some_and(|c| c.reason == reason)
+    })
+    .await;
+    target_condition(world, name)
+        .await
+        .expect("the condition just seen")
+}
+
 async fn target_condition(world: &World, name: &str) -> Option<Condition> {
     let environment = environment(world, name).await?;
     find_condition(&environment.status?.conditions, conditions::TARGET_READY).cloned()
@@ -54,9 +78,10 @@ async fn target_access_kubeconfig(world: &World, name: &str) -> Option<String> {
     Some(String::from_utf8(secret.data?.get("kubeconfig")?.0.clone()).unwrap())
 }
 
-/// Registers environment `name` once, without a running agent, and waits for the landscaper
-/// to make its Target.
-async fn register_once(world: &World, name: &str) {
+/// A world where environment `name` was registered once, without a running agent, and the
+/// landscaper made its Target.
+async fn registered_once(name: &str) -> World {
+    let world = World::start().await;
     world
         .agent(world.agent_settings(name))
         .await
@@ -64,9 +89,10 @@ async fn register_once(world: &World, name: &str) {
         .await
         .unwrap();
     eventually(&format!("Target {name} exists"), || async {
-        target(world, name).await.is_some()
+        target(&world, name).await.is_some()
     })
     .await;
+    world
 }
 
 #[tokio::test]
@@ -78,10 +104,7 @@ async fn agent_registers_environment_and_landscaper_creates_target() {
         target(&world, "default").await.is_some()
     })
     .await;
-    eventually("the agent reports its heartbeat", || async {
-        agent_condition(&world, "default").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "default", "the agent reports its heartbeat").await;
 
     let environment = environment(&world, "default").await.unwrap();
     let mut held = environment.metadata.finalizers.clone().unwrap();
@@ -307,8 +330,7 @@ async fn agent_restart_makes_no_writes() {
 
 #[tokio::test]
 async fn deleted_target_is_recreated_by_the_landscaper() {
-    let world = World::start().await;
-    register_once(&world, "repair").await;
+    let world = registered_once("repair").await;
     let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     let uid = targets.get("repair").await.unwrap().metadata.uid;
     targets
@@ -325,8 +347,7 @@ async fn deleted_target_is_recreated_by_the_landscaper() {
 
 #[tokio::test]
 async fn labels_and_annotations_the_environment_drops_leave_its_target() {
-    let world = World::start().await;
-    register_once(&world, "tidy").await;
+    let world = registered_once("tidy").await;
     let client = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
     // Someone else's label on the Target, which the landscaper must keep.
@@ -429,8 +450,7 @@ async fn labels_and_annotations_the_environment_drops_leave_its_target() {
 
 #[tokio::test]
 async fn the_landscaper_keeps_its_finalizer_until_the_target_is_gone() {
-    let world = World::start().await;
-    register_once(&world, "held").await;
+    let world = registered_once("held").await;
     let client = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(client.clone(), LS_NAMESPACE);
     let hold = |finalizers: Value| {
@@ -483,10 +503,7 @@ async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
     let world = World::start().await;
     let settings = world.agent_settings("beat");
     let (stop, task) = spawn_agent(world.agent(settings.clone()).await);
-    eventually("the agent is ready", || async {
-        agent_condition(&world, "beat").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "beat", "the agent is ready").await;
     stop.send(()).unwrap();
     task.await.unwrap();
     eventually(
@@ -507,10 +524,7 @@ async fn stopped_agent_turns_unknown_and_ready_again_when_restarted() {
     .unwrap();
     assert_eq!(condition.reason, "HeartbeatMissed");
     let (_stop, _task) = spawn_agent(world.agent(settings).await);
-    eventually("the restarted agent is ready again", || async {
-        agent_condition(&world, "beat").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "beat", "the restarted agent is ready again").await;
 }
 
 #[tokio::test]
@@ -523,10 +537,7 @@ async fn the_landscaper_reads_the_lease_where_the_agent_writes_it() {
     let mut settings = world.agent_settings("split");
     settings.landscaper_namespace = "agent-leases".to_owned();
     let (_stop, _task) = spawn_agent(world.agent(settings).await);
-    eventually("the landscaper sees the agent's heartbeat", || async {
-        agent_condition(&world, "split").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "split", "the landscaper sees the agent's heartbeat").await;
     // It stays so, heartbeat after heartbeat (periods of 1 s).
     for _ in 0..30 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -562,29 +573,33 @@ async fn the_landscaper_reads_the_lease_where_the_agent_writes_it() {
     );
 }
 
-fn cleanup_for<'a>(
-    world: &'a World,
-    landscaper: &'a kube::Client,
-    host: &'a landscaper_agent::clients::ClusterAccess,
-    names: &'a Names,
+/// Runs the agent's clean uninstall of environment `name` as an admin of both clusters, with
+/// the uninstall's timeout (`timeout_secs`) and `force`.
+async fn clean_up(
+    world: &World,
+    name: &str,
     timeout_secs: u64,
     force: bool,
-) -> Cleanup<'a> {
-    let _ = world;
+) -> Result<(), CleanupError> {
+    let host = world.access(world.fenced_cluster(), None).await;
+    let landscaper = world.landscaper_cluster().client();
+    let names = Names::new(name);
     Cleanup {
-        landscaper,
+        landscaper: &landscaper,
         host: HostRegistration {
             client: &host.client,
             endpoint: &host.endpoint,
-            names,
+            names: &names,
             namespace: "ls-system",
             token_lifetime: std::time::Duration::from_secs(3600),
         },
         landscaper_namespace: LS_NAMESPACE,
-        names,
+        names: &names,
         timeout: std::time::Duration::from_secs(timeout_secs),
         force,
     }
+    .run()
+    .await
 }
 
 async fn nothing_left(world: &World, name: &str) {
@@ -597,35 +612,37 @@ async fn nothing_left(world: &World, name: &str) {
     })
     .await;
     let fenced = world.fenced_cluster().client();
-    assert!(
-        Api::<ServiceAccount>::namespaced(fenced.clone(), "ls-system")
-            .get_opt(&format!("deployer-{name}"))
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        Api::<Secret>::namespaced(fenced.clone(), "ls-system")
-            .get_opt(&format!("{name}-target-access"))
-            .await
-            .unwrap()
-            .is_none()
-    );
+    let account = format!("deployer-{name}");
+    let secret = format!("{name}-target-access");
     let role = format!("landscaper:agent:{name}:deployer");
-    assert!(
-        Api::<ClusterRole>::all(fenced.clone())
-            .get_opt(&role)
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        Api::<ClusterRoleBinding>::all(fenced)
-            .get_opt(&role)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    for (what, remains) in [
+        (
+            "ServiceAccount",
+            exists(
+                &Api::<ServiceAccount>::namespaced(fenced.clone(), "ls-system"),
+                &account,
+            )
+            .await,
+        ),
+        (
+            "Secret",
+            exists(
+                &Api::<Secret>::namespaced(fenced.clone(), "ls-system"),
+                &secret,
+            )
+            .await,
+        ),
+        (
+            "ClusterRole",
+            exists(&Api::<ClusterRole>::all(fenced.clone()), &role).await,
+        ),
+        (
+            "ClusterRoleBinding",
+            exists(&Api::<ClusterRoleBinding>::all(fenced), &role).await,
+        ),
+    ] {
+        assert!(!remains, "the agent's {what} of {name} remains");
+    }
 }
 
 #[tokio::test]
@@ -634,10 +651,7 @@ async fn cleanup_removes_everything_and_leaves_other_agents_working() {
     let (_stop_b, _task_b) = spawn_agent(world.agent(world.agent_settings("b")).await);
     let (stop_a, task_a) = spawn_agent(world.agent(world.agent_settings("a")).await);
     for name in ["a", "b"] {
-        eventually("both agents are ready", || async {
-            agent_condition(&world, name).await == Some(ConditionStatus::True)
-        })
-        .await;
+        agent_ready(&world, name, "both agents are ready").await;
         eventually("both Targets exist", || async {
             target(&world, name).await.is_some()
         })
@@ -646,13 +660,7 @@ async fn cleanup_removes_everything_and_leaves_other_agents_working() {
     stop_a.send(()).unwrap();
     task_a.await.unwrap();
 
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("a");
-    cleanup_for(&world, &landscaper, &host, &names, 30, false)
-        .run()
-        .await
-        .unwrap();
+    clean_up(&world, "a", 30, false).await.unwrap();
     nothing_left(&world, "a").await;
 
     // Environment b is untouched and keeps beating.
@@ -700,11 +708,7 @@ async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
     .await;
     world.stop_landscaper().await;
 
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("orphan");
-    let error = cleanup_for(&world, &landscaper, &host, &names, 1, false)
-        .run()
+    let error = clean_up(&world, "orphan", 1, false)
         .await
         .unwrap_err()
         .to_string();
@@ -717,20 +721,14 @@ async fn forced_cleanup_finishes_when_the_landscaper_is_down() {
     // generous bound only turns a hang into a failure.
     tokio::time::timeout(
         std::time::Duration::from_secs(60),
-        cleanup_for(&world, &landscaper, &host, &names, 2, true).run(),
+        clean_up(&world, "orphan", 2, true),
     )
     .await
     .expect("the forced cleanup ends")
     .unwrap();
     assert!(environment(&world, "orphan").await.is_none());
-    let fenced = world.fenced_cluster().client();
-    assert!(
-        Api::<Secret>::namespaced(fenced, "ls-system")
-            .get_opt("orphan-target-access")
-            .await
-            .unwrap()
-            .is_none()
-    );
+    let secrets = Api::<Secret>::namespaced(world.fenced_cluster().client(), "ls-system");
+    assert!(!exists(&secrets, "orphan-target-access").await);
 }
 
 #[tokio::test]
@@ -815,13 +813,8 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
         .await
         .unwrap();
     let (stop, task) = spawn_agent(world.agent(world.agent_settings("prod")).await);
-    eventually("the conflict is reported", || async {
-        target_condition(&world, "prod")
-            .await
-            .is_some_and(|c| c.reason == "TargetConflict")
-    })
-    .await;
-    let condition = target_condition(&world, "prod").await.unwrap();
+    let condition =
+        target_condition_with(&world, "prod", "TargetConflict", "the conflict is reported").await;
     assert_eq!(condition.status, ConditionStatus::False);
     assert!(
         condition.message.contains("Target ls-system/prod exists")
@@ -831,10 +824,7 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
     );
     // The agent reports itself ready with its first heartbeat, which may come after the
     // landscaper's first look.
-    eventually("the heartbeat is still checked", || async {
-        agent_condition(&world, "prod").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "prod", "the heartbeat is still checked").await;
     let kept = target(&world, "prod").await.unwrap();
     assert_eq!(kept.spec, theirs.spec);
     assert!(kept.metadata.owner_references.is_none());
@@ -842,13 +832,7 @@ async fn a_target_of_the_same_name_that_is_not_the_environments_is_left_alone() 
     // Removing the environment leaves their Target too.
     stop.send(()).unwrap();
     task.await.unwrap();
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("prod");
-    cleanup_for(&world, &landscaper, &host, &names, 30, false)
-        .run()
-        .await
-        .unwrap();
+    clean_up(&world, "prod", 30, false).await.unwrap();
     assert!(environment(&world, "prod").await.is_none());
     assert_eq!(target(&world, "prod").await.unwrap().spec, theirs.spec);
 }
@@ -862,30 +846,20 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
         Fault::InternalError,
     );
     let (_stop, _task) = spawn_agent(world.agent(world.agent_settings("stuck")).await);
-    eventually("the failure is reported", || async {
-        target_condition(&world, "stuck")
-            .await
-            .is_some_and(|c| c.reason == "TargetError")
-    })
-    .await;
-    let failure = target_condition(&world, "stuck").await.unwrap();
+    let failure =
+        target_condition_with(&world, "stuck", "TargetError", "the failure is reported").await;
     assert!(
         failure.message.contains("creating its Target"),
         "{}",
         failure.message
     );
-    eventually("the heartbeat is checked all the same", || async {
-        agent_condition(&world, "stuck").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "stuck", "the heartbeat is checked all the same").await;
     world.landscaper_cluster().faults().clear();
-    eventually(
+    target_condition_with(
+        &world,
+        "stuck",
+        "TargetReconciled",
         "the Target is made once the landscaper may write it",
-        || async {
-            target_condition(&world, "stuck")
-                .await
-                .is_some_and(|c| c.reason == "TargetReconciled")
-        },
     )
     .await;
 }
@@ -894,10 +868,7 @@ async fn a_target_the_landscaper_cannot_write_is_reported_and_the_heartbeat_stil
 async fn cleanup_waits_through_a_failed_read_of_the_environment() {
     let world = World::start().await;
     let (stop, task) = spawn_agent(world.agent(world.agent_settings("flaky")).await);
-    eventually("the agent is ready", || async {
-        agent_condition(&world, "flaky").await == Some(ConditionStatus::True)
-    })
-    .await;
+    agent_ready(&world, "flaky", "the agent is ready").await;
     stop.send(()).unwrap();
     task.await.unwrap();
     world.landscaper_cluster().faults().fail_next(
@@ -908,13 +879,7 @@ async fn cleanup_waits_through_a_failed_read_of_the_environment() {
             .name("flaky"),
         Fault::InternalError,
     );
-    let host = world.access(world.fenced_cluster(), None).await;
-    let landscaper = world.landscaper_cluster().client();
-    let names = Names::new("flaky");
-    cleanup_for(&world, &landscaper, &host, &names, 30, false)
-        .run()
-        .await
-        .unwrap();
+    clean_up(&world, "flaky", 30, false).await.unwrap();
     nothing_left(&world, "flaky").await;
 }
 

@@ -12,10 +12,41 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use landscaper_e2e::blueprints::blueprint_filesystem;
 use landscaper_e2e::charts::greeting_chart;
 use landscaper_e2e::flow;
+use landscaper_e2e::registrations::{pair_helm_item, pair_imports, registration_with_template};
 use landscaper_e2e::tools::{external_tool, workspace_binary};
 use serde_json::json;
+
+/// The programs these tests drive: kubectl and this workspace's binaries.
+struct Programs {
+    kubectl: PathBuf,
+    testbed: PathBuf,
+    landscaper: PathBuf,
+    agent: PathBuf,
+}
+
+impl Programs {
+    /// All of them, or `None` (the test is skipped) when one is missing; each missing one is
+    /// named on stderr.
+    fn find() -> Option<Self> {
+        let (Some(kubectl), Some(testbed), Some(landscaper), Some(agent)) = (
+            external_tool("KUBECTL", "kubectl"),
+            workspace_binary("testbed"),
+            workspace_binary("landscaper"),
+            workspace_binary("landscaper-agent"),
+        ) else {
+            return None;
+        };
+        Some(Self {
+            kubectl,
+            testbed,
+            landscaper,
+            agent,
+        })
+    }
+}
 
 /// A child process that is killed when the test ends, however it ends.
 struct Running(Child);
@@ -66,6 +97,43 @@ fn kubectl(kubectl: &Path, kubeconfig: &Path, args: &[&str], input: Option<&[u8]
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// kubectl's output against the cluster of `kubeconfig` when it succeeds, for waiting until it
+/// does.
+fn try_kubectl(kubectl: &Path, kubeconfig: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let output = Command::new(kubectl)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .ok()?;
+    output.status.success().then_some(output.stdout)
+}
+
+/// Installs the CRDs as a user does (`landscaper crds | kubectl apply -f -`) and waits until
+/// the API server serves `resource`.
+fn install_crds(
+    landscaper: &Path,
+    kubectl_bin: &Path,
+    kubeconfig: &Path,
+    dir: &Path,
+    resource: &str,
+) {
+    let crds = Command::new(landscaper)
+        .arg("crds")
+        .output()
+        .expect("landscaper crds runs");
+    assert!(crds.status.success(), "landscaper crds failed");
+    kubectl(
+        kubectl_bin,
+        kubeconfig,
+        &["apply", "-f", "-"],
+        Some(&crds.stdout),
+    );
+    wait_for("the CRDs are served", Duration::from_secs(30), dir, || {
+        try_kubectl(kubectl_bin, kubeconfig, &["get", resource, "-A"])
+    });
+}
+
 /// Starts `testbed serve` and returns it with the kubeconfig of its cluster, written into
 /// `dir` (each server its own folder: the file is named after the cluster).
 fn serve(testbed: &Path, dir: &Path) -> (Running, PathBuf) {
@@ -114,50 +182,32 @@ fn wait_for<T>(what: &str, limit: Duration, dir: &Path, mut check: impl FnMut() 
 
 #[test]
 fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
-    let (Some(kubectl_bin), Some(testbed), Some(landscaper), Some(agent)) = (
-        external_tool("KUBECTL", "kubectl"),
-        workspace_binary("testbed"),
-        workspace_binary("landscaper"),
-        workspace_binary("landscaper-agent"),
-    ) else {
+    let Some(programs) = Programs::find() else {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    let (_server, kubeconfig) = serve(&testbed, dir.path());
+    let (_server, kubeconfig) = serve(&programs.testbed, dir.path());
     let kubectl =
-        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &kubeconfig, args, input);
+        |args: &[&str], input: Option<&[u8]>| kubectl(&programs.kubectl, &kubeconfig, args, input);
 
-    let crds = Command::new(&landscaper)
-        .arg("crds")
-        .output()
-        .expect("landscaper crds runs");
-    assert!(crds.status.success(), "landscaper crds failed");
-    kubectl(&["apply", "-f", "-"], Some(&crds.stdout));
-    wait_for(
-        "the CRDs are served",
-        Duration::from_secs(30),
+    install_crds(
+        &programs.landscaper,
+        &programs.kubectl,
+        &kubeconfig,
         dir.path(),
-        || {
-            Command::new(&kubectl_bin)
-                .arg("--kubeconfig")
-                .arg(&kubeconfig)
-                .args(["get", "installations", "-A"])
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-        },
+        "installations",
     );
     kubectl(&["create", "namespace", "ls-system"], None);
     kubectl(&["create", "namespace", "demo"], None);
 
     let config = kubeconfig.to_str().expect("a UTF-8 path");
     let _landscaper = spawn(
-        &landscaper,
+        &programs.landscaper,
         &["run", "--kubeconfig", config],
         &dir.path().join("landscaper.log"),
     );
     let _deployer = spawn(
-        &agent,
+        &programs.agent,
         &[
             "deployer",
             "mock",
@@ -238,96 +288,46 @@ fn an_installation_with_inline_blueprints_runs_with_the_binaries_and_kubectl() {
 /// A DeployerRegistration `greeter` whose inline blueprint renders one helm item installing
 /// the chart `raw` with the registration's values into the environment's namespace.
 fn greeter_registration(raw: &str) -> String {
-    let template = format!(
-        r#"deployItems:
-- name: deployer
-  type: landscaper.gardener.cloud/helm
-  target:
-    import: cluster
-  config:
-    apiVersion: helm.deployer.landscaper.gardener.cloud/v1alpha1
-    kind: ProviderConfiguration
-    name: {{{{ .imports.releaseName }}}}
-    namespace: {{{{ .imports.releaseNamespace }}}}
-    createNamespace: true
-    chart:
-      archive:
-        raw: {raw}
-    values: {{{{ toJson .imports.values }}}}
-"#
-    );
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
-        "imports": [
-            {"name": "cluster", "type": "target", "targetType": "landscaper.gardener.cloud/kubernetes-cluster"},
-            {"name": "landscaperCluster", "type": "target", "targetType": "landscaper.gardener.cloud/kubernetes-cluster"},
-            {"name": "landscaperClusterKubeconfig", "type": "data", "required": false, "schema": {"type": ["string", "object"]}},
-            {"name": "releaseName", "type": "data", "schema": {"type": "string"}},
-            {"name": "releaseNamespace", "type": "data", "schema": {"type": "string"}},
-            {"name": "identity", "type": "data", "schema": {"type": "string"}},
-            {"name": "targetSelectors", "type": "data", "required": false, "schema": {"type": "array"}},
-            {"name": "values", "type": "data", "schema": {"type": "object"}},
-        ],
+    let template = pair_helm_item(raw, " {{ toJson .imports.values }}\n");
+    let mut imports = pair_imports();
+    imports.push(json!({"name": "values", "type": "data", "schema": {"type": "object"}}));
+    let blueprint = blueprint_filesystem(json!({
+        "imports": imports,
         "deployExecutions": [{"name": "default", "type": "GoTemplate", "template": template}],
-    });
-    json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": {"name": "greeter"},
-        "spec": {
-            "types": ["example.com/greeting"],
-            "installationTemplate": {
-                "blueprint": {"inline": {"filesystem": {
-                    "blueprint.yaml": serde_json::to_string(&blueprint).expect("JSON"),
-                }}},
-                "importDataMappings": {"values": {"greeting": "hello from the registration"}},
-            },
-        },
-    })
-    .to_string()
+    }));
+    let registration = registration_with_template(
+        "greeter",
+        &["example.com/greeting"],
+        json!({
+            "blueprint": {"inline": {"filesystem": blueprint}},
+            "importDataMappings": {"values": {"greeting": "hello from the registration"}},
+        }),
+    );
+    serde_json::to_string(&registration).expect("JSON")
 }
 
 #[test]
 fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl() {
-    let (Some(kubectl_bin), Some(testbed), Some(landscaper), Some(agent)) = (
-        external_tool("KUBECTL", "kubectl"),
-        workspace_binary("testbed"),
-        workspace_binary("landscaper"),
-        workspace_binary("landscaper-agent"),
-    ) else {
+    let Some(programs) = Programs::find() else {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
     let (central_dir, fenced_dir) = (dir.path().join("central"), dir.path().join("fenced"));
     std::fs::create_dir_all(&central_dir).expect("folder");
     std::fs::create_dir_all(&fenced_dir).expect("folder");
-    let (_central, central) = serve(&testbed, &central_dir);
-    let (_fenced, fenced) = serve(&testbed, &fenced_dir);
+    let (_central, central) = serve(&programs.testbed, &central_dir);
+    let (_fenced, fenced) = serve(&programs.testbed, &fenced_dir);
     let on_central =
-        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &central, args, input);
+        |args: &[&str], input: Option<&[u8]>| kubectl(&programs.kubectl, &central, args, input);
     let on_fenced =
-        |args: &[&str], input: Option<&[u8]>| kubectl(&kubectl_bin, &fenced, args, input);
+        |args: &[&str], input: Option<&[u8]>| kubectl(&programs.kubectl, &fenced, args, input);
 
-    let crds = Command::new(&landscaper)
-        .arg("crds")
-        .output()
-        .expect("landscaper crds runs");
-    assert!(crds.status.success(), "landscaper crds failed");
-    on_central(&["apply", "-f", "-"], Some(&crds.stdout));
-    wait_for(
-        "the CRDs are served",
-        Duration::from_secs(30),
+    install_crds(
+        &programs.landscaper,
+        &programs.kubectl,
+        &central,
         dir.path(),
-        || {
-            Command::new(&kubectl_bin)
-                .arg("--kubeconfig")
-                .arg(&central)
-                .args(["get", "deployerregistrations"])
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-        },
+        "deployerregistrations",
     );
     on_central(&["create", "namespace", "ls-system"], None);
     on_fenced(&["create", "namespace", "agent-system"], None);
@@ -335,13 +335,13 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
     let central_path = central.to_str().expect("a UTF-8 path");
     let fenced_path = fenced.to_str().expect("a UTF-8 path");
     let _landscaper = spawn(
-        &landscaper,
+        &programs.landscaper,
         // No probe listener: the other test's landscaper may hold the default port.
         &["run", "--kubeconfig", central_path, "--health-address", ""],
         &dir.path().join("landscaper.log"),
     );
     let _agent = spawn(
-        &agent,
+        &programs.agent,
         &[
             "run",
             "--name",
@@ -371,10 +371,10 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
         Duration::from_secs(60),
         dir.path(),
         || {
-            let out = Command::new(&kubectl_bin)
-                .arg("--kubeconfig")
-                .arg(&central)
-                .args([
+            let out = try_kubectl(
+                &programs.kubectl,
+                &central,
+                &[
                     "get",
                     "installation",
                     "greeter-edge",
@@ -382,11 +382,9 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
                     "ls-system",
                     "-o",
                     "json",
-                ])
-                .output()
-                .ok()?;
-            out.status.success().then_some(())?;
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).ok()
+                ],
+            )?;
+            serde_json::from_slice::<serde_json::Value>(&out).ok()
         },
     );
     let labels = &installation["metadata"]["labels"];
@@ -422,10 +420,10 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
         Duration::from_secs(120),
         dir.path(),
         || {
-            let out = Command::new(&kubectl_bin)
-                .arg("--kubeconfig")
-                .arg(&fenced)
-                .args([
+            let out = try_kubectl(
+                &programs.kubectl,
+                &fenced,
+                &[
                     "get",
                     "configmap",
                     "greeter-edge-greeting",
@@ -433,12 +431,9 @@ fn a_registered_deployer_reaches_a_fenced_cluster_with_the_binaries_and_kubectl(
                     "edge-deployers",
                     "-o",
                     "jsonpath={.data.greeting}",
-                ])
-                .output()
-                .ok()?;
-            out.status
-                .success()
-                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+                ],
+            )?;
+            Some(String::from_utf8_lossy(&out).into_owned())
         },
     );
     assert_eq!(greeting, "hello from the registration");

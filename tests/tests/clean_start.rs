@@ -8,7 +8,7 @@ use kube::api::Api;
 use landscaper_api::constants::conditions;
 use landscaper_api::core::{ConditionStatus, Environment, Target, find_condition};
 use landscaper_e2e::logs::Captured;
-use landscaper_e2e::{LS_NAMESPACE, World, eventually};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_helm_deployer};
 use tracing_subscriber::filter::LevelFilter;
 
 #[tokio::test]
@@ -22,14 +22,7 @@ async fn a_clean_start_logs_no_warning_and_meets_no_conflict() {
 
     let world = World::start().await;
     let agent = world.production_agent("clean").await;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
-        agent.agent,
-        2,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let (stop, running) = spawn_helm_deployer(agent.agent, 2);
     let landscaper = world.landscaper_cluster().client();
     let environments: Api<Environment> = Api::all(landscaper.clone());
     let targets: Api<Target> = Api::namespaced(landscaper, LS_NAMESPACE);

@@ -25,9 +25,10 @@ use landscaper_blueprint::{
     DeployItemSpecification, ExecutionOptions, Filesystem, LocalRepository, MemoryState,
     RegistryAccess, RegistryOptions, Repository, Templater, imports, source,
 };
-use landscaper_chart::helm::chart::{self, Chart, File};
+use landscaper_chart::helm::chart::{self, Chart};
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_deployer::controller::DeployerConfig;
+use landscaper_e2e::charts::assert_packaged_from;
 use landscaper_e2e::eventually_within;
 use landscaper_e2e::rbac::{create_all, documents};
 use landscaper_helm_deployer as helm;
@@ -406,16 +407,6 @@ async fn the_helm_deployer_installs_the_deployer_from_the_local_repository() {
     }
 }
 
-/// Names and contents, sorted by name.
-fn contents(files: &[File]) -> Vec<(&str, &[u8])> {
-    let mut files: Vec<_> = files
-        .iter()
-        .map(|file| (file.name.as_str(), &file.data.read().unwrap()[..]))
-        .collect();
-    files.sort();
-    files
-}
-
 fn blob(name: &str) -> Vec<u8> {
     LocalRepository::open(&root().join("examples/components"))
         .expect("the local repository opens")
@@ -430,16 +421,7 @@ fn the_blobs_are_the_packaged_chart_and_blueprint_folders() {
         let packaged = chart::load_archive(&blob(&format!("{kind}-deployer-chart.tgz"))).unwrap();
         let folder = chart::load(&root().join(format!("charts/{kind}-deployer"))).unwrap();
         assert_eq!(packaged.metadata.name, folder.metadata.name);
-        assert_eq!(
-            contents(&packaged.templates),
-            contents(&folder.templates),
-            "{kind}: {hint}"
-        );
-        assert_eq!(
-            contents(&packaged.files),
-            contents(&folder.files),
-            "{kind}: {hint}"
-        );
+        assert_packaged_from(&packaged, &folder, &format!("{kind}: {hint}"));
         assert_eq!(packaged.values, folder.values, "{kind}: {hint}");
     }
     for name in ["manifest-deployer", "mock-deployer", "hello-deployer"] {

@@ -27,7 +27,7 @@ use landscaper_api::core::{
 use landscaper_api::decode::config_from_yaml;
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_e2e::registrations::{create_environment, registration};
-use landscaper_e2e::states::{Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, loaded};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
 
@@ -493,9 +493,7 @@ async fn upstream_state(
     Api<DeployItem>,
     tokio::sync::oneshot::Sender<()>,
 ) {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(&client, "controllers/deployitem/testdata", Loader::EnvTest).await;
+    let (bed, client, state) = loaded("controllers/deployitem/testdata", Loader::EnvTest).await;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let settings = settings(&format!("deployItemTimeouts: {{pickup: {pickup}}}"));
     tokio::spawn(landscaper::controllers::deploy_item::run(

@@ -10,8 +10,14 @@ use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use landscaper_api::constants::{deploy_item_types, finalizers, labels};
-use landscaper_api::core::{DeployerRegistration, Environment, Execution, Installation, Target};
-use landscaper_e2e::registrations::{create_environment, registration};
+use landscaper_api::core::{
+    DeployerRegistration, DeployerRegistrationStatus, Environment, Execution, Installation, Target,
+};
+use landscaper_e2e::blueprints::blueprint_filesystem;
+use landscaper_e2e::deploy_items::{mock_item, start_job};
+use landscaper_e2e::registrations::{
+    create_environment, pair_imports, registration, registration_with_template,
+};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually};
 use serde_json::{Value, json};
 
@@ -23,6 +29,65 @@ async fn world_with(environments: &[&str]) -> (World, Api<DeployerRegistration>)
     }
     let registrations = Api::all(world.landscaper_cluster().client());
     (world, registrations)
+}
+
+/// A world with these environments and the registration `mock` serving mock items.
+async fn world_with_mock(environments: &[&str]) -> (World, Api<DeployerRegistration>) {
+    let (world, registrations) = world_with(environments).await;
+    register_mock(&registrations).await;
+    (world, registrations)
+}
+
+/// Registers `mock`, serving mock items.
+async fn register_mock(registrations: &Api<DeployerRegistration>) {
+    register(registrations, "mock", &[deploy_item_types::MOCK], json!({})).await;
+}
+
+/// The status of the registration `name` (empty before the landscaper wrote one).
+async fn status_of(
+    registrations: &Api<DeployerRegistration>,
+    name: &str,
+) -> DeployerRegistrationStatus {
+    registrations
+        .get(name)
+        .await
+        .expect("read")
+        .status
+        .unwrap_or_default()
+}
+
+/// Waits until a Warning Event with `reason` is published, with `note` when one is given.
+async fn wait_for_warning(world: &World, reason: &str, note: Option<&str>) {
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::all(world.landscaper_cluster().client());
+    eventually(&format!("a {reason} event is published"), || async {
+        events
+            .list(&Default::default())
+            .await
+            .expect("events")
+            .items
+            .iter()
+            .any(|event| {
+                event.reason.as_deref() == Some(reason)
+                    && event.type_.as_deref() == Some("Warning")
+                    && note.is_none_or(|note| event.note.as_deref() == Some(note))
+            })
+    })
+    .await;
+}
+
+/// Changes the registration's `importDataMappings.values`, as a user upgrading its deployer.
+async fn set_values(registrations: &Api<DeployerRegistration>, name: &str, values: Value) {
+    registrations
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({ "spec": { "installationTemplate": { "importDataMappings": { "values": values } } } }),
+            ),
+        )
+        .await
+        .expect("registration changed");
 }
 
 /// Creates the registration.
@@ -176,12 +241,7 @@ async fn a_registration_is_installed_into_every_environment_with_access_of_its_o
 
     let registration = registrations.get("mock").await.expect("read");
     eventually("the status lists both environments", || async {
-        let status = registrations
-            .get("mock")
-            .await
-            .expect("read")
-            .status
-            .unwrap_or_default();
+        let status = status_of(&registrations, "mock").await;
         status.environments.len() == 2 && status.environments_ready.as_deref() == Some("0/2")
     })
     .await;
@@ -198,14 +258,7 @@ async fn a_registration_is_installed_into_every_environment_with_access_of_its_o
 
 #[tokio::test]
 async fn installations_are_triggered_only_when_their_source_changed_and_a_restart_writes_nothing() {
-    let (mut world, registrations) = world_with(&["edge", "core"]).await;
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    let (mut world, registrations) = world_with_mock(&["edge", "core"]).await;
     let mut jobs = Vec::new();
     for pair in ["mock-edge", "mock-core"] {
         wait_for_installation(&world, pair).await;
@@ -219,12 +272,7 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
             let status = installations(&world).get(pair).await.expect("read").status;
             settled &= status.is_some_and(|s| s.job_id.is_some() && s.job_id == s.job_id_finished);
         }
-        let status = registrations
-            .get("mock")
-            .await
-            .expect("read")
-            .status
-            .unwrap_or_default();
+        let status = status_of(&registrations, "mock").await;
         settled
             && status.environments.len() == 2
             && status
@@ -280,14 +328,7 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
     }
 
     // Changing the registration's values upgrades every environment once.
-    registrations
-        .patch(
-            "mock",
-            &PatchParams::default(),
-            &Patch::Merge(json!({ "spec": { "installationTemplate": { "importDataMappings": { "values": { "replicas": 3 } } } } })),
-        )
-        .await
-        .expect("registration changed");
+    set_values(&registrations, "mock", json!({ "replicas": 3 })).await;
     let mut upgraded = Vec::new();
     for (pair, job) in ["mock-edge", "mock-core"].into_iter().zip(&jobs) {
         upgraded.push(next_job(&world, pair, Some(job)).await);
@@ -318,24 +359,10 @@ async fn installations_are_triggered_only_when_their_source_changed_and_a_restar
 
 #[tokio::test]
 async fn names_too_long_for_a_pair_are_a_status_message() {
-    let world = World::start().await;
     let long = "e".repeat(60);
-    create_environment(&world, &long).await;
-    let registrations: Api<DeployerRegistration> = Api::all(world.landscaper_cluster().client());
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    let (world, registrations) = world_with_mock(&[&long]).await;
     eventually("the registration reports the name", || async {
-        let status = registrations
-            .get("mock")
-            .await
-            .expect("read")
-            .status
-            .unwrap_or_default();
+        let status = status_of(&registrations, "mock").await;
         status.environments.iter().any(|entry| {
             entry.environment == long
                 && entry
@@ -386,46 +413,25 @@ async fn a_dependency_cycle_is_reported_on_every_registration_in_it() {
     execution_needing(&world, "mock-edge", deploy_item_types::MANIFEST).await;
     for name in ["manifest", "mock"] {
         eventually(&format!("{name} reports the cycle"), || async {
-            let status = registrations
-                .get(name)
-                .await
-                .expect("read")
-                .status
-                .unwrap_or_default();
+            let status = status_of(&registrations, name).await;
             status.conditions.iter().any(|c| {
                 c.type_ == "DependencyCycle" && c.message.contains("manifest → mock → manifest")
             })
         })
         .await;
     }
-    let events: Api<k8s_openapi::api::events::v1::Event> =
-        Api::all(world.landscaper_cluster().client());
-    eventually("a DependencyCycle event is published", || async {
-        events
-            .list(&Default::default())
-            .await
-            .expect("events")
-            .items
-            .iter()
-            .any(|event| {
-                event.reason.as_deref() == Some("DependencyCycle")
-                    && event.type_.as_deref() == Some("Warning")
-            })
-    })
-    .await;
+    wait_for_warning(&world, "DependencyCycle", None).await;
 }
 
 #[tokio::test]
 async fn deleting_an_environment_removes_its_pairs_in_reverse_order_then_releases_it() {
     let (world, registrations) = world_with(&["edge"]).await;
-    register(
-        &registrations,
-        "manifest",
-        &[deploy_item_types::MANIFEST],
-        json!({}),
-    )
-    .await;
-    register(&registrations, "app", &["example.com/app"], json!({})).await;
+    for (name, serves) in [
+        ("manifest", deploy_item_types::MANIFEST),
+        ("app", "example.com/app"),
+    ] {
+        register(&registrations, name, &[serves], json!({})).await;
+    }
     wait_for_installation(&world, "manifest-edge").await;
     wait_for_installation(&world, "app-edge").await;
     // app's deployer is installed with manifest items, so it goes first; a finalizer of the
@@ -455,12 +461,7 @@ async fn deleting_an_environment_removes_its_pairs_in_reverse_order_then_release
     })
     .await;
     eventually("manifest reports what it waits for", || async {
-        let status = registrations
-            .get("manifest")
-            .await
-            .expect("read")
-            .status
-            .unwrap_or_default();
+        let status = status_of(&registrations, "manifest").await;
         status.environments.iter().any(|e| {
             e.message
                 .as_deref()
@@ -522,14 +523,7 @@ async fn deleting_an_environment_removes_its_pairs_in_reverse_order_then_release
 
 #[tokio::test]
 async fn deleting_a_registration_removes_its_pairs_everywhere() {
-    let (world, registrations) = world_with(&["edge", "core"]).await;
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    let (world, registrations) = world_with_mock(&["edge", "core"]).await;
     wait_for_installation(&world, "mock-edge").await;
     wait_for_installation(&world, "mock-core").await;
     registrations
@@ -554,14 +548,7 @@ async fn deleting_a_registration_removes_its_pairs_everywhere() {
 
 #[tokio::test]
 async fn a_renewed_pair_token_reaches_the_installation_and_installs_the_deployer_again() {
-    let (world, registrations) = world_with(&["edge"]).await;
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    let (world, _registrations) = world_with_mock(&["edge"]).await;
     let first = wait_for_installation(&world, "mock-edge").await;
     let imports = first.spec.imports.clone().unwrap_or_default();
     let kubeconfig_import = imports
@@ -615,43 +602,20 @@ async fn a_renewed_pair_token_reaches_the_installation_and_installs_the_deployer
 /// A registration whose inline blueprint declares the pair's imports and renders with
 /// `template` as its deploy execution.
 fn inline_registration(name: &str, types: &[&str], template: &str) -> DeployerRegistration {
-    let blueprint = format!(
-        r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-imports:
-- {{name: cluster, type: target, targetType: landscaper.gardener.cloud/kubernetes-cluster}}
-- {{name: landscaperCluster, type: target, targetType: landscaper.gardener.cloud/kubernetes-cluster}}
-- {{name: landscaperClusterKubeconfig, type: data, required: false, schema: {{type: [string, object]}}}}
-- {{name: releaseName, type: data, schema: {{type: string}}}}
-- {{name: releaseNamespace, type: data, schema: {{type: string}}}}
-- {{name: identity, type: data, schema: {{type: string}}}}
-- {{name: targetSelectors, type: data, required: false, schema: {{type: array}}}}
-- {{name: values, type: data, schema: {{type: object}}}}
-deployExecutions:
-- name: default
-  type: GoTemplate
-  template: |
-{}
-"#,
-        template
-            .lines()
-            .map(|line| format!("    {line}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": name },
-        "spec": {
-            "types": types,
-            "installationTemplate": {
-                "blueprint": { "inline": { "filesystem": { "blueprint.yaml": blueprint } } },
-                "importDataMappings": { "values": {} },
-            },
-        },
-    }))
-    .expect("a registration")
+    let mut imports = pair_imports();
+    imports.push(json!({"name": "values", "type": "data", "schema": {"type": "object"}}));
+    let blueprint = blueprint_filesystem(json!({
+        "imports": imports,
+        "deployExecutions": [{"name": "default", "type": "GoTemplate", "template": template}],
+    }));
+    registration_with_template(
+        name,
+        types,
+        json!({
+            "blueprint": { "inline": { "filesystem": blueprint } },
+            "importDataMappings": { "values": {} },
+        }),
+    )
 }
 
 /// The message of `registration`'s status entry for `environment`, if any.
@@ -660,12 +624,8 @@ async fn current_message(
     registration: &str,
     environment: &str,
 ) -> Option<String> {
-    registrations
-        .get(registration)
+    status_of(registrations, registration)
         .await
-        .expect("read")
-        .status
-        .unwrap_or_default()
         .environments
         .into_iter()
         .find(|entry| entry.environment == environment)
@@ -719,12 +679,7 @@ async fn bad_input_is_a_clear_status_message_and_makes_nothing() {
         .await
         .expect("registration created");
     eventually("the untyped registration says why", || async {
-        let status = registrations
-            .get("untyped")
-            .await
-            .expect("read")
-            .status
-            .unwrap_or_default();
+        let status = status_of(&registrations, "untyped").await;
         status.conditions.iter().any(|condition| {
             condition.type_ == "Ready"
                 && condition.reason == "InvalidSpec"
@@ -780,13 +735,7 @@ async fn a_pair_installation_the_api_server_refuses_is_a_status_message_and_an_e
             .name("mock-edge"),
         Fault::Invalid(denial.to_owned()),
     );
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    register_mock(&registrations).await;
     let message = entry_message(&registrations, "mock", "edge").await;
     assert_eq!(
         message,
@@ -794,36 +743,16 @@ async fn a_pair_installation_the_api_server_refuses_is_a_status_message_and_an_e
             "DeployerRegistration mock: environment edge: writing Installation mock-edge: {denial}"
         )
     );
-    let events: Api<k8s_openapi::api::events::v1::Event> =
-        Api::all(world.landscaper_cluster().client());
-    eventually("a PairRefused event is published", || async {
-        events
-            .list(&Default::default())
-            .await
-            .expect("events")
-            .items
-            .iter()
-            .any(|event| {
-                event.reason.as_deref() == Some("PairRefused")
-                    && event.type_.as_deref() == Some("Warning")
-                    && event
-                        .note
-                        .as_deref()
-                        .is_some_and(|note| note == format!("environment edge: {message}"))
-            })
-    })
+    wait_for_warning(
+        &world,
+        "PairRefused",
+        Some(&format!("environment edge: {message}")),
+    )
     .await;
 
     // Lifted, the next change of the registration installs the deployer.
     world.landscaper_cluster().faults().clear();
-    registrations
-        .patch(
-            "mock",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"installationTemplate": {"importDataMappings": {"values": {"replicas": 1}}}}})),
-        )
-        .await
-        .expect("registration changed");
+    set_values(&registrations, "mock", json!({"replicas": 1})).await;
     wait_for_installation(&world, "mock-edge").await;
     eventually("the refusal is no longer reported", || async {
         current_message(&registrations, "mock", "edge")
@@ -839,14 +768,7 @@ type Step = (&'static str, &'static str, fn(&str) -> String);
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_500_or_409_at_each_step_of_a_pair_converges() {
     use testbed::{Fault, Matcher};
-    let (world, registrations) = world_with(&[]).await;
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    let (world, _registrations) = world_with_mock(&[]).await;
     // Every write of a pair, each failing once in an environment of its own.
     let steps: [Step; 7] = [
         ("patch", "serviceaccounts", |pair| pair.to_owned()),
@@ -936,15 +858,8 @@ async fn as_pair(world: &World, pair: &str) -> kube::Client {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pairs_deployer_does_its_work_and_cannot_read_another_pairs_secrets() {
-    use landscaper_api::core::{DeployItem, DeployItemPhase};
-    let (world, registrations) = world_with(&["edge", "west"]).await;
-    register(
-        &registrations,
-        "mock",
-        &[deploy_item_types::MOCK],
-        json!({}),
-    )
-    .await;
+    use landscaper_api::core::{DeployItem, DeployItemPhase, ObjectReference};
+    let (world, _registrations) = world_with_mock(&["edge", "west"]).await;
     let deployer = as_pair(&world, "mock-edge").await;
     let _other = as_pair(&world, "mock-west").await;
     // The item names the environment's Target, which the Environment controller writes on its
@@ -966,32 +881,13 @@ async fn a_pairs_deployer_does_its_work_and_cannot_read_another_pairs_secrets() 
         landscaper_deployer::deployers::mock::setup(deployer.clone(), deployer.clone(), config);
     tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
     let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
-    let item: DeployItem = serde_json::from_value(json!({
-        "metadata": { "name": "edge-item" },
-        "spec": {
-            "type": deploy_item_types::MOCK,
-            "target": { "name": "edge", "namespace": LS_NAMESPACE },
-            "config": {
-                "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
-                "kind": "ProviderConfiguration",
-                "phase": "Succeeded",
-                "export": { "greeting": "hello" },
-            },
-        },
-    }))
-    .expect("an item");
-    items
-        .create(&PostParams::default(), &item)
-        .await
-        .expect("item created");
-    items
-        .patch_status(
-            "edge-item",
-            &PatchParams::default(),
-            &Patch::Merge(json!({ "status": { "jobID": "job-1" } })),
-        )
-        .await
-        .expect("the item's job starts");
+    let mut item = mock_item("edge-item");
+    item.spec.target = Some(ObjectReference {
+        name: "edge".to_owned(),
+        namespace: Some(LS_NAMESPACE.to_owned()),
+    });
+    item.spec.config.as_mut().expect("a configuration")["export"] = json!({ "greeting": "hello" });
+    start_job(&items, &item, "job-1").await;
     // The item is shown when it is not done.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
     loop {

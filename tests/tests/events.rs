@@ -8,10 +8,13 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use landscaper_api::constants::annotations;
-use landscaper_api::core::{DeployerRegistration, Environment, Installation, InstallationPhase};
+use landscaper_api::core::{DeployerRegistration, Installation, InstallationPhase};
+use landscaper_e2e::blueprints::mock_blueprint;
 use landscaper_e2e::flow::namespace_with_mock_deployer;
-use landscaper_e2e::registrations::registration;
+use landscaper_e2e::installations::{
+    create_root, finished, finished_after, phase, request_reconcile,
+};
+use landscaper_e2e::registrations::{create_environment, registration};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use serde_json::json;
 
@@ -60,68 +63,16 @@ async fn event_with_reason(
     found.remove(0)
 }
 
-/// A root installation whose one mock item fails.
-fn failing_installation() -> Installation {
-    let blueprint = r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Failed
-"#;
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Installation",
-        "metadata": {"name": "broken", "annotations": {annotations::OPERATION: "reconcile"}},
-        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
-    }))
-    .expect("an Installation")
-}
-
-/// The installation's phase and job once its current job finished.
-async fn finished_job(
-    installations: &Api<Installation>,
-    name: &str,
-) -> (InstallationPhase, String) {
-    let finished = || async {
-        let status = installations
-            .get_opt(name)
-            .await
-            .expect("read")
-            .and_then(|i| i.status)
-            .unwrap_or_default();
-        match (status.phase, status.job_id) {
-            (Some(phase), Some(job)) if status.job_id_finished.as_ref() == Some(&job) => {
-                Some((phase, job))
-            }
-            _ => None,
-        }
-    };
-    eventually(&format!("Installation {name} finishes its job"), || async {
-        finished().await.is_some()
-    })
-    .await;
-    finished().await.expect("a finished job")
-}
-
 #[tokio::test]
 async fn a_failed_install_is_reported_with_its_reason_on_each_object_once() {
     let world = World::start().await;
     let client = namespace_with_mock_deployer(&world, NS).await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), NS);
-    installations
-        .create(&PostParams::default(), &failing_installation())
-        .await
-        .expect("Installation created");
-    let (phase, first_job) = finished_job(&installations, "broken").await;
-    assert_eq!(phase, InstallationPhase::Failed);
+    // One mock item that fails.
+    let spec = json!({"blueprint": {"inline": {"filesystem": mock_blueprint("Failed")}}});
+    create_root(&installations, "broken", spec).await;
+    let first = finished(&installations, "broken").await;
+    assert_eq!(phase(&first), Some(InstallationPhase::Failed));
 
     let started = event_with_reason(&client, NS, "Installation", "broken", "JobStarted").await;
     assert_eq!(started.type_.as_deref(), Some("Normal"));
@@ -155,28 +106,10 @@ async fn a_failed_install_is_reported_with_its_reason_on_each_object_once() {
     assert_eq!(item.type_.as_deref(), Some("Warning"));
 
     // The same failure again is the same Event, counted, as `kubectl get events` expects.
-    installations
-        .patch(
-            "broken",
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"metadata": {"annotations": {annotations::OPERATION: "reconcile"}}}),
-            ),
-        )
-        .await
-        .expect("a new job requested");
-    eventually("the second job fails", || async {
-        let status = installations
-            .get("broken")
-            .await
-            .expect("read")
-            .status
-            .unwrap_or_default();
-        status.job_id.as_ref() != Some(&first_job)
-            && status.job_id == status.job_id_finished
-            && status.phase == Some(InstallationPhase::Failed)
-    })
-    .await;
+    let first_job = first.status.and_then(|status| status.job_id);
+    request_reconcile(&installations, "broken").await;
+    let second = finished_after(&installations, "broken", first_job.as_deref()).await;
+    assert_eq!(phase(&second), Some(InstallationPhase::Failed));
     eventually("the failure Event counts two", || async {
         let again =
             event_with_reason(&client, NS, "Installation", "broken", "SubobjectsFailed").await;
@@ -185,39 +118,11 @@ async fn a_failed_install_is_reported_with_its_reason_on_each_object_once() {
     .await;
 }
 
-/// An Environment with a Target the landscaper can write and a registration's pair.
-fn environment(name: &str, landscaper: serde_json::Value) -> Environment {
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Environment",
-        "metadata": { "name": name },
-        "spec": {
-            "namespace": format!("{name}-deployers"),
-            "hostTarget": {
-                "type": "landscaper.gardener.cloud/kubernetes-cluster",
-                "config": { "kubeconfig": "host kubeconfig of the test" },
-            },
-            "landscaperClusterConfig": landscaper,
-            "targetSelectors": [{ "annotations": [{
-                "key": "landscaper.gardener.cloud/environment", "operator": "=", "values": [name],
-            }] }],
-        },
-    }))
-    .expect("an Environment")
-}
-
 #[tokio::test]
 async fn a_deployer_installed_in_an_environment_is_an_event_on_its_registration() {
     let world = World::start().await;
     let client = world.landscaper_cluster().client();
-    let landscaper = world.access(world.landscaper_cluster(), None).await;
-    Api::<Environment>::all(client.clone())
-        .create(
-            &PostParams::default(),
-            &environment("edge", json!(landscaper.endpoint.rest_config())),
-        )
-        .await
-        .expect("Environment created");
+    create_environment(&world, "edge").await;
     let registration = registration("mock", &["landscaper.gardener.cloud/mock"], json!({}));
     Api::<DeployerRegistration>::all(client.clone())
         .create(&PostParams::default(), &registration)
@@ -227,7 +132,10 @@ async fn a_deployer_installed_in_an_environment_is_an_event_on_its_registration(
     // The pair's Installation finishes its job Succeeded, as when its deployer came up (the
     // component it names is not reachable here, so the test writes the outcome).
     let installations: Api<Installation> = Api::namespaced(client.clone(), LS_NAMESPACE);
-    let (_, job) = finished_job(&installations, "mock-edge").await;
+    let job = finished(&installations, "mock-edge")
+        .await
+        .status
+        .and_then(|status| status.job_id);
     installations
         .patch_status(
             "mock-edge",

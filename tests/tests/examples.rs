@@ -9,10 +9,11 @@ use kube::api::{Api, PostParams};
 use landscaper_api::constants::{deploy_item_types, target_types};
 use landscaper_api::core::{DeployItem, DeployItemPhase, Target, TargetSpec};
 use landscaper_chart::formats::tree::Map;
-use landscaper_chart::helm::chart::{self, Chart, File};
+use landscaper_chart::helm::chart::{self, Chart};
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_deployer::controller::DeployerConfig;
 use landscaper_deployer::deployers::manifest;
+use landscaper_e2e::charts::assert_packaged_from;
 use landscaper_e2e::rbac::{create_all, documents};
 use landscaper_e2e::{LS_NAMESPACE, eventually, eventually_within};
 use landscaper_helm_deployer as helm;
@@ -21,17 +22,6 @@ use testbed::Testbed;
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples")
-}
-
-/// Names and contents, sorted by name: the times differ by design (an archive keeps its
-/// entries' times, a checkout has the clone's).
-fn contents(files: &[File]) -> Vec<(&str, &[u8])> {
-    let mut files: Vec<_> = files
-        .iter()
-        .map(|file| (file.name.as_str(), &file.data.read().unwrap()[..]))
-        .collect();
-    files.sort();
-    files
 }
 
 fn template(chart: &Chart) -> String {
@@ -60,15 +50,10 @@ fn helm_example_archive_is_the_packaged_hello_chart() {
         .expect("base64");
     let inline = chart::load_archive(&archive).expect("the inline chart loads");
     let folder = chart::load(&examples().join("charts/hello")).expect("the chart folder loads");
-    assert_eq!(
-        contents(&inline.templates),
-        contents(&folder.templates),
-        "examples/deploy-item-helm.yaml: the archive's templates differ from examples/charts/hello; regenerate it (see the file's comment)"
-    );
-    assert_eq!(
-        contents(&inline.files),
-        contents(&folder.files),
-        "examples/deploy-item-helm.yaml: the archive's files differ from examples/charts/hello"
+    assert_packaged_from(
+        &inline,
+        &folder,
+        "examples/deploy-item-helm.yaml: the archive is not examples/charts/hello; regenerate it (see the file's comment)",
     );
     assert_eq!(template(&inline), template(&folder));
 }

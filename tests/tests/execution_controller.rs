@@ -10,23 +10,28 @@ use std::time::Duration;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Client, ResourceExt};
 use landscaper::controllers::execution::{MANAGED_BY_LABEL, NAME_LABEL};
 use landscaper_api::constants::{annotations, deploy_item_types};
 use landscaper_api::core::{
     DataObject, DeployItem, Execution, ExecutionPhase, LastError, execution_data_object_name,
 };
-use landscaper_deployer::controller::DeployerConfig;
-use landscaper_e2e::{World, eventually};
+use landscaper_e2e::objects::list;
+use landscaper_e2e::{World, assert_contains_all, eventually, flow};
 use serde_json::{Value, json};
 
-/// A namespace of its own for a test, on the landscaper cluster.
-async fn namespace(world: &World, name: &str) -> Client {
-    world
-        .create_namespace(world.landscaper_cluster(), name)
-        .await;
-    world.landscaper_cluster().client()
+/// A world with the namespace `name` on the landscaper cluster, and the APIs of that namespace
+/// the tests work with.
+async fn world(name: &str) -> (World, Api<Execution>, Api<DeployItem>, Api<Secret>) {
+    let world = World::start().await;
+    let client = world.landscaper_namespace(name).await;
+    (
+        world,
+        Api::namespaced(client.clone(), name),
+        Api::namespaced(client.clone(), name),
+        Api::namespaced(client, name),
+    )
 }
 
 /// An execution of mock items; `items` are `(name, dependsOn, config)`.
@@ -50,6 +55,15 @@ fn execution(name: &str, items: &[(&str, &[&str], Value)]) -> Execution {
         "spec": { "context": "default", "deployItems": deploy_items },
     }))
     .expect("valid Execution")
+}
+
+/// Creates `execution` and starts its job `job-1`.
+async fn create_and_start(executions: &Api<Execution>, execution: &Execution) {
+    executions
+        .create(&PostParams::default(), execution)
+        .await
+        .expect("the Execution is created");
+    start_job(executions, &execution.name_any(), "job-1").await;
 }
 
 async fn start_job(executions: &Api<Execution>, name: &str, job_id: &str) {
@@ -131,6 +145,23 @@ async fn phase_of(executions: &Api<Execution>, name: &str) -> Option<ExecutionPh
         .and_then(|s| s.phase)
 }
 
+/// Waits until the Execution `name` in `namespace` succeeds; the exports it collected into the
+/// DataObject its `status.exportRef` names.
+async fn succeeded_exports(executions: &Api<Execution>, namespace: &str, name: &str) -> Value {
+    eventually(&format!("Execution {name} succeeds"), || async {
+        phase_of(executions, name).await == Some(ExecutionPhase::Succeeded)
+    })
+    .await;
+    let status = executions.get(name).await.unwrap().status.unwrap();
+    let export_ref = status.export_ref.expect("exportRef is set");
+    assert_eq!(export_ref.name, execution_data_object_name(name));
+    Api::<DataObject>::namespaced(executions.clone().into_client(), namespace)
+        .get(&export_ref.name)
+        .await
+        .expect("the exports' DataObject")
+        .data
+}
+
 /// The `lastError` of the Execution `name` once its job ended Failed.
 async fn failed_error(executions: &Api<Execution>, name: &str) -> LastError {
     eventually(&format!("Execution {name} fails"), || async {
@@ -148,11 +179,7 @@ async fn failed_error(executions: &Api<Execution>, name: &str) -> LastError {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn items_run_in_dependency_order_and_exports_are_collected() {
-    let world = World::start().await;
-    let client = namespace(&world, "order").await;
-    let executions: Api<Execution> = Api::namespaced(client.clone(), "order");
-    let items: Api<DeployItem> = Api::namespaced(client.clone(), "order");
-    let secrets: Api<Secret> = Api::namespaced(client, "order");
+    let (_world, executions, items, secrets) = world("order").await;
     let exec = execution(
         "exec",
         &[
@@ -160,11 +187,7 @@ async fn items_run_in_dependency_order_and_exports_are_collected() {
             ("a", &[], json!({ "phase": "Succeeded" })),
         ],
     );
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .expect("execution is created");
-    start_job(&executions, "exec", "job-1").await;
+    create_and_start(&executions, &exec).await;
 
     eventually("item a is started in job-1", || async {
         item(&items, "exec", "a")
@@ -213,37 +236,17 @@ async fn items_run_in_dependency_order_and_exports_are_collected() {
     )
     .await;
 
-    eventually("the execution succeeds", || async {
-        phase_of(&executions, "exec").await == Some(ExecutionPhase::Succeeded)
-    })
-    .await;
-    let status = executions.get("exec").await.unwrap().status.unwrap();
-    let export_ref = status.export_ref.expect("exportRef is set");
-    assert_eq!(export_ref.name, execution_data_object_name("exec"));
-    let data_objects: Api<DataObject> = Api::namespaced(executions.clone().into_client(), "order");
-    let data = data_objects
-        .get(&export_ref.name)
-        .await
-        .expect("DataObject");
     assert_eq!(
-        data.data,
+        succeeded_exports(&executions, "order", "exec").await,
         json!({ "a": { "url": "a.example" }, "b": { "port": 443 } })
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_item_fails_the_execution_by_name_and_its_dependents_never_start() {
-    let world = World::start().await;
-    let client = namespace(&world, "failing").await;
-    let executions: Api<Execution> = Api::namespaced(client.clone(), "failing");
-    let items: Api<DeployItem> = Api::namespaced(client.clone(), "failing");
-    let secrets: Api<Secret> = Api::namespaced(client, "failing");
+    let (_world, executions, items, secrets) = world("failing").await;
     let exec = execution("exec", &[("a", &[], json!({})), ("b", &["a"], json!({}))]);
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .unwrap();
-    start_job(&executions, "exec", "job-1").await;
+    create_and_start(&executions, &exec).await;
     eventually("item a is started", || async {
         item(&items, "exec", "a")
             .await
@@ -268,10 +271,7 @@ async fn a_failed_item_fails_the_execution_by_name_and_its_dependents_never_star
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dependency_cycle_is_a_status_error() {
-    let world = World::start().await;
-    let client = namespace(&world, "cycle").await;
-    let executions: Api<Execution> = Api::namespaced(client.clone(), "cycle");
-    let items: Api<DeployItem> = Api::namespaced(client, "cycle");
+    let (_world, executions, items, _) = world("cycle").await;
     let exec = execution(
         "exec",
         &[
@@ -280,34 +280,19 @@ async fn a_dependency_cycle_is_a_status_error() {
             ("c", &[], json!({})),
         ],
     );
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .unwrap();
-    start_job(&executions, "exec", "job-1").await;
+    create_and_start(&executions, &exec).await;
     let error = failed_error(&executions, "exec").await;
     assert!(
         error.message.contains("cycle among a, b"),
         "{}",
         error.message
     );
-    assert!(
-        items
-            .list(&Default::default())
-            .await
-            .unwrap()
-            .items
-            .is_empty()
-    );
+    assert!(list(&items).await.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn orphans_go_and_deletion_follows_reverse_dependency_order() {
-    let world = World::start().await;
-    let client = namespace(&world, "deleting").await;
-    let executions: Api<Execution> = Api::namespaced(client.clone(), "deleting");
-    let items: Api<DeployItem> = Api::namespaced(client.clone(), "deleting");
-    let secrets: Api<Secret> = Api::namespaced(client, "deleting");
+    let (_world, executions, items, secrets) = world("deleting").await;
     let exec = execution(
         "exec",
         &[
@@ -316,11 +301,7 @@ async fn orphans_go_and_deletion_follows_reverse_dependency_order() {
             ("old", &[], json!({})),
         ],
     );
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .unwrap();
-    start_job(&executions, "exec", "job-1").await;
+    create_and_start(&executions, &exec).await;
     for name in ["a", "old", "b"] {
         eventually(&format!("item {name} is started"), || async {
             item(&items, "exec", name)
@@ -383,29 +364,16 @@ async fn orphans_go_and_deletion_follows_reverse_dependency_order() {
         .await
         .unwrap();
     eventually("the execution and its items are gone", || async {
-        executions.get_opt("exec").await.unwrap().is_none()
-            && items
-                .list(&Default::default())
-                .await
-                .unwrap()
-                .items
-                .is_empty()
+        executions.get_opt("exec").await.unwrap().is_none() && list(&items).await.is_empty()
     })
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_and_delete_without_uninstall_reach_the_items() {
-    let world = World::start().await;
-    let client = namespace(&world, "interrupt").await;
-    let executions: Api<Execution> = Api::namespaced(client.clone(), "interrupt");
-    let items: Api<DeployItem> = Api::namespaced(client, "interrupt");
+    let (_world, executions, items, _) = world("interrupt").await;
     let exec = execution("exec", &[("a", &[], json!({}))]);
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .unwrap();
-    start_job(&executions, "exec", "job-1").await;
+    create_and_start(&executions, &exec).await;
     eventually("item a is started", || async {
         item(&items, "exec", "a")
             .await
@@ -479,12 +447,7 @@ async fn interrupt_and_delete_without_uninstall_reach_the_items() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mock_deployer_completes_an_execution_with_exports() {
     let world = World::start().await;
-    let client = namespace(&world, "mock").await;
-    let mut config = DeployerConfig::new(deploy_item_types::MOCK, "mock-deployer");
-    config.namespace = Some("mock".into());
-    config.retry_initial = Duration::from_millis(100);
-    let setup = landscaper_deployer::deployers::mock::setup(client.clone(), client.clone(), config);
-    tokio::spawn(landscaper_deployer::run(setup, std::future::pending()));
+    let client = flow::namespace_with_mock_deployer(&world, "mock").await;
 
     let executions: Api<Execution> = Api::namespaced(client, "mock");
     let exec = execution(
@@ -512,64 +475,35 @@ async fn the_mock_deployer_completes_an_execution_with_exports() {
             ),
         ],
     );
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .unwrap();
-    start_job(&executions, "exec", "job-1").await;
-    eventually("the execution succeeds", || async {
-        phase_of(&executions, "exec").await == Some(ExecutionPhase::Succeeded)
-    })
-    .await;
-    let export_ref = executions
-        .get("exec")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .export_ref
-        .unwrap();
-    let data_objects: Api<DataObject> = Api::namespaced(executions.clone().into_client(), "mock");
-    let data = data_objects.get(&export_ref.name).await.unwrap();
+    create_and_start(&executions, &exec).await;
     assert_eq!(
-        data.data,
+        succeeded_exports(&executions, "mock", "exec").await,
         json!({ "db": { "host": "db.local" }, "app": { "replicas": 2 } })
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_item_the_api_server_refuses_fails_the_job_with_its_message() {
-    let world = World::start().await;
-    let client = namespace(&world, "refused").await;
-    let executions: Api<Execution> = Api::namespaced(client.clone(), "refused");
-    let items: Api<DeployItem> = Api::namespaced(client, "refused");
+    let (_world, executions, items, _) = world("refused").await;
     let mut exec = execution(
         "exec",
         &[("fine", &[], json!({})), ("labelled", &["fine"], json!({}))],
     );
     // The Execution keeps an entry's labels as data; the API server checks them on the item.
     exec.spec.deploy_items[0].labels = Some(BTreeMap::from([("team".into(), "a b".into())]));
-    executions
-        .create(&PostParams::default(), &exec)
-        .await
-        .unwrap();
-    start_job(&executions, "exec", "job-1").await;
+    create_and_start(&executions, &exec).await;
     let error = failed_error(&executions, "exec").await;
     assert_eq!(error.reason, "InvalidDeployItem");
-    for part in [
-        "Execution refused/exec: create DeployItem for spec.deployItems fine",
-        "DeployItem.landscaper.gardener.cloud \"exec-fine\" is invalid",
-        "metadata.labels: Invalid value: \"a b\"",
-    ] {
-        assert!(error.message.contains(part), "{part}: {}", error.message);
-    }
+    assert_contains_all(
+        &error.message,
+        &[
+            "Execution refused/exec: create DeployItem for spec.deployItems fine",
+            "DeployItem.landscaper.gardener.cloud \"exec-fine\" is invalid",
+            "metadata.labels: Invalid value: \"a b\"",
+        ],
+    );
     assert!(
-        items
-            .list(&Default::default())
-            .await
-            .unwrap()
-            .items
-            .is_empty(),
+        list(&items).await.is_empty(),
         "neither item exists: the second waits for the first"
     );
 }

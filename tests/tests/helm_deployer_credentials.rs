@@ -20,7 +20,9 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use landscaper_agent::settings::{Overrides, Settings};
 use landscaper_api::core::{Context, DeployItem, DeployItemPhase, Target};
 use landscaper_e2e::charts::{helm_config, helm_deploy_item_of};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within, spawn_agent};
+use landscaper_e2e::{
+    LS_NAMESPACE, World, eventually, eventually_within, spawn_agent, spawn_helm_deployer,
+};
 use landscaper_helm_deployer::source::{SourceSettings, Sources};
 use landscaper_helm_deployer::{self as helm, HelmDeployer};
 use serde_json::{Value, json};
@@ -44,6 +46,21 @@ fn demo_chart() -> Vec<u8> {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
         ),
     ])
+}
+
+/// Pushes [`demo_chart`] as `<registry>/charts/demo:0.1.0` over plain HTTP; its reference
+/// without the tag.
+async fn push_demo_chart(registry: &Registry) -> String {
+    let reference = format!("{}/charts/demo", registry.address());
+    let config = br#"{"apiVersion":"v2","name":"demo","version":"0.1.0"}"#.to_vec();
+    let plain_http = landscaper_chart::fetch::FetchOptions {
+        plain_http: true,
+        ..Default::default()
+    };
+    landscaper_chart::fetch::push(&reference, "0.1.0", demo_chart(), config, &plain_http)
+        .await
+        .expect("chart pushed");
+    reference
 }
 
 async fn create_secret(world: &World, name: &str, type_: &str, data: Value) {
@@ -198,19 +215,7 @@ async fn context_credentials_are_read_with_the_documented_rbac() {
 
     let mut secrets_read = vec!["repo-auth"];
     if let Some(registry) = &registry {
-        let reference = format!("{}/charts/demo", registry.address());
-        landscaper_chart::fetch::push(
-            &reference,
-            "0.1.0",
-            demo_chart(),
-            br#"{"apiVersion":"v2","name":"demo","version":"0.1.0"}"#.to_vec(),
-            &landscaper_chart::fetch::FetchOptions {
-                plain_http: true,
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("chart pushed");
+        let reference = push_demo_chart(registry).await;
         let from_registry = json!({ "ref": format!("{reference}:0.1.0") });
         let config = helm_config("oci", "apps", from_registry, json!({ "greeting": "oci" }));
         items
@@ -263,19 +268,7 @@ async fn the_agents_oci_configuration_reaches_a_plain_http_registry() {
         std::env::var_os(landscaper_helm_deployer::source::PLAIN_HTTP_REGISTRIES_ENV).is_none()
     );
     let registry = Registry::start(&binary).expect("registry starts");
-    let reference = format!("{}/charts/demo", registry.address());
-    landscaper_chart::fetch::push(
-        &reference,
-        "0.1.0",
-        demo_chart(),
-        br#"{"apiVersion":"v2","name":"demo","version":"0.1.0"}"#.to_vec(),
-        &landscaper_chart::fetch::FetchOptions {
-            plain_http: true,
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("chart pushed");
+    let reference = push_demo_chart(&registry).await;
 
     let world = World::start().await;
     let environment = "plain";
@@ -296,14 +289,7 @@ async fn the_agents_oci_configuration_reaches_a_plain_http_registry() {
     };
     let settings = Settings::load(Some(&config_file), overrides).expect("valid configuration");
     let agent = world.agent(settings).await;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
-        agent,
-        2,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let (stop, running) = spawn_helm_deployer(agent, 2);
     let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     eventually(
         "the landscaper created the environment's Target",

@@ -17,7 +17,7 @@ use landscaper_chart::helm::chart;
 use landscaper_chart::helm::objects::KubeVersion;
 use landscaper_chart::helm::render::{self, ReleaseOptions, TemplateOptions};
 use landscaper_e2e::charts::{HelmRelease, helm_deploy_item, nginx_chart_dir, package};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within, spawn_helm_deployer};
 use serde_json::{Value, json};
 use testbed::RequestRecord;
 
@@ -257,14 +257,7 @@ async fn helm_item_is_installed_upgraded_and_deleted_as_the_deployer_identity() 
     world.fenced_cluster().set_simulate_workloads(true);
     let agent = world.production_agent(ENVIRONMENT).await;
     let (host_user, landscaper_user) = (agent.host_user.clone(), agent.landscaper_user.clone());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
-        agent.agent,
-        4,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let (stop, running) = spawn_helm_deployer(agent.agent, 4);
     let landscaper = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(landscaper.clone(), LS_NAMESPACE);
     eventually("the landscaper created Target east", || async {
@@ -491,14 +484,7 @@ async fn deleting_a_helm_item_runs_its_delete_hooks_as_the_deployer_identity() {
     world.fenced_cluster().set_simulate_workloads(true);
     let agent = world.production_agent(ENVIRONMENT).await;
     let host_user = agent.host_user.clone();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
-        agent.agent,
-        2,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let (stop, running) = spawn_helm_deployer(agent.agent, 2);
     let targets: Api<Target> = Api::namespaced(world.landscaper_cluster().client(), LS_NAMESPACE);
     eventually("the landscaper created Target east", || async {
         targets.get_opt(ENVIRONMENT).await.unwrap().is_some()

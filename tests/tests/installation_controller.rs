@@ -6,25 +6,20 @@
 //! DeployItem, export and import DataObjects), each ending the job Failed with the server's
 //! message. The tests finish Executions by writing their status.
 
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use landscaper_api::constants::annotations;
-use landscaper_api::core::{DeployItem, Execution, Installation, InstallationPhase};
-use landscaper_e2e::{World, eventually};
+use landscaper_api::core::{DeployItem, Execution, Installation, InstallationPhase, LastError};
+use landscaper_e2e::blueprints::{blueprint_filesystem, mock_blueprint};
+use landscaper_e2e::installations::create_root;
+use landscaper_e2e::objects::create;
+use landscaper_e2e::{World, assert_contains_all, eventually};
 use serde_json::{Value, json};
 
 const NAMESPACE: &str = "inst-test";
 
-/// A blueprint with one mock deploy item.
-fn mock_blueprint() -> Value {
-    json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config:\n        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n        kind: ProviderConfiguration\n        phase: Succeeded\n"})
-}
-
 async fn world() -> (World, Api<Installation>, Api<Execution>) {
     let world = World::start().await;
-    world
-        .create_namespace(world.landscaper_cluster(), NAMESPACE)
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace(NAMESPACE).await;
     (
         world,
         Api::namespaced(client.clone(), NAMESPACE),
@@ -32,25 +27,43 @@ async fn world() -> (World, Api<Installation>, Api<Execution>) {
     )
 }
 
-async fn create(api: &Api<Installation>, value: Value) -> Installation {
-    let installation: Installation = serde_json::from_value(value).expect("an Installation");
-    api.create(&PostParams::default(), &installation)
-        .await
-        .expect("the Installation is created")
+/// Creates the root installation `name` with `spec`, waits until its first job ends Failed and
+/// returns its `lastError`.
+async fn root_fails(api: &Api<Installation>, name: &str, spec: Value) -> LastError {
+    create_root(api, name, spec).await;
+    failed_with(api, name).await
+}
+
+/// Asserts a job's `lastError`: its reason, the operation it failed in, and the parts its
+/// message holds.
+#[track_caller]
+fn assert_last_error(error: &LastError, reason: &str, operation: &str, parts: &[&str]) {
+    assert_eq!(
+        (error.reason.as_str(), error.operation.as_str()),
+        (reason, operation),
+        "{}",
+        error.message
+    );
+    assert_contains_all(&error.message, parts);
 }
 
 /// Waits until installation `name` ends its job Failed; its `lastError`.
-async fn failed_with(api: &Api<Installation>, name: &str) -> landscaper_api::core::LastError {
-    eventually(&format!("{name} fails"), || async {
-        phase_of(api, name).await == Some(InstallationPhase::Failed)
-    })
-    .await;
+async fn failed_with(api: &Api<Installation>, name: &str) -> LastError {
+    wait_for_phase(api, name, InstallationPhase::Failed).await;
     api.get(name)
         .await
         .unwrap()
         .status
         .and_then(|status| status.last_error)
         .expect("a failed job records its last error")
+}
+
+/// Waits until installation `name` is in `phase`.
+async fn wait_for_phase(api: &Api<Installation>, name: &str, phase: InstallationPhase) {
+    eventually(&format!("{name} is {phase:?}"), || async {
+        phase_of(api, name).await.as_ref() == Some(&phase)
+    })
+    .await;
 }
 
 async fn phase_of(api: &Api<Installation>, name: &str) -> Option<InstallationPhase> {
@@ -84,21 +97,30 @@ async fn finish_execution(executions: &Api<Execution>, name: &str, phase: &str) 
         .expect("the Execution's status is written");
 }
 
+/// Creates the root installation `root` whose blueprint is the inline `filesystem`.
+async fn create_inline_root(installations: &Api<Installation>, filesystem: Value) {
+    create_root(
+        installations,
+        "root",
+        json!({"blueprint": {"inline": {"filesystem": filesystem}}}),
+    )
+    .await;
+}
+
+/// Creates the root installation `root` with one mock item and waits until its job reached
+/// its Execution.
+async fn start_root(installations: &Api<Installation>, executions: &Api<Execution>) {
+    create_inline_root(installations, mock_blueprint("Succeeded")).await;
+    eventually("the Execution root has the job ID", || async {
+        execution_job(executions, "root").await.is_some()
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_execution() {
     let (_world, installations, executions) = world().await;
-    create(
-        &installations,
-        json!({
-            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}},
-        }),
-    )
-    .await;
-    eventually("the Execution root has the job ID", || async {
-        execution_job(&executions, "root").await.is_some()
-    })
-    .await;
+    start_root(&installations, &executions).await;
     let root = installations.get("root").await.unwrap();
     assert!(
         !root
@@ -125,10 +147,7 @@ async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_exe
         Some(InstallationPhase::Progressing)
     );
     finish_execution(&executions, "root", "Succeeded").await;
-    eventually("root succeeds", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Succeeded)
-    })
-    .await;
+    wait_for_phase(&installations, "root", InstallationPhase::Succeeded).await;
     let (job, finished) = job_ids(&installations.get("root").await.unwrap());
     assert_eq!(job, finished);
 }
@@ -137,25 +156,9 @@ async fn a_root_runs_a_job_on_the_reconcile_annotation_and_succeeds_with_its_exe
 async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subinstallation_has_no_effect()
  {
     let (_world, installations, executions) = world().await;
-    create(
-        &installations,
-        json!({
-            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}},
-        }),
-    )
-    .await;
-    eventually("the Execution root has the job ID", || async {
-        execution_job(&executions, "root").await.is_some()
-    })
-    .await;
+    start_root(&installations, &executions).await;
     finish_execution(&executions, "root", "Failed").await;
-    eventually("root fails", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Failed)
-    })
-    .await;
-    let root = installations.get("root").await.unwrap();
-    let message = root.status.unwrap().last_error.unwrap().message;
+    let message = failed_with(&installations, "root").await.message;
     assert!(
         message.contains("Installation inst-test/root: Execution root ended Failed"),
         "{message}"
@@ -163,7 +166,7 @@ async fn a_failed_execution_fails_the_job_and_a_reconcile_annotation_on_a_subins
 
     create(&installations, json!({
         "metadata": {"name": "child", "labels": {"landscaper.gardener.cloud/encompassed-by": "nobody"}, "annotations": {annotations::OPERATION: "reconcile"}},
-        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}},
+        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint("Succeeded")}}},
     }))
     .await;
     eventually(
@@ -201,18 +204,8 @@ async fn subinstallations_run_in_dependency_order_and_the_parent_waits_for_them(
             sub("b", &consumer, json!({"data": [{"name": "in", "dataRef": "a.out"}]}), json!(null)),
         ],
     })).unwrap()});
-    create(
-        &installations,
-        json!({
-            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
-        }),
-    )
-    .await;
-    eventually("root succeeds after a and b", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Succeeded)
-    })
-    .await;
+    create_inline_root(&installations, blueprint).await;
+    wait_for_phase(&installations, "root", InstallationPhase::Succeeded).await;
     let list = installations.list(&Default::default()).await.unwrap().items;
     let a = list
         .iter()
@@ -265,18 +258,8 @@ async fn subinstallations_run_in_dependency_order_and_the_parent_waits_for_them(
 async fn interrupt_is_passed_down_and_ends_the_running_job_failed() {
     let (_world, installations, executions) = world().await;
     let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: item\n      type: landscaper.gardener.cloud/mock\n      config: {}\nsubinstallations:\n- name: subinst\n  blueprint:\n    filesystem:\n      blueprint.yaml: \"kind: Blueprint\\n\"\n"});
-    create(
-        &installations,
-        json!({
-            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
-        }),
-    )
-    .await;
-    eventually("root progresses", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Progressing)
-    })
-    .await;
+    create_inline_root(&installations, blueprint).await;
+    wait_for_phase(&installations, "root", InstallationPhase::Progressing).await;
     installations
         .patch(
             "root",
@@ -287,10 +270,7 @@ async fn interrupt_is_passed_down_and_ends_the_running_job_failed() {
         )
         .await
         .unwrap();
-    eventually("root ends Failed", || async {
-        phase_of(&installations, "root").await == Some(InstallationPhase::Failed)
-    })
-    .await;
+    wait_for_phase(&installations, "root", InstallationPhase::Failed).await;
     let root = installations.get("root").await.unwrap();
     assert!(
         !root
@@ -332,7 +312,7 @@ async fn deletion_waits_for_importing_siblings_and_passes_delete_without_uninsta
     let (_world, installations, executions) = world().await;
     let producer = json!({
         "metadata": {"name": "a", "annotations": {annotations::OPERATION: "reconcile", annotations::DELETE_WITHOUT_UNINSTALL: "true"}},
-        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint()}}, "exports": {"data": [{"name": "x", "dataRef": "a.z"}]}},
+        "spec": {"blueprint": {"inline": {"filesystem": mock_blueprint("Succeeded")}}, "exports": {"data": [{"name": "x", "dataRef": "a.z"}]}},
     });
     create(&installations, producer).await;
     create(&installations, json!({
@@ -399,10 +379,7 @@ async fn deletion_waits_for_importing_siblings_and_passes_delete_without_uninsta
         },
     )
     .await;
-    eventually("a is Deleting", || async {
-        phase_of(&installations, "a").await == Some(InstallationPhase::Deleting)
-    })
-    .await;
+    wait_for_phase(&installations, "a", InstallationPhase::Deleting).await;
     executions
         .patch(
             "a",
@@ -421,29 +398,18 @@ async fn deletion_waits_for_importing_siblings_and_passes_delete_without_uninsta
 async fn a_dependency_cycle_between_siblings_fails_naming_them() {
     let (_world, installations, _) = world().await;
     for (name, import, export) in [("x", "y.out", "x.out"), ("y", "x.out", "y.out")] {
-        create(&installations, json!({
-            "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {
+        create_root(
+            &installations,
+            name,
+            json!({
                 "blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}},
                 "imports": {"data": [{"name": "in", "dataRef": import}]},
                 "exports": {"data": [{"name": "out", "dataRef": export}]},
-            },
-        }))
+            }),
+        )
         .await;
     }
-    eventually("x fails", || async {
-        phase_of(&installations, "x").await == Some(InstallationPhase::Failed)
-    })
-    .await;
-    let message = installations
-        .get("x")
-        .await
-        .unwrap()
-        .status
-        .unwrap()
-        .last_error
-        .unwrap()
-        .message;
+    let message = failed_with(&installations, "x").await.message;
     assert!(
         message.contains("dependency cycle") && message.contains("x -> y -> x"),
         "{message}"
@@ -456,23 +422,21 @@ async fn a_dependency_cycle_between_siblings_fails_naming_them() {
 async fn a_failing_spiff_execution_fails_the_job_naming_execution_path_and_expression() {
     let (_world, installations, executions) = world().await;
     let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: Spiff\n  template:\n    deployItems:\n    - name: web\n      type: landscaper.gardener.cloud/mock\n      config:\n        replicas: (( imports.missing.replicas ))\n";
-    create(
+    let error = root_fails(
         &installations,
-        json!({
-            "metadata": {"name": "spiffy", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
-        }),
+        "spiffy",
+        json!({"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}}),
     )
     .await;
-    let error = failed_with(&installations, "spiffy").await;
-    for part in [
-        "deploy execution \"main\"",
-        "deployItems.[0].config.replicas",
-        "(( imports.missing.replicas ))",
-        "'imports.missing' not found",
-    ] {
-        assert!(error.message.contains(part), "{part}: {}", error.message);
-    }
+    assert_contains_all(
+        &error.message,
+        &[
+            "deploy execution \"main\"",
+            "deployItems.[0].config.replicas",
+            "(( imports.missing.replicas ))",
+            "'imports.missing' not found",
+        ],
+    );
     assert!(
         executions.get_opt("spiffy").await.unwrap().is_none(),
         "no Execution is written"
@@ -482,14 +446,15 @@ async fn a_failing_spiff_execution_fails_the_job_naming_execution_path_and_expre
 #[tokio::test]
 async fn a_failed_job_is_retried_automatically_at_once_and_then_after_the_interval() {
     let (_world, installations, _) = world().await;
-    create(&installations, json!({
-        "metadata": {"name": "retry", "annotations": {annotations::OPERATION: "reconcile"}},
-        "spec": {
+    create_root(
+        &installations,
+        "retry",
+        json!({
             "blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}},
             "imports": {"data": [{"name": "missing", "dataRef": "not-existing"}]},
             "automaticReconcile": {"failedReconcile": {"interval": "1h", "numberOfReconciles": 3}},
-        },
-    }))
+        }),
+    )
     .await;
     eventually("the first retry ran and failed", || async {
         installations
@@ -538,23 +503,21 @@ async fn an_execution_the_api_server_refuses_fails_the_job_with_its_message() {
     let (_world, installations, executions) = world().await;
     // A deploy item without `config`, which the Execution CRD requires.
     let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: web\n      type: landscaper.gardener.cloud/mock\n";
-    create(
+    let error = root_fails(
         &installations,
-        json!({
-            "metadata": {"name": "unrendered", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}},
-        }),
+        "unrendered",
+        json!({"blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}}}),
     )
     .await;
-    let error = failed_with(&installations, "unrendered").await;
     assert_eq!(error.reason, "InvalidExecution");
-    for part in [
-        "create Execution unrendered",
-        "is invalid: spec.deployItems[0].config",
-        "must be of type object",
-    ] {
-        assert!(error.message.contains(part), "{part}: {}", error.message);
-    }
+    assert_contains_all(
+        &error.message,
+        &[
+            "create Execution unrendered",
+            "is invalid: spec.deployItems[0].config",
+            "must be of type object",
+        ],
+    );
     assert!(!error.message.contains("Status {"), "{}", error.message);
     assert!(executions.get_opt("unrendered").await.unwrap().is_none());
 }
@@ -563,31 +526,29 @@ async fn an_execution_the_api_server_refuses_fails_the_job_with_its_message() {
 async fn a_subinstallation_the_api_server_refuses_fails_the_job_with_its_message() {
     let (_world, installations, _executions) = world().await;
     // `Web_1-` cannot prefix an object name: the API server refuses the subinstallation.
-    let child = json!({"name": "Web_1", "blueprint": {"filesystem": mock_blueprint()}});
+    let child = json!({"name": "Web_1", "blueprint": {"filesystem": mock_blueprint("Succeeded")}});
     let blueprint = json!({"blueprint.yaml": serde_json::to_string(&json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1",
         "kind": "Blueprint",
         "subinstallations": [child],
     })).unwrap()});
-    create(
+    let error = root_fails(
         &installations,
-        json!({
-            "metadata": {"name": "parent", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
-        }),
+        "parent",
+        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
     )
     .await;
-    let error = failed_with(&installations, "parent").await;
-    assert_eq!(error.reason, "InvalidSubinstallation");
-    assert_eq!(error.operation, "Init");
-    for part in [
-        "Installation inst-test/parent: create subinstallation Web_1",
-        "is invalid",
-        "metadata.generateName: Invalid value: \"Web_1-\"",
-        "a lowercase RFC 1123 subdomain",
-    ] {
-        assert!(error.message.contains(part), "{part}: {}", error.message);
-    }
+    assert_last_error(
+        &error,
+        "InvalidSubinstallation",
+        "Init",
+        &[
+            "Installation inst-test/parent: create subinstallation Web_1",
+            "is invalid",
+            "metadata.generateName: Invalid value: \"Web_1-\"",
+            "a lowercase RFC 1123 subdomain",
+        ],
+    );
     let names: Vec<String> = installations
         .list(&Default::default())
         .await
@@ -604,27 +565,25 @@ async fn a_deploy_item_the_api_server_refuses_fails_the_execution_and_the_job_wi
     let (_world, installations, executions) = world().await;
     // `parent-Web_1` cannot name a DeployItem; the Execution itself is valid.
     let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\ndeployExecutions:\n- name: main\n  type: GoTemplate\n  template: |\n    deployItems:\n    - name: Web_1\n      type: landscaper.gardener.cloud/mock\n      config:\n        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n        kind: ProviderConfiguration\n        phase: Succeeded\n"});
-    create(
+    let error = root_fails(
         &installations,
-        json!({
-            "metadata": {"name": "parent", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {"blueprint": {"inline": {"filesystem": blueprint}}},
-        }),
+        "parent",
+        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
     )
     .await;
-    let error = failed_with(&installations, "parent").await;
     assert_eq!(error.reason, "SubobjectsFailed");
     let execution = executions.get("parent").await.unwrap().status.unwrap();
     let refused = execution.last_error.expect("the Execution's last error");
     assert_eq!(refused.reason, "InvalidDeployItem");
     for message in [&refused.message, &error.message] {
-        for part in [
-            "Execution inst-test/parent: create DeployItem for spec.deployItems Web_1",
-            "DeployItem.landscaper.gardener.cloud \"parent-Web_1\" is invalid",
-            "metadata.name: Invalid value: \"parent-Web_1\"",
-        ] {
-            assert!(message.contains(part), "{part}: {message}");
-        }
+        assert_contains_all(
+            message,
+            &[
+                "Execution inst-test/parent: create DeployItem for spec.deployItems Web_1",
+                "DeployItem.landscaper.gardener.cloud \"parent-Web_1\" is invalid",
+                "metadata.name: Invalid value: \"parent-Web_1\"",
+            ],
+        );
     }
     assert!(
         error.message.contains("InvalidDeployItem"),
@@ -633,69 +592,52 @@ async fn a_deploy_item_the_api_server_refuses_fails_the_execution_and_the_job_wi
     );
 }
 
+/// The DataObjects a job writes carry a key (an export) or a name (an import passed down to
+/// subinstallations) as a label value, which cannot hold a space: the API server refuses them.
 #[tokio::test]
-async fn an_export_the_api_server_refuses_fails_the_job_with_its_message() {
-    let (_world, installations, _executions) = world().await;
-    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nexports:\n- name: out\n  schema: {type: string}\nexportExecutions:\n- name: e\n  type: GoTemplate\n  template: |\n    exports:\n      out: produced\n"});
-    // The DataObject carries its key as a label value, which cannot hold a space.
-    create(
-        &installations,
-        json!({
-            "metadata": {"name": "exporter", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {
-                "blueprint": {"inline": {"filesystem": blueprint}},
-                "exports": {"data": [{"name": "out", "dataRef": "my export"}]},
-            },
-        }),
-    )
-    .await;
-    let error = failed_with(&installations, "exporter").await;
-    assert_eq!(error.reason, "InvalidExport");
-    assert_eq!(error.operation, "Completing");
-    for part in [
-        "Installation inst-test/exporter: creating DataObject inst-test/",
-        "for export \"my export\"",
-        "metadata.labels: Invalid value: \"my export\"",
-    ] {
-        assert!(error.message.contains(part), "{part}: {}", error.message);
-    }
-}
-
-#[tokio::test]
-async fn an_import_the_api_server_refuses_to_pass_down_fails_the_job_with_its_message() {
+async fn a_data_object_the_api_server_refuses_fails_the_job_with_its_message() {
     let (world, installations, _executions) = world().await;
     let data_objects: Api<landscaper_api::core::DataObject> =
         Api::namespaced(world.landscaper_cluster().client(), NAMESPACE);
-    data_objects
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({"metadata": {"name": "source"}, "data": "hello"}))
-                .unwrap(),
-        )
-        .await
-        .expect("the DataObject is created");
-    // Imports are written for subinstallations with their name as a label value, which
-    // cannot hold a space.
-    let blueprint = json!({"blueprint.yaml": "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports:\n- name: my import\n  schema: {type: string}\n"});
     create(
-        &installations,
-        json!({
-            "metadata": {"name": "importer", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {
-                "blueprint": {"inline": {"filesystem": blueprint}},
-                "imports": {"data": [{"name": "my import", "dataRef": "source"}]},
-            },
-        }),
+        &data_objects,
+        json!({"metadata": {"name": "source"}, "data": "hello"}),
     )
     .await;
-    let error = failed_with(&installations, "importer").await;
-    assert_eq!(error.reason, "InvalidImport");
-    assert_eq!(error.operation, "Init");
-    for part in [
-        "Installation inst-test/importer: creating DataObject inst-test/",
-        "for import \"my import\"",
-        "metadata.labels: Invalid value: \"my import\"",
-    ] {
-        assert!(error.message.contains(part), "{part}: {}", error.message);
+    let exporter = json!({
+        "exports": [{"name": "out", "schema": {"type": "string"}}],
+        "exportExecutions": [{"name": "e", "type": "GoTemplate", "template": "exports:\n  out: produced\n"}],
+    });
+    let importer = json!({"imports": [{"name": "my import", "schema": {"type": "string"}}]});
+    let cases = [
+        (
+            "export",
+            exporter,
+            json!({"exports": {"data": [{"name": "out", "dataRef": "my export"}]}}),
+            "InvalidExport",
+            "Completing",
+        ),
+        (
+            "import",
+            importer,
+            json!({"imports": {"data": [{"name": "my import", "dataRef": "source"}]}}),
+            "InvalidImport",
+            "Init",
+        ),
+    ];
+    for (data, blueprint, mut spec, reason, operation) in cases {
+        let name = format!("{data}er");
+        spec["blueprint"] = json!({"inline": {"filesystem": blueprint_filesystem(blueprint)}});
+        let error = root_fails(&installations, &name, spec).await;
+        assert_last_error(
+            &error,
+            reason,
+            operation,
+            &[
+                &format!("Installation inst-test/{name}: creating DataObject inst-test/"),
+                &format!("for {data} \"my {data}\""),
+                &format!("metadata.labels: Invalid value: \"my {data}\""),
+            ],
+        );
     }
 }

@@ -11,24 +11,11 @@ use dataflow_fixture::{Fixture, blueprint};
 use kube::api::Api;
 use landscaper::dataflow::{self, Exports};
 use landscaper_api::core::{
-    DataObject, Execution, Installation, Target, TemplateExecutor, data_object_name,
-    execution_data_object_name,
+    DataObject, Execution, Installation, Target, data_object_name, execution_data_object_name,
 };
 use landscaper_blueprint::{ExecutionOptions, MemoryState};
+use landscaper_e2e::states::inline_executions;
 use serde_json::{Value as Json, json};
-
-/// The conformance templates folder.
-fn templates_dir() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/conformance/landscaper/templates")
-}
-
-/// The executor list of an `inline/*.yaml` template case.
-fn inline_executions(file: &str) -> Vec<TemplateExecutor> {
-    let text = std::fs::read_to_string(templates_dir().join("inline").join(file)).unwrap();
-    let json = landscaper_blueprint::values::parse_yaml(&text).unwrap();
-    serde_json::from_value(json).unwrap()
-}
 
 /// A DataObject exported by subinstallation `by` into context `Inst.root` under `key`.
 async fn child_export(f: &Fixture, by: &str, key: &str, data: Json) {
@@ -68,16 +55,16 @@ async fn execution(f: &Fixture, data: Json) {
 }
 
 /// Constructs the exports of `root` with registry blueprint `blob`, its export executions
-/// replaced by `executions` when given.
+/// replaced by those of the template case `inline/<case>` when given.
 async fn construct(
     f: &Fixture,
     blob: &str,
-    executions: Option<Vec<TemplateExecutor>>,
+    case: Option<&str>,
 ) -> Result<Exports, dataflow::DataflowError> {
     let root = f.get_installation("root").await;
     let (mut bp, fs) = blueprint(blob);
-    if let Some(executions) = executions {
-        bp.export_executions = executions;
+    if let Some(case) = case {
+        bp.export_executions = inline_executions(case);
     }
     let options = ExecutionOptions {
         blueprint: bp,
@@ -87,6 +74,11 @@ async fn construct(
     };
     let scope = f.scope(&root).await;
     dataflow::construct_exports(&f.client, &root, &options, &MemoryState::default(), &scope).await
+}
+
+/// The data exports of `root` (see [`construct`]), which must construct.
+async fn data_exports(f: &Fixture, blob: &str, case: Option<&str>) -> Json {
+    data_objects(&construct(f, blob, case).await.unwrap())
 }
 
 fn data_objects(exports: &Exports) -> Json {
@@ -117,9 +109,8 @@ async fn exports_from_the_execution() {
         json!({"deploy": {"root.y": "val-exec-y", "root.z": "val-exec-z"}}),
     )
     .await;
-    let exports = construct(&f, "root", None).await.unwrap();
     assert_eq!(
-        data_objects(&exports),
+        data_exports(&f, "root", None).await,
         json!({"root.y": "val-exec-y", "root.z": "val-exec-z"})
     );
 }
@@ -129,24 +120,13 @@ async fn exports_from_the_children_and_a_template_without_exports_fails() {
     let f = Fixture::start("test1").await;
     root(&f, root_exports()).await;
     children(&f).await;
-    let exports = construct(
-        &f,
-        "root",
-        Some(inline_executions("exports-override-dataobjects.yaml")),
-    )
-    .await
-    .unwrap();
     assert_eq!(
-        data_objects(&exports),
+        data_exports(&f, "root", Some("exports-override-dataobjects.yaml")).await,
         json!({"root.y": "val-c", "root.z": "val-b"})
     );
-    let err = construct(
-        &f,
-        "root",
-        Some(inline_executions("exports-override-no-exports-key.yaml")),
-    )
-    .await
-    .unwrap_err();
+    let err = construct(&f, "root", Some("exports-override-no-exports-key.yaml"))
+        .await
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "Installation test1/root: spec.exports.data \"root.y\": the blueprint's executions and exportDataMappings export no such value"
@@ -159,13 +139,9 @@ async fn exports_from_the_execution_and_the_children() {
     root(&f, root_exports()).await;
     child_export(&f, "a", "root.z", json!("val-a")).await;
     execution(&f, json!({"deploy": {"root.y": "val-exec"}})).await;
-    let exports = construct(
-        &f,
-        "root",
-        Some(inline_executions("exports-override-deployitems.yaml")),
-    )
-    .await
-    .unwrap();
+    let exports = construct(&f, "root", Some("exports-override-deployitems.yaml"))
+        .await
+        .unwrap();
     assert_eq!(
         data_objects(&exports),
         json!({"root.y": "val-exec", "root.z": "val-a"})
@@ -224,8 +200,10 @@ async fn export_data_mappings_with_hard_coded_values() {
         json!({"exportDataMappings": {"a.z": "bar"}, "exports": {"data": [{"name": "a.z", "dataRef": "my-export"}]}}),
     )
     .await;
-    let exports = construct(&f, "a", None).await.unwrap();
-    assert_eq!(data_objects(&exports), json!({"my-export": "bar"}));
+    assert_eq!(
+        data_exports(&f, "a", None).await,
+        json!({"my-export": "bar"})
+    );
 }
 
 #[tokio::test]
@@ -240,15 +218,8 @@ async fn export_data_mappings_over_the_templates_exports() {
     )
     .await;
     children(&f).await;
-    let exports = construct(
-        &f,
-        "root",
-        Some(inline_executions("exports-override-dataobjects.yaml")),
-    )
-    .await
-    .unwrap();
     assert_eq!(
-        data_objects(&exports),
+        data_exports(&f, "root", Some("exports-override-dataobjects.yaml")).await,
         json!({"root.y": "val-c", "root.z": {"some": {"arbitrary": {"struct": "val-b"}}}})
     );
 }

@@ -137,10 +137,7 @@ async fn phase(api: &Api<Installation>, name: &str) -> Option<InstallationPhase>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_in_each_phase_resumes_the_job() {
     let mut world = World::start().await;
-    world
-        .create_namespace(world.landscaper_cluster(), "restart")
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace("restart").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), "restart");
     let items: Api<DeployItem> = Api::namespaced(client.clone(), "restart");
     // No deployer serves the item: the test finishes it while the landscaper is down.

@@ -7,54 +7,20 @@
 
 use std::time::Duration;
 
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, ResourceExt};
-use landscaper_api::constants::annotations;
-use landscaper_api::core::{
-    DataObject, DeployItem, Installation, InstallationPhase, data_object_name,
+use landscaper_api::core::{DataObject, DeployItem, Installation, data_object_name};
+use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
+use landscaper_e2e::installations::{
+    create_root, failed, finished_after, request_reconcile, succeeded,
 };
+use landscaper_e2e::objects::{create, list};
 use landscaper_e2e::{World, eventually, flow};
 use serde_json::{Value, json};
-
-async fn create<K>(api: &Api<K>, value: Value) -> K
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
-{
-    let object: K = serde_json::from_value(value).expect("an object");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("the object is created")
-}
 
 async fn data_object(client: &Client, namespace: &str, name: &str, data: Value) {
     let api: Api<DataObject> = Api::namespaced(client.clone(), namespace);
     create(&api, json!({"metadata": {"name": name}, "data": data})).await;
-}
-
-fn status_phase(installation: &Installation) -> Option<InstallationPhase> {
-    installation.status.as_ref().and_then(|s| s.phase.clone())
-}
-
-/// Waits until `name` finished a job, and returns it.
-async fn finished(api: &Api<Installation>, name: &str) -> Installation {
-    eventually(&format!("installation {name} finishes its job"), || async {
-        api.get(name).await.ok().is_some_and(|i| {
-            i.status
-                .as_ref()
-                .is_some_and(|s| s.job_id.is_some() && s.job_id == s.job_id_finished)
-        })
-    })
-    .await;
-    api.get(name).await.unwrap()
-}
-
-fn last_error(installation: &Installation) -> String {
-    installation
-        .status
-        .as_ref()
-        .and_then(|s| s.last_error.as_ref())
-        .map(|e| e.message.clone())
-        .unwrap_or_default()
 }
 
 fn subinstallation<'a>(list: &'a [Installation], template: &str) -> &'a Installation {
@@ -78,13 +44,7 @@ async fn data_flows_from_the_root_import_through_producer_and_consumer_to_the_ro
         flow::root_installation("root", "greeting-in", "flow-result"),
     )
     .await;
-    let root = finished(&installations, "root").await;
-    assert_eq!(
-        status_phase(&root),
-        Some(InstallationPhase::Succeeded),
-        "{}",
-        last_error(&root)
-    );
+    succeeded(&installations, "root").await;
 
     let objects: Api<DataObject> = Api::namespaced(client.clone(), "flow");
     let result = objects.get(&data_object_name("", "flow-result")).await;
@@ -127,10 +87,7 @@ async fn data_flows_from_the_root_import_through_producer_and_consumer_to_the_ro
 async fn an_import_changed_during_the_job_fails_it_in_completing() {
     let world = World::start().await;
     // No deployer serves this item type: the test finishes the item itself, after the change.
-    world
-        .create_namespace(world.landscaper_cluster(), "changed")
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace("changed").await;
     data_object(&client, "changed", "setting", json!("one")).await;
     let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
 kind: Blueprint
@@ -147,14 +104,12 @@ deployExecutions:
       config: {setting: {{ .imports.setting | quote }}}
 "#});
     let installations: Api<Installation> = Api::namespaced(client.clone(), "changed");
-    create(
+    create_root(
         &installations,
+        "root",
         json!({
-            "metadata": {"name": "root", "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": {
-                "blueprint": {"inline": {"filesystem": blueprint}},
-                "imports": {"data": [{"name": "setting", "dataRef": "setting"}]},
-            },
+            "blueprint": {"inline": {"filesystem": blueprint}},
+            "imports": {"data": [{"name": "setting", "dataRef": "setting"}]},
         }),
     )
     .await;
@@ -188,141 +143,97 @@ deployExecutions:
         )
         .await
         .unwrap();
-    let root = finished(&installations, "root").await;
-    assert_eq!(status_phase(&root), Some(InstallationPhase::Failed));
-    let message = last_error(&root);
+    let message = failed(&installations, "root").await;
     assert!(
         message.contains("Installation changed/root") && message.contains("imports changed"),
         "{message}"
     );
 }
 
-/// Creates a root installation `name` in `namespace` with `spec` and the reconcile annotation.
-async fn root_with(api: &Api<Installation>, name: &str, spec: Value) {
-    create(
-        api,
-        json!({
-            "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},
-            "spec": spec,
-        }),
-    )
-    .await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_fails_the_job_with_a_message_naming_the_installation_and_is_not_retried() {
     let world = World::start().await;
-    world
-        .create_namespace(world.landscaper_cluster(), "bad")
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace("bad").await;
     data_object(&client, "bad", "number", json!(42)).await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), "bad");
     let header = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\n";
-    root_with(
-        &installations,
-        "no-blueprint",
-        json!({"blueprint": {"inline": {"filesystem": {"other.yaml": "a: b"}}}}),
-    )
-    .await;
-    root_with(
-        &installations,
-        "missing-import",
-        json!({
-            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": header}}},
-            "imports": {"data": [{"name": "x", "dataRef": "absent"}]},
-        }),
-    )
-    .await;
-    root_with(
-        &installations,
-        "wrong-type",
-        json!({
-            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": format!("{header}imports:\n- name: x\n  schema: {{type: string}}\n")}}},
-            "imports": {"data": [{"name": "x", "dataRef": "number"}]},
-        }),
-    )
-    .await;
-    root_with(
-        &installations,
-        "template-error",
-        json!({
-            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": format!("{header}deployExecutions:\n- name: broken\n  type: GoTemplate\n  template: |\n    deployItems: {{{{ .imports.nothing.deeper | fail }}}}\n")}}},
-        }),
-    )
-    .await;
-    let expectations = [
-        ("no-blueprint", "blueprint.yaml"),
-        ("missing-import", "DataObject bad/absent"),
-        ("wrong-type", "(x) at /: 42 is not of type"),
-        ("template-error", "broken"),
+    let cases = [
+        (
+            "no-blueprint",
+            json!({"blueprint": {"inline": {"filesystem": {"other.yaml": "a: b"}}}}),
+            "blueprint.yaml",
+        ),
+        (
+            "missing-import",
+            json!({
+                "blueprint": {"inline": {"filesystem": {"blueprint.yaml": header}}},
+                "imports": {"data": [{"name": "x", "dataRef": "absent"}]},
+            }),
+            "DataObject bad/absent",
+        ),
+        (
+            "wrong-type",
+            json!({
+                "blueprint": {"inline": {"filesystem": {"blueprint.yaml": format!("{header}imports:\n- name: x\n  schema: {{type: string}}\n")}}},
+                "imports": {"data": [{"name": "x", "dataRef": "number"}]},
+            }),
+            "(x) at /: 42 is not of type",
+        ),
+        (
+            "template-error",
+            json!({
+                "blueprint": {"inline": {"filesystem": {"blueprint.yaml": format!("{header}deployExecutions:\n- name: broken\n  type: GoTemplate\n  template: |\n    deployItems: {{{{ .imports.nothing.deeper | fail }}}}\n")}}},
+            }),
+            "broken",
+        ),
     ];
-    for (name, detail) in expectations {
-        let installation = finished(&installations, name).await;
-        assert_eq!(status_phase(&installation), Some(InstallationPhase::Failed));
-        let message = last_error(&installation);
+    for (name, spec, _) in &cases {
+        create_root(&installations, name, spec.clone()).await;
+    }
+    for (name, _, detail) in cases {
+        let message = failed(&installations, name).await;
         assert!(
             message.contains(&format!("Installation bad/{name}")) && message.contains(detail),
             "{name}: {message}"
         );
     }
     // Failed jobs stay failed: no status write for a while (no hot retry).
-    let before: Vec<String> = installations
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .items
-        .iter()
-        .map(|i| i.resource_version().unwrap_or_default())
-        .collect();
+    let resource_versions = || async {
+        list(&installations)
+            .await
+            .iter()
+            .map(|i| i.resource_version().unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    let before = resource_versions().await;
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let after: Vec<String> = installations
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .items
-        .iter()
-        .map(|i| i.resource_version().unwrap_or_default())
-        .collect();
-    assert_eq!(before, after, "a failed installation is written again");
+    assert_eq!(
+        before,
+        resource_versions().await,
+        "a failed installation is written again"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn execution_state_is_kept_in_a_secret_between_jobs() {
     let world = World::start().await;
     let client = flow::namespace_with_mock_deployer(&world, "stateful").await;
-    let blueprint = json!({"blueprint.yaml": r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    {{- $count := add (default 0 .state.count) 1 }}
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Succeeded
-        providerStatus: {run: {{ $count }}}
-    state:
-      count: {{ $count }}
-"#});
+    // Each job counts up the state its previous job left.
+    let template = format!(
+        "{{{{- $count := add (default 0 .state.count) 1 }}}}\n{}state:\n  count: {{{{ $count }}}}\n",
+        mock_item_template("Succeeded", "    providerStatus: {run: {{ $count }}}\n")
+    );
+    let blueprint = blueprint_filesystem(json!({
+        "deployExecutions": [{"name": "main", "type": "GoTemplate", "template": template}],
+    }));
     let installations: Api<Installation> = Api::namespaced(client.clone(), "stateful");
-    root_with(
+    create_root(
         &installations,
         "counter",
         json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
     )
     .await;
-    let first = finished(&installations, "counter").await;
-    assert_eq!(
-        status_phase(&first),
-        Some(InstallationPhase::Succeeded),
-        "{}",
-        last_error(&first)
-    );
+    let first = succeeded(&installations, "counter").await;
     let secrets: Api<k8s_openapi::api::core::v1::Secret> =
         Api::namespaced(client.clone(), "stateful");
     let name = landscaper_blueprint::state::secret_name("counter", "deploymain");
@@ -339,23 +250,8 @@ deployExecutions:
     assert_eq!(stored(secret), json!({"count": 1}));
 
     let first_job = first.status.unwrap().job_id;
-    installations
-        .patch(
-            "counter",
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"metadata": {"annotations": {annotations::OPERATION: "reconcile"}}}),
-            ),
-        )
-        .await
-        .unwrap();
-    eventually("the second job finishes", || async {
-        installations.get("counter").await.ok().is_some_and(|i| {
-            let s = i.status.unwrap_or_default();
-            s.job_id != first_job && s.job_id.is_some() && s.job_id == s.job_id_finished
-        })
-    })
-    .await;
+    request_reconcile(&installations, "counter").await;
+    finished_after(&installations, "counter", first_job.as_deref()).await;
     assert_eq!(
         stored(secrets.get(&name).await.unwrap()),
         json!({"count": 2})
@@ -374,10 +270,7 @@ deployExecutions:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_import_from_a_secret_that_fails_its_schema_is_reported_without_its_value() {
     let world = World::start().await;
-    world
-        .create_namespace(world.landscaper_cluster(), "secrets")
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace("secrets").await;
     let secrets: Api<k8s_openapi::api::core::v1::Secret> =
         Api::namespaced(client.clone(), "secrets");
     create(
@@ -387,7 +280,7 @@ async fn an_import_from_a_secret_that_fails_its_schema_is_reported_without_its_v
     .await;
     let installations: Api<Installation> = Api::namespaced(client, "secrets");
     let blueprint = "apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports:\n- name: token\n  schema: {type: object}\n";
-    root_with(
+    create_root(
         &installations,
         "leaky",
         json!({
@@ -396,13 +289,12 @@ async fn an_import_from_a_secret_that_fails_its_schema_is_reported_without_its_v
         }),
     )
     .await;
-    let installation = finished(&installations, "leaky").await;
-    assert_eq!(status_phase(&installation), Some(InstallationPhase::Failed));
-    let message = last_error(&installation);
+    let message = failed(&installations, "leaky").await;
     assert!(
         message.contains("(token)") && message.contains("not shown"),
         "{message}"
     );
+    let installation = installations.get("leaky").await.unwrap();
     let status = serde_json::to_string(&installation.status).unwrap();
     assert!(
         !status.contains("s3cr3t"),
@@ -431,34 +323,27 @@ async fn templates_reach_the_installations_component_and_its_references() {
     )
     .unwrap();
     std::fs::write(repository.join("blobs/config.yaml"), "replicas: 3\n").unwrap();
-    let blueprint = r#"apiVersion: landscaper.gardener.cloud/v1alpha1
-kind: Blueprint
-deployExecutions:
-- name: main
-  type: GoTemplate
-  template: |
-    {{- $leaf := getComponent .cd "name" "leaf" }}
-    deployItems:
-    - name: item
-      type: landscaper.gardener.cloud/mock
-      config:
-        apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1
-        kind: ProviderConfiguration
-        phase: Succeeded
-        export:
-          found: {{ printf "%s %d %s %s" $leaf.component.name (len .components) (getResourceKey "cd://componentReferences/leaf/resources/config") (getResourceContent "cd://componentReferences/leaf/resources/config") | quote }}
-exportExecutions:
-- name: out
-  type: GoTemplate
-  template: |
-    exports:
-      found: {{ .values.deployitems.item.found | quote }}
-exports:
-- name: found
-  schema: {type: string}
-"#;
+    let found = mock_item_template(
+        "Succeeded",
+        r#"    export:
+      found: {{ printf "%s %d %s %s" $leaf.component.name (len .components) (getResourceKey "cd://componentReferences/leaf/resources/config") (getResourceContent "cd://componentReferences/leaf/resources/config") | quote }}
+"#,
+    );
+    let blueprint = blueprint_filesystem(json!({
+        "deployExecutions": [{
+            "name": "main",
+            "type": "GoTemplate",
+            "template": format!("{{{{- $leaf := getComponent .cd \"name\" \"leaf\" }}}}\n{found}"),
+        }],
+        "exportExecutions": [{
+            "name": "out",
+            "type": "GoTemplate",
+            "template": "exports:\n  found: {{ .values.deployitems.item.found | quote }}\n",
+        }],
+        "exports": [{"name": "found", "schema": {"type": "string"}}],
+    }));
     let installations: Api<Installation> = Api::namespaced(client.clone(), "components");
-    root_with(
+    create_root(
         &installations,
         "with-component",
         json!({
@@ -467,18 +352,12 @@ exports:
                 "componentName": "example.test/root",
                 "version": "1.0.0",
             }},
-            "blueprint": {"inline": {"filesystem": {"blueprint.yaml": blueprint}}},
+            "blueprint": {"inline": {"filesystem": blueprint}},
             "exports": {"data": [{"name": "found", "dataRef": "found"}]},
         }),
     )
     .await;
-    let installation = finished(&installations, "with-component").await;
-    assert_eq!(
-        status_phase(&installation),
-        Some(InstallationPhase::Succeeded),
-        "{}",
-        last_error(&installation)
-    );
+    succeeded(&installations, "with-component").await;
     let found = Api::<DataObject>::namespaced(client, "components")
         .get(&data_object_name("", "found"))
         .await

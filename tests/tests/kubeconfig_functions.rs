@@ -11,9 +11,11 @@ use k8s_openapi::api::authentication::v1::SelfSubjectReview;
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use landscaper_api::constants::annotations;
-use landscaper_api::core::{Execution, Installation, InstallationPhase, Target};
-use landscaper_e2e::{World, eventually, flow};
+use landscaper_api::core::{Execution, Installation, Target};
+use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
+use landscaper_e2e::installations::{create_root, failed, succeeded};
+use landscaper_e2e::objects::create;
+use landscaper_e2e::{World, flow};
 use serde_json::{Value, json};
 
 const CLUSTER_TARGET: &str = "landscaper.gardener.cloud/kubernetes-cluster";
@@ -21,85 +23,39 @@ const CLUSTER_TARGET: &str = "landscaper.gardener.cloud/kubernetes-cluster";
 /// A blueprint importing the Target `cluster` whose one mock item exports what `exports`
 /// (a YAML map of GoTemplate expressions, indented for the item's `export`) renders.
 fn blueprint(exports: &str) -> Value {
-    let template = format!(
-        "deployItems:\n- name: item\n  type: landscaper.gardener.cloud/mock\n  config:\n    apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n    kind: ProviderConfiguration\n    phase: Succeeded\n    export:\n{exports}"
-    );
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
+    let template = mock_item_template("Succeeded", &format!("    export:\n{exports}"));
+    blueprint_filesystem(json!({
         "imports": [{"name": "cluster", "type": "target", "targetType": CLUSTER_TARGET}],
         "deployExecutions": [{"name": "main", "type": "GoTemplate", "template": template}],
-    });
-    json!({"blueprint.yaml": blueprint.to_string()})
+    }))
 }
 
 /// Creates the root installation `name` importing the Target `target` as `cluster`.
 async fn install(api: &Api<Installation>, name: &str, target: &str, exports: &str) {
-    let installation: Installation = serde_json::from_value(json!({
-        "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},
-        "spec": {
+    create_root(
+        api,
+        name,
+        json!({
             "blueprint": {"inline": {"filesystem": blueprint(exports)}},
             "imports": {"targets": [{"name": "cluster", "target": target}]},
-        },
-    }))
-    .expect("an installation");
-    api.create(&PostParams::default(), &installation)
-        .await
-        .expect("the installation is created");
+        }),
+    )
+    .await;
 }
 
 async fn target(client: &kube::Client, namespace: &str, name: &str, spec: Value) {
-    let target: Target = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "spec": spec,
-    }))
-    .expect("a Target");
-    Api::<Target>::namespaced(client.clone(), namespace)
-        .create(&PostParams::default(), &target)
-        .await
-        .expect("the Target is created");
+    let targets = Api::<Target>::namespaced(client.clone(), namespace);
+    create(&targets, json!({"metadata": {"name": name}, "spec": spec})).await;
 }
 
 fn inline(kubeconfig: &str) -> Value {
     json!({"type": CLUSTER_TARGET, "config": {"kubeconfig": kubeconfig}})
 }
 
-/// Waits until `name` finished a job, and returns it.
-async fn finished(api: &Api<Installation>, name: &str) -> Installation {
-    eventually(&format!("installation {name} finishes its job"), || async {
-        api.get(name).await.ok().is_some_and(|i| {
-            i.status
-                .as_ref()
-                .is_some_and(|s| s.job_id.is_some() && s.job_id == s.job_id_finished)
-        })
-    })
-    .await;
-    api.get(name).await.unwrap()
-}
-
-fn phase(installation: &Installation) -> Option<InstallationPhase> {
-    installation.status.as_ref().and_then(|s| s.phase.clone())
-}
-
-fn last_error(installation: &Installation) -> String {
-    installation
-        .status
-        .as_ref()
-        .and_then(|s| s.last_error.as_ref())
-        .map(|e| e.message.clone())
-        .unwrap_or_default()
-}
-
 /// What the installation's template put into its deploy item's `export`.
 async fn rendered(client: &kube::Client, namespace: &str, name: &str) -> Value {
     let installations: Api<Installation> = Api::namespaced(client.clone(), namespace);
-    let installation = finished(&installations, name).await;
-    assert_eq!(
-        phase(&installation),
-        Some(InstallationPhase::Succeeded),
-        "{}",
-        last_error(&installation)
-    );
+    succeeded(&installations, name).await;
     let execution = Api::<Execution>::namespaced(client.clone(), namespace)
         .get(name)
         .await
@@ -324,13 +280,7 @@ async fn a_kubeconfig_function_that_fails_names_the_function_the_target_and_the_
         install(&installations, name, name, call).await;
     }
     for (name, expected) in cases {
-        let installation = finished(&installations, name).await;
-        assert_eq!(
-            phase(&installation),
-            Some(InstallationPhase::Failed),
-            "{name}"
-        );
-        let message = last_error(&installation);
+        let message = failed(&installations, name).await;
         assert!(message.contains(expected), "{name}: {message}");
         if name != "gone" {
             assert!(
@@ -427,9 +377,7 @@ async fn a_shoots_admin_kubeconfig_comes_from_gardeners_adminkubeconfig_subresou
     );
     assert!(export["issued"]["expirationTimestamp"].is_i64());
 
-    let missing = finished(&installations, "missing").await;
-    assert_eq!(phase(&missing), Some(InstallationPhase::Failed));
-    let message = last_error(&missing);
+    let message = failed(&installations, "missing").await;
     assert!(
         message.contains(
             "templating function getShootAdminKubeconfig: Target shooted/garden: admin kubeconfig request failed: Shoot garden-dev/missing: 404 NotFound: shoots.core.gardener.cloud \"missing\" not found"

@@ -10,10 +10,10 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use landscaper_api::constants::deploy_item_types;
 use landscaper_api::core::Target;
 use landscaper_api::core::{DeployItem, DeployItemPhase};
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm, helm_deploy_item, run_helm_async};
+use landscaper_e2e::deploy_items::{finished_by, mock_item, start_job};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
 use serde_json::json;
 
@@ -37,55 +37,6 @@ fn mock_deployer() -> Deployment {
                 "volumes": [{"name": "landscaper", "secret": {"secretName": "landscaper-cluster"}}]}}}
     }))
     .expect("valid Deployment")
-}
-
-fn mock_item(name: &str) -> DeployItem {
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1", "kind": "DeployItem",
-        "metadata": {"name": name, "namespace": ITEMS},
-        "spec": {"type": deploy_item_types::MOCK, "config": {
-            "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
-            "kind": "ProviderConfiguration", "phase": "Succeeded"}}
-    }))
-    .expect("valid DeployItem")
-}
-
-/// Creates the item and starts job `job` on it.
-async fn start_item(items: &Api<DeployItem>, name: &str, job: &str) {
-    let mut item = mock_item(name);
-    item.metadata.namespace = items.namespace().map(str::to_owned);
-    items
-        .create(&PostParams::default(), &item)
-        .await
-        .expect("item created");
-    items
-        .patch_status(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"jobID": job}})),
-        )
-        .await
-        .expect("job started");
-}
-
-/// Waits until the deployer `identity` finished job `job` of the item `name` Succeeded.
-async fn finished_by(items: &Api<DeployItem>, name: &str, job: &str, identity: &str) {
-    eventually_within(
-        &format!("deployer {identity} finishes {job} of {name}"),
-        Duration::from_secs(60),
-        || async {
-            let status = items
-                .get(name)
-                .await
-                .expect("item")
-                .status
-                .unwrap_or_default();
-            status.job_id_finished.as_deref() == Some(job)
-                && status.phase == Some(DeployItemPhase::Succeeded)
-                && status.deployer.is_some_and(|d| d.identity == identity)
-        },
-    )
-    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -116,21 +67,8 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
         .expect("Deployment created");
 
     let items: Api<DeployItem> = Api::namespaced(world.landscaper_cluster().client(), ITEMS);
-    start_item(&items, "first", "job-1").await;
-    eventually("the in-process mock deployer finishes the item", || async {
-        let status = items
-            .get("first")
-            .await
-            .expect("item")
-            .status
-            .unwrap_or_default();
-        status.job_id_finished.as_deref() == Some("job-1")
-            && status.phase == Some(DeployItemPhase::Succeeded)
-            && status
-                .deployer
-                .is_some_and(|d| d.identity == "mock-in-kubelet")
-    })
-    .await;
+    start_job(&items, &mock_item("first"), "job-1").await;
+    finished_by(&items, "first", "job-1", "mock-in-kubelet").await;
     eventually("the deployer's Deployment is available", || async {
         let d = deployments.get("mock-deployer").await.expect("Deployment");
         d.status.and_then(|s| s.available_replicas) == Some(1)
@@ -152,7 +90,7 @@ async fn a_mock_deployer_deployment_runs_in_process_until_scaled_to_zero() {
     // Nothing of the stopped deployer keeps watching: with every watch ended, none comes back.
     world.landscaper_cluster().reset_requests();
     world.landscaper_cluster().faults().drop_watches();
-    start_item(&items, "second", "job-1").await;
+    start_job(&items, &mock_item("second"), "job-1").await;
     // A running deployer finishes a mock item within a fraction of this.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let status = items
@@ -245,7 +183,7 @@ async fn a_deployer_installed_by_the_helm_deployer_runs_in_process() {
     .await;
 
     let items: Api<DeployItem> = Api::namespaced(landscaper.client(), HELM_ITEMS);
-    start_item(&items, "user-item", "job-1").await;
+    start_job(&items, &mock_item("user-item"), "job-1").await;
     // The identity comes from the chart's Configuration, read from its mounted Secret.
     finished_by(&items, "user-item", "job-1", "helm-installed-mock").await;
 }
@@ -288,7 +226,7 @@ async fn a_deployer_chart_installed_with_helm_runs_in_process_until_uninstalled(
     assert!(ok, "helm install failed: {output}");
 
     let items: Api<DeployItem> = Api::namespaced(landscaper.client(), HELM_CLI_ITEMS);
-    start_item(&items, "user-item", "job-1").await;
+    start_job(&items, &mock_item("user-item"), "job-1").await;
     finished_by(&items, "user-item", "job-1", "helm-cli-mock").await;
 
     let (ok, output) = run_helm_async(
@@ -314,7 +252,7 @@ async fn a_deployer_chart_installed_with_helm_runs_in_process_until_uninstalled(
     })
     .await;
     // Stopped: a new job stays untouched.
-    start_item(&items, "after-uninstall", "job-2").await;
+    start_job(&items, &mock_item("after-uninstall"), "job-2").await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let status = items
         .get("after-uninstall")

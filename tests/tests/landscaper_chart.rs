@@ -10,6 +10,7 @@ use landscaper_api::config::LandscaperConfiguration;
 use landscaper_api::core::{DeployerRegistration, Installation, Target};
 use landscaper_api::decode::config_from_yaml;
 use landscaper_e2e::charts::{ValuesInput, helm, render_chart, run_helm};
+use landscaper_e2e::installations::create_root;
 use landscaper_e2e::rbac::{create_all, documents, service_account_token};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_agent};
 use serde_json::{Value, json};
@@ -233,17 +234,12 @@ async fn the_landscaper_works_with_exactly_the_rbac_the_chart_grants() {
         .await
         .unwrap();
     let installations: Api<Installation> = Api::namespaced(admin.clone(), "default");
-    let installation: Installation = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Installation",
-        "metadata": {"name": "charted", "annotations": {"landscaper.gardener.cloud/operation": "reconcile"}},
-        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}}},
-    }))
-    .unwrap();
-    installations
-        .create(&PostParams::default(), &installation)
-        .await
-        .unwrap();
+    create_root(
+        &installations,
+        "charted",
+        json!({"blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}}}),
+    )
+    .await;
 
     let targets: Api<Target> = Api::namespaced(admin.clone(), LS_NAMESPACE);
     eventually("the environment's Target and the pair's Target", || async {

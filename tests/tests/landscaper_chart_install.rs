@@ -7,13 +7,12 @@
 use std::path::Path;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, PostParams};
 use landscaper_api::core::{DataObject, Installation, InstallationPhase};
 use landscaper_e2e::charts::{helm, run_helm_async};
 use landscaper_e2e::flow::{namespace_with_mock_deployer, root_installation};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually_within};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually_within, leader};
 use serde_json::json;
 
 const RELEASE: &str = "landscaper";
@@ -61,14 +60,9 @@ async fn helm_installs_a_working_landscaper_and_uninstalls_it() {
     })
     .await;
     assert_eq!(cluster.running_containers(), 2);
-    let leases: Api<Lease> = Api::namespaced(admin.clone(), LS_NAMESPACE);
     eventually_within("one replica leads", limit, || async {
-        leases
-            .get_opt("landscaper-leader")
+        leader(&admin, LS_NAMESPACE)
             .await
-            .expect("read")
-            .and_then(|lease| lease.spec)
-            .and_then(|spec| spec.holder_identity)
             .is_some_and(|holder| holder.starts_with("landscaper-"))
     })
     .await;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use landscaper::leader::{Election, Outcome};
-use landscaper_e2e::eventually;
+use landscaper_e2e::{eventually, leader};
 use tokio::sync::oneshot;
 
 const NAMESPACE: &str = "default";
@@ -36,16 +36,6 @@ fn spawn(
     (stop, task)
 }
 
-async fn holder(client: &kube::Client) -> Option<String> {
-    let leases: Api<Lease> = Api::namespaced(client.clone(), NAMESPACE);
-    leases
-        .get_opt("landscaper-leader")
-        .await
-        .expect("read")
-        .and_then(|lease| lease.spec)
-        .and_then(|spec| spec.holder_identity)
-}
-
 #[tokio::test]
 async fn one_replica_leads_and_the_other_takes_over_when_it_releases() {
     let bed = testbed::Testbed::builder().start().await.expect("testbed");
@@ -63,7 +53,7 @@ async fn one_replica_leads_and_the_other_takes_over_when_it_releases() {
         !b_leads.load(Ordering::SeqCst),
         "b must not lead while a renews"
     );
-    assert_eq!(holder(&client).await.as_deref(), Some("a"));
+    assert_eq!(leader(&client, NAMESPACE).await.as_deref(), Some("a"));
 
     let _ = stop_a.send(());
     assert_eq!(a.await.expect("a ends"), Outcome::Finished);
@@ -71,10 +61,14 @@ async fn one_replica_leads_and_the_other_takes_over_when_it_releases() {
         b_leads.load(Ordering::SeqCst)
     })
     .await;
-    assert_eq!(holder(&client).await.as_deref(), Some("b"));
+    assert_eq!(leader(&client, NAMESPACE).await.as_deref(), Some("b"));
     let _ = stop_b.send(());
     assert_eq!(b.await.expect("b ends"), Outcome::Finished);
-    assert_eq!(holder(&client).await, None, "released on shutdown");
+    assert_eq!(
+        leader(&client, NAMESPACE).await,
+        None,
+        "released on shutdown"
+    );
 }
 
 #[tokio::test]
@@ -92,7 +86,7 @@ async fn a_lease_no_longer_renewed_is_taken_over_after_it_expires() {
         b_leads.load(Ordering::SeqCst)
     })
     .await;
-    assert_eq!(holder(&client).await.as_deref(), Some("b"));
+    assert_eq!(leader(&client, NAMESPACE).await.as_deref(), Some("b"));
     let _ = stop_b.send(());
     b.await.expect("b ends");
 }

@@ -13,13 +13,15 @@ use kube::ResourceExt;
 use kube::api::{Api, PostParams};
 use landscaper::health::Health;
 use landscaper::leader::Election;
-use landscaper_api::constants::annotations;
 use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployerRegistration, Execution, Installation, Target,
 };
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
 use landscaper_e2e::http::{get, serve_probes};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually};
+use landscaper_e2e::installations::create_root;
+use landscaper_e2e::objects::create;
+use landscaper_e2e::registrations::registration_with_template;
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, spawn_helm_deployer};
 use landscaper_process::probes::Probes;
 use prometheus_parse::{Scrape, Value};
 use serde_json::json;
@@ -70,18 +72,11 @@ fn reconciles(scrape: &Scrape, controller: &str) -> f64 {
 }
 
 fn registration(name: &str) -> DeployerRegistration {
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": { "name": name },
-        "spec": {
-            "types": [format!("example.com/{name}")],
-            "installationTemplate": {
-                "blueprint": { "ref": { "resourceName": format!("{name}-blueprint") } },
-            },
-        },
-    }))
-    .expect("a DeployerRegistration")
+    registration_with_template(
+        name,
+        &[&format!("example.com/{name}")],
+        json!({ "blueprint": { "ref": { "resourceName": format!("{name}-blueprint") } } }),
+    )
 }
 
 #[tokio::test]
@@ -94,29 +89,18 @@ async fn landscaper_metrics_count_reconciles_and_objects_by_phase() {
 
     let client = world.landscaper_cluster().client();
     let installations: Api<Installation> = Api::namespaced(client.clone(), LS_NAMESPACE);
-    let installation: Installation = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Installation",
-        "metadata": {"name": "measured", "annotations": {annotations::OPERATION: "reconcile"}},
-        "spec": {"blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}}},
-    }))
-    .unwrap();
-    installations
-        .create(&PostParams::default(), &installation)
-        .await
-        .unwrap();
+    create_root(
+        &installations,
+        "measured",
+        json!({"blueprint": {"inline": {"filesystem": {"blueprint.yaml": "kind: Blueprint\n"}}}}),
+    )
+    .await;
     let executions: Api<Execution> = Api::namespaced(client.clone(), LS_NAMESPACE);
-    let execution: Execution = serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Execution",
-        "metadata": {"name": "measured-alone"},
-        "spec": {"deployItems": []},
-    }))
-    .unwrap();
-    executions
-        .create(&PostParams::default(), &execution)
-        .await
-        .unwrap();
+    create(
+        &executions,
+        json!({"metadata": {"name": "measured-alone"}, "spec": {"deployItems": []}}),
+    )
+    .await;
     let registrations: Api<DeployerRegistration> = Api::all(client.clone());
     registrations
         .create(&PostParams::default(), &registration("measured"))
@@ -341,14 +325,7 @@ async fn agent_metrics_count_deployer_reconciles_renders_and_token_renewals() {
     let world = World::start().await;
     let agent = world.production_agent(ENVIRONMENT).await;
     let address = serve_probes(agent.agent.health()).await;
-    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
-        agent.agent,
-        2,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let (_stop, _task) = spawn_helm_deployer(agent.agent, 2);
     let landscaper = world.landscaper_cluster().client();
     let targets: Api<Target> = Api::namespaced(landscaper.clone(), LS_NAMESPACE);
     eventually("the environment is registered", || async {

@@ -21,7 +21,10 @@ use landscaper_api::core::{
     DeployItem, DeployItemPhase, DeployerRegistration, Installation, InstallationPhase,
     ObjectReference, Target,
 };
+use landscaper_e2e::blueprints::blueprint_filesystem;
 use landscaper_e2e::charts::{HelmRelease, archive_raw, greeting_chart, helm_deploy_item};
+use landscaper_e2e::deploy_items::{finished_by, mock_item, start_job};
+use landscaper_e2e::registrations::{pair_helm_item, pair_imports, registration_with_template};
 use landscaper_e2e::{LS_NAMESPACE, World, eventually_within};
 use serde_json::{Value, json};
 
@@ -39,6 +42,33 @@ fn mock_registration() -> DeployerRegistration {
     registration["spec"]["installationTemplate"]["componentDescriptor"]["ref"]["repositoryContext"]
         ["filePath"] = json!(root.join("examples/components"));
     serde_json::from_value(registration).expect("a DeployerRegistration")
+}
+
+/// Waits until the pair's Installation finished a job Succeeded: its deployer is installed and
+/// ready. A failed job fails the test with its `lastError`.
+async fn pair_installed(installations: &Api<Installation>, pair: &str) {
+    eventually_within(
+        &format!("the pair's Installation {pair} succeeds (its deployer is installed and ready)"),
+        Duration::from_secs(120),
+        || async {
+            let status = installations
+                .get_opt(pair)
+                .await
+                .expect("Installation read")
+                .and_then(|i| i.status)
+                .unwrap_or_default();
+            assert_ne!(
+                status.phase,
+                Some(InstallationPhase::Failed),
+                "the pair's job failed: {:?}",
+                status.last_error
+            );
+            status.job_id.is_some()
+                && status.job_id == status.job_id_finished
+                && status.phase == Some(InstallationPhase::Succeeded)
+        },
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -60,69 +90,17 @@ async fn a_registered_deployer_is_installed_into_an_environment_and_deploys_its_
 
     let installations: Api<Installation> = Api::namespaced(landscaper.client(), LS_NAMESPACE);
     let pair = format!("mock-{ENVIRONMENT}");
-    eventually_within(
-        "the pair's Installation succeeds (its deployer is installed and ready)",
-        Duration::from_secs(120),
-        || async {
-            let status = installations
-                .get_opt(&pair)
-                .await
-                .expect("Installation read")
-                .and_then(|i| i.status)
-                .unwrap_or_default();
-            if status.phase == Some(InstallationPhase::Failed) {
-                panic!("the pair's job failed: {:?}", status.last_error);
-            }
-            status.job_id.is_some()
-                && status.job_id == status.job_id_finished
-                && status.phase == Some(InstallationPhase::Succeeded)
-        },
-    )
-    .await;
+    pair_installed(&installations, &pair).await;
 
     // A user's item for the environment: its Target is the environment's host Target.
     let items: Api<DeployItem> = Api::namespaced(landscaper.client(), LS_NAMESPACE);
-    let item: DeployItem = serde_json::from_value(json!({
-        "metadata": {"name": "user-item"},
-        "spec": {
-            "type": "landscaper.gardener.cloud/mock",
-            "target": {"name": ENVIRONMENT, "namespace": LS_NAMESPACE},
-            "config": {
-                "apiVersion": "mock.deployer.landscaper.gardener.cloud/v1alpha1",
-                "kind": "ProviderConfiguration",
-                "phase": "Succeeded",
-            },
-        },
-    }))
-    .expect("an item");
-    items
-        .create(&PostParams::default(), &item)
-        .await
-        .expect("item created");
-    items
-        .patch_status(
-            "user-item",
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(json!({"status": {"jobID": "job-1"}})),
-        )
-        .await
-        .expect("the item's job starts");
-    eventually_within(
-        "the registered deployer finishes the user's item",
-        Duration::from_secs(60),
-        || async {
-            let status = items
-                .get("user-item")
-                .await
-                .expect("item")
-                .status
-                .unwrap_or_default();
-            status.job_id_finished.as_deref() == Some("job-1")
-                && status.phase == Some(DeployItemPhase::Succeeded)
-                && status.deployer.is_some_and(|d| d.identity == pair)
-        },
-    )
-    .await;
+    let mut item = mock_item("user-item");
+    item.spec.target = Some(ObjectReference {
+        name: ENVIRONMENT.to_owned(),
+        namespace: Some(LS_NAMESPACE.to_owned()),
+    });
+    start_job(&items, &item, "job-1").await;
+    finished_by(&items, "user-item", "job-1", &pair).await;
 }
 
 /// A chart running `landscaper-agent deployer helm` as a pair's deployer: the identity, target
@@ -195,59 +173,28 @@ spec:
 /// A DeployerRegistration `helm` serving helm items, whose inline blueprint installs
 /// [`helm_deployer_chart`] (`raw`) with the pair's imports, `excludedNamespaces` among them.
 fn helm_registration(raw: &str) -> DeployerRegistration {
+    let values = "
+      identity: {{ .imports.identity }}
+      targetSelectors: {{ toJson .imports.targetSelectors }}
+      excludedNamespaces: {{ toJson .imports.excludedNamespaces }}
+      kubeconfig: {{ toJson $kubeconfig }}
+";
+    // The kubeconfig import is a string or a kubeconfig object; the chart takes a string.
     let template = format!(
-        r#"{{{{- $kubeconfig := .imports.landscaperClusterKubeconfig }}}}
-{{{{- if kindIs "map" $kubeconfig }}}}{{{{ $kubeconfig = toJson $kubeconfig }}}}{{{{ end }}}}
-deployItems:
-- name: deployer
-  type: landscaper.gardener.cloud/helm
-  target:
-    import: cluster
-  config:
-    apiVersion: helm.deployer.landscaper.gardener.cloud/v1alpha1
-    kind: ProviderConfiguration
-    name: {{{{ .imports.releaseName }}}}
-    namespace: {{{{ .imports.releaseNamespace }}}}
-    createNamespace: true
-    chart:
-      archive:
-        raw: {raw}
-    values:
-      identity: {{{{ .imports.identity }}}}
-      targetSelectors: {{{{ toJson .imports.targetSelectors }}}}
-      excludedNamespaces: {{{{ toJson .imports.excludedNamespaces }}}}
-      kubeconfig: {{{{ toJson $kubeconfig }}}}
-"#
+        "{{{{- $kubeconfig := .imports.landscaperClusterKubeconfig }}}}\n{{{{- if kindIs \"map\" $kubeconfig }}}}{{{{ $kubeconfig = toJson $kubeconfig }}}}{{{{ end }}}}\n{}",
+        pair_helm_item(raw, values)
     );
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
-        "imports": [
-            {"name": "cluster", "type": "target", "targetType": "landscaper.gardener.cloud/kubernetes-cluster"},
-            {"name": "landscaperCluster", "type": "target", "targetType": "landscaper.gardener.cloud/kubernetes-cluster"},
-            {"name": "landscaperClusterKubeconfig", "type": "data", "schema": {"type": ["string", "object"]}},
-            {"name": "releaseName", "type": "data", "schema": {"type": "string"}},
-            {"name": "releaseNamespace", "type": "data", "schema": {"type": "string"}},
-            {"name": "identity", "type": "data", "schema": {"type": "string"}},
-            {"name": "targetSelectors", "type": "data", "schema": {"type": "array"}},
-            {"name": "excludedNamespaces", "type": "data", "schema": {"type": "array", "items": {"type": "string"}}},
-        ],
+    let mut imports = pair_imports();
+    imports.push(json!({"name": "excludedNamespaces", "type": "data", "schema": {"type": "array", "items": {"type": "string"}}}));
+    let blueprint = blueprint_filesystem(json!({
+        "imports": imports,
         "deployExecutions": [{"name": "default", "type": "GoTemplate", "template": template}],
-    });
-    serde_json::from_value(json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "DeployerRegistration",
-        "metadata": {"name": "helm"},
-        "spec": {
-            "types": [deploy_item_types::HELM],
-            "installationTemplate": {
-                "blueprint": {"inline": {"filesystem": {
-                    "blueprint.yaml": serde_json::to_string(&blueprint).expect("JSON"),
-                }}},
-            },
-        },
-    }))
-    .expect("a registration")
+    }));
+    registration_with_template(
+        "helm",
+        &[deploy_item_types::HELM],
+        json!({"blueprint": {"inline": {"filesystem": blueprint}}}),
+    )
 }
 
 /// A Target `fenced` in `namespace` of the landscaper cluster for the environment's cluster,
@@ -340,26 +287,7 @@ async fn one_helm_deployer_works_on_each_item_the_agents_or_the_registered_one()
         .expect("registration created");
     let pair = format!("helm-{ENVIRONMENT}");
     let installations: Api<Installation> = Api::namespaced(landscaper.client(), LS_NAMESPACE);
-    eventually_within(
-        "the registered helm deployer is installed (its pair's Installation succeeds)",
-        Duration::from_secs(120),
-        || async {
-            let status = installations
-                .get_opt(&pair)
-                .await
-                .expect("Installation read")
-                .and_then(|i| i.status)
-                .unwrap_or_default();
-            assert_ne!(
-                status.phase,
-                Some(InstallationPhase::Failed),
-                "the pair's job failed: {:?}",
-                status.last_error
-            );
-            status.phase == Some(InstallationPhase::Succeeded)
-        },
-    )
-    .await;
+    pair_installed(&installations, &pair).await;
 
     // The same chart and the same kind of Target in the agent's namespace and in another one.
     let kubeconfig = world.fenced_cluster().kubeconfig_yaml();

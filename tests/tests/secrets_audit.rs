@@ -15,6 +15,7 @@ use landscaper_api::constants::annotations;
 use landscaper_api::core::{
     DeployItem, DeployerRegistration, Environment, Execution, Installation, InstallationPhase,
 };
+use landscaper_e2e::blueprints::{blueprint_filesystem, mock_item_template};
 use landscaper_e2e::flow::namespace_with_mock_deployer;
 use landscaper_e2e::logs::Captured;
 use landscaper_e2e::registrations::registration;
@@ -41,24 +42,20 @@ fn capture_logs() -> Captured {
 /// An Installation importing `password` from the Secret `credentials` with `schema`; its mock
 /// item exports the value.
 fn installation(name: &str, schema: Value) -> Installation {
-    let blueprint = json!({
-        "apiVersion": "landscaper.gardener.cloud/v1alpha1",
-        "kind": "Blueprint",
+    let template = mock_item_template(
+        "Succeeded",
+        "    export:\n      password: {{ .imports.password | quote }}\n",
+    );
+    let blueprint = blueprint_filesystem(json!({
         "imports": [{"name": "password", "schema": schema}],
-        "deployExecutions": [{
-            "name": "main",
-            "type": "GoTemplate",
-            "template": "deployItems:\n- name: item\n  type: landscaper.gardener.cloud/mock\n  config:\n    apiVersion: mock.deployer.landscaper.gardener.cloud/v1alpha1\n    kind: ProviderConfiguration\n    phase: Succeeded\n    export:\n      password: {{ .imports.password | quote }}\n",
-        }],
-    });
+        "deployExecutions": [{"name": "main", "type": "GoTemplate", "template": template}],
+    }));
     serde_json::from_value(json!({
         "apiVersion": "landscaper.gardener.cloud/v1alpha1",
         "kind": "Installation",
         "metadata": {"name": name, "annotations": {annotations::OPERATION: "reconcile"}},
         "spec": {
-            "blueprint": {"inline": {"filesystem": {
-                "blueprint.yaml": serde_json::to_string(&blueprint).expect("JSON"),
-            }}},
+            "blueprint": {"inline": {"filesystem": blueprint}},
             "imports": {"data": [{
                 "name": "password",
                 "secretRef": {"name": "credentials", "key": "password"},

@@ -12,8 +12,9 @@ use landscaper_agent::clients::ClusterAccess;
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{DeployItem, DeployItemPhase, ObjectReference, Target};
 use landscaper_e2e::charts::{HelmRelease, archive_raw, helm_deploy_item};
+use landscaper_e2e::objects::list;
 use landscaper_e2e::rbac::{create_all, documented_landscaper_rbac, documents};
-use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within};
+use landscaper_e2e::{LS_NAMESPACE, World, eventually, eventually_within, spawn_helm_deployer};
 use serde_json::json;
 
 const ENVIRONMENT: &str = "teams";
@@ -72,14 +73,7 @@ async fn an_agent_serves_the_namespaces_it_is_configured_for_and_no_other() {
         .await
         .unwrap();
     let agent = Agent::new(settings, host, access, "v0.0.0-test");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(landscaper_agent::helm_deployer::run_with_agent(
-        agent,
-        2,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let (stop, running) = spawn_helm_deployer(agent, 2);
     let admin = landscaper.client();
     let environment_target: Api<Target> = Api::namespaced(admin.clone(), LS_NAMESPACE);
     eventually(
@@ -127,12 +121,7 @@ async fn an_agent_serves_the_namespaces_it_is_configured_for_and_no_other() {
     .await;
     let configs: Api<ConfigMap> = Api::namespaced(world.fenced_cluster().client(), "served");
     eventually("the release is in the fenced cluster", || async {
-        !configs
-            .list(&Default::default())
-            .await
-            .unwrap()
-            .items
-            .is_empty()
+        !list(&configs).await.is_empty()
     })
     .await;
     // Its landscaper namespace is not served now: that item was never picked up.

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use landscaper::controllers::execution::NAME_LABEL;
 use landscaper::controllers::installation::SUBINSTALLATION_NAME;
@@ -30,6 +30,7 @@ use landscaper_api::core::{
     DataObject, DeployItem, Execution, Installation, InstallationPhase, Target,
 };
 use landscaper_blueprint::{ExecutionOptions, RegistryAccess, RegistryOptions, source};
+use landscaper_e2e::objects::create;
 use landscaper_e2e::{World, eventually_within};
 use serde_json::{Map, Value as Json, json};
 
@@ -187,16 +188,6 @@ const ASSERTIONS: &[(&str, &str)] = &[
         "the `config` key of that Secret",
     ),
 ];
-
-async fn create<K>(api: &Api<K>, value: Json) -> K
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
-{
-    let object: K = serde_json::from_value(value).expect("an object");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("the object is created")
-}
 
 /// Copies the case's registry folder to `to`, with [`REGISTRY_CHANGES`] applied.
 fn copy_registry(from: &Path, to: &Path) {
@@ -461,10 +452,7 @@ async fn simulator_01_subinstallations_runs_through_the_controllers() {
     );
 
     let world = World::start().await;
-    world
-        .create_namespace(world.landscaper_cluster(), NAMESPACE)
-        .await;
-    let client = world.landscaper_cluster().client();
+    let client = world.landscaper_namespace(NAMESPACE).await;
     let registry = world.dir.path().join("registry");
     copy_registry(&dir.join(input["registry"].as_str().unwrap()), &registry);
 

@@ -2,18 +2,12 @@
 //! and fake-client loaders do.
 
 use landscaper_api::core::data_object_name;
-use landscaper_e2e::states::{Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, cluster_with_crds, load, loaded};
 
 #[tokio::test]
 async fn envtest_state_lands_in_a_fresh_namespace_with_its_status() {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(
-        &client,
-        "controllers/execution/testdata/test2",
-        Loader::EnvTest,
-    )
-    .await;
+    let (_bed, client, state) =
+        loaded("controllers/execution/testdata/test2", Loader::EnvTest).await;
     assert!(state.namespace.starts_with("tests-"), "{}", state.namespace);
     let ns = &state.namespace;
     let execution = state.get("Execution", &format!("{ns}/exec-2"));
@@ -38,10 +32,7 @@ async fn envtest_state_lands_in_a_fresh_namespace_with_its_status() {
 
 #[tokio::test]
 async fn owners_get_real_uids_and_deleted_objects_keep_a_deletion_timestamp() {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(
-        &client,
+    let (_bed, _, state) = loaded(
         "controllers/installations/testdata/state/test8",
         Loader::EnvTest,
     )
@@ -64,14 +55,7 @@ async fn owners_get_real_uids_and_deleted_objects_keep_a_deletion_timestamp() {
 
 #[tokio::test]
 async fn fake_client_state_reads_every_folder_with_named_namespaces() {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(
-        &client,
-        "installations/exports/testdata/state",
-        Loader::FakeClient,
-    )
-    .await;
+    let (_bed, _, state) = loaded("installations/exports/testdata/state", Loader::FakeClient).await;
     assert_eq!(state.namespace, "");
     let name = data_object_name("Inst.root", "a.z");
     let data_object = state.get("DataObject", &format!("test1/{name}"));

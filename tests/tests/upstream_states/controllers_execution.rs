@@ -4,7 +4,7 @@
 use kube::api::{Api, ListParams};
 use landscaper_api::core::{DeployItem, Execution, ExecutionPhase};
 use landscaper_e2e::eventually;
-use landscaper_e2e::states::{Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, loaded};
 use serde_json::json;
 
 use crate::support::{execution_controller, patch, patch_status};
@@ -61,14 +61,8 @@ async fn started(items: &Api<DeployItem>, all: &[&str], running: &[&str], job: &
 /// "Cleanup deploy items: should cleanup orphaned deploy items".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test1_orphaned_deploy_items_are_deleted_when_a_job_starts() {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(
-        &client,
-        "controllers/execution/testdata/test1",
-        Loader::EnvTest,
-    )
-    .await;
+    let (_bed, client, state) =
+        loaded("controllers/execution/testdata/test1", Loader::EnvTest).await;
     let executions: Api<Execution> = Api::namespaced(client.clone(), &state.namespace);
     let items: Api<DeployItem> = Api::namespaced(client.clone(), &state.namespace);
     let a = json!({"name": "a", "type": "landscaper.gardener.cloud/helm", "config": {"apiVersion": "manifest.deployer.landscaper.gardener.cloud/v1alpha2", "kind": "ProviderConfiguration"}});
@@ -117,14 +111,8 @@ async fn test1_orphaned_deploy_items_are_deleted_when_a_job_starts() {
 /// with the dependencies changed to a → b → c, one after another.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test2_deploy_items_are_triggered_in_dependency_order() {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(
-        &client,
-        "controllers/execution/testdata/test2",
-        Loader::EnvTest,
-    )
-    .await;
+    let (_bed, client, state) =
+        loaded("controllers/execution/testdata/test2", Loader::EnvTest).await;
     let executions: Api<Execution> = Api::namespaced(client.clone(), &state.namespace);
     let items: Api<DeployItem> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = execution_controller(&client);

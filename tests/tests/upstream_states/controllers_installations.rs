@@ -7,19 +7,19 @@ use kube::api::{Api, DeleteParams, PostParams};
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{Execution, Installation, InstallationPhase};
 use landscaper_e2e::eventually;
-use landscaper_e2e::states::{LoadedState, Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{LoadedState, Loader, loaded};
 use serde_json::json;
 use testbed::Testbed;
 
 use crate::support::{installation_controller, patch, patch_status};
 
 /// The folder `test` loaded into a cluster of its own.
-async fn loaded(test: &str) -> (Testbed, kube::Client, LoadedState) {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let folder = format!("controllers/installations/testdata/state/{test}");
-    let state = load(&client, folder, Loader::EnvTest).await;
-    (bed, client, state)
+async fn test_state(test: &str) -> (Testbed, kube::Client, LoadedState) {
+    loaded(
+        format!("controllers/installations/testdata/state/{test}"),
+        Loader::EnvTest,
+    )
+    .await
 }
 
 fn status(installation: &Installation) -> landscaper_api::core::InstallationStatus {
@@ -52,7 +52,7 @@ async fn sentinel_reconciled(installations: &Api<Installation>) {
 /// every wait, where upstream writes `lastError`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test1_an_installation_whose_export_a_sibling_imports_is_not_deleted() {
-    let (_bed, client, state) = loaded("test1").await;
+    let (_bed, client, state) = test_state("test1").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     patch_status(
         &installations,
@@ -86,7 +86,7 @@ async fn test1_an_installation_whose_export_a_sibling_imports_is_not_deleted() {
 /// execution".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test3_delete_without_uninstall_reaches_the_execution() {
-    let (_bed, client, state) = loaded("test3").await;
+    let (_bed, client, state) = test_state("test3").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     let executions: Api<Execution> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = installation_controller(&client);
@@ -125,7 +125,7 @@ async fn test3_delete_without_uninstall_reaches_the_execution() {
 /// "should not reconcile an installation without reconcile annotation".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test6_a_finished_root_without_the_reconcile_annotation_stays_as_it_is() {
-    let (_bed, client, state) = loaded("test6").await;
+    let (_bed, client, state) = test_state("test6").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = installation_controller(&client);
     sentinel_reconciled(&installations).await;
@@ -140,7 +140,7 @@ async fn test6_a_finished_root_without_the_reconcile_annotation_stays_as_it_is()
 /// handles the annotation it got in turn: it ends its job Failed and drops it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test7_interrupt_is_passed_to_the_execution_and_the_subinstallation() {
-    let (_bed, client, state) = loaded("test7").await;
+    let (_bed, client, state) = test_state("test7").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     let executions: Api<Execution> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = installation_controller(&client);
@@ -177,7 +177,7 @@ async fn test7_interrupt_is_passed_to_the_execution_and_the_subinstallation() {
 /// delete, fails its deletion, and so does root.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test8_a_failed_successor_fails_the_deletion_up_to_the_root() {
-    let (_bed, client, state) = loaded("test8").await;
+    let (_bed, client, state) = test_state("test8").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = installation_controller(&client);
     for name in ["a", "root"] {
@@ -203,7 +203,7 @@ async fn test8_a_failed_successor_fails_the_deletion_up_to_the_root() {
 /// asserted: the failed job is retried at once (the reconcile annotation starts a second job
 /// and `automaticReconcileStatus` counts 1), and the second failure is not retried at once.
 async fn failed_reconciles_are_retried(test: &str) {
-    let (_bed, client, state) = loaded(test).await;
+    let (_bed, client, state) = test_state(test).await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = installation_controller(&client);
     eventually("the retried job failed too", || async {
@@ -267,7 +267,7 @@ async fn test11_a_failed_installation_is_retried_on_its_cron_spec() {
 /// "should reconcile an installation with reconcile-if-changed annotation".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test10_reconcile_if_changed_starts_a_job_on_a_new_generation() {
-    let (_bed, client, state) = loaded("test10").await;
+    let (_bed, client, state) = test_state("test10").await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), &state.namespace);
     let _controller = installation_controller(&client);
     eventually("root runs a new job", || async {

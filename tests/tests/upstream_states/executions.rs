@@ -5,7 +5,7 @@
 //! the template cases `executions/test2-*`, which need the Target objects of a cluster.
 
 use landscaper_blueprint::{MemoryState, Templater, targets};
-use landscaper_e2e::states::{Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, loaded};
 use serde_json::{Value as Json, json};
 
 use crate::support::{construct_imports, installation, options, prepare, registry};
@@ -46,9 +46,7 @@ async fn render_targets(client: &kube::Client, name: &str) -> Result<Json, Strin
 /// import is accessed with index"; "… if targetlist import is accessed without index".
 #[tokio::test]
 async fn test2_deploy_item_targets_are_resolved_from_target_and_target_list_imports() {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    load(&client, STATE, Loader::FakeClient).await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     let target = json!({"name": "mytarget", "namespace": "test2"});
     assert_eq!(
         render_targets(&client, "root").await,

@@ -8,30 +8,13 @@ use landscaper_api::core::{
     Execution, Installation, Target, TemplateExecutor, data_object_name, execution_data_object_name,
 };
 use landscaper_blueprint::MemoryState;
-use landscaper_e2e::states::{Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, inline_executions, loaded};
 use serde_json::{Value as Json, json};
-use testbed::Testbed;
 
 use crate::support::{installation, options, patch, patch_status, prepare, registry};
 
 const STATE: &str = "installations/exports/testdata/state";
 const REGISTRY: &str = "installations/testdata/registry";
-
-async fn loaded() -> (Testbed, kube::Client) {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    load(&client, STATE, Loader::FakeClient).await;
-    (bed, client)
-}
-
-/// The executor list of the template case `inline/<file>`.
-fn inline_executions(file: &str) -> Vec<TemplateExecutor> {
-    let path = landscaper_e2e::states::states_dir()
-        .join("../templates/inline")
-        .join(file);
-    let text = std::fs::read_to_string(&path).expect("template case");
-    serde_json::from_value(landscaper_blueprint::values::parse_yaml(&text).unwrap()).unwrap()
-}
 
 /// Upstream's `exports.NewConstructor(op).Construct` on `namespace/root`, its export executions
 /// replaced by `executions` when given (as the Go tests replace them).
@@ -66,7 +49,7 @@ async fn reference_execution_exports(client: &kube::Client, namespace: &str) {
 /// child when the schema is not satisfied" (a template without a top-level `exports` key).
 #[tokio::test]
 async fn test1_exports_from_the_children_and_a_template_without_exports_fails() {
-    let (_bed, client) = loaded().await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     let executions = inline_executions("exports-override-dataobjects.yaml");
     let exports = construct(&client, "test1", Some(executions)).await.unwrap();
     assert_eq!(
@@ -83,7 +66,7 @@ async fn test1_exports_from_the_children_and_a_template_without_exports_fails() 
 /// "should construct the exported config from its execution".
 #[tokio::test]
 async fn test2_exports_from_the_execution() {
-    let (_bed, client) = loaded().await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     reference_execution_exports(&client, "test2").await;
     let exports = construct(&client, "test2", None).await.unwrap();
     assert_eq!(
@@ -95,7 +78,7 @@ async fn test2_exports_from_the_execution() {
 /// "should construct the exported config from a siblings and the execution config".
 #[tokio::test]
 async fn test3_exports_from_the_execution_and_a_child() {
-    let (_bed, client) = loaded().await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     reference_execution_exports(&client, "test3").await;
     let executions = inline_executions("exports-override-deployitems.yaml");
     let exports = construct(&client, "test3", Some(executions)).await.unwrap();
@@ -110,7 +93,7 @@ async fn test3_exports_from_the_execution_and_a_child() {
 /// forbid export of a wrong target type".
 #[tokio::test]
 async fn test4_target_exports_and_a_wrong_target_type() {
-    let (_bed, client) = loaded().await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     // The state's executionRef names namespace test3, a slip upstream never reads: it looks
     // the Execution up in the installation's namespace. Ours honours the reference.
     let installations: Api<Installation> = Api::namespaced(client.clone(), "test4");
@@ -142,7 +125,7 @@ async fn test4_target_exports_and_a_wrong_target_type() {
 /// ExportDataMappings: "should correctly export hard-coded values".
 #[tokio::test]
 async fn test5_export_data_mappings_with_hard_coded_values() {
-    let (_bed, client) = loaded().await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     let exports = construct(&client, "test5", None).await.unwrap();
     assert_eq!(data_objects(&exports), json!({"my-export": "bar"}));
 }
@@ -150,7 +133,7 @@ async fn test5_export_data_mappings_with_hard_coded_values() {
 /// ExportDataMappings: "should correctly render templates with the child's exports".
 #[tokio::test]
 async fn test6_export_data_mappings_over_the_templates_exports() {
-    let (_bed, client) = loaded().await;
+    let (_bed, client, _) = loaded(STATE, Loader::FakeClient).await;
     let executions = inline_executions("exports-override-dataobjects.yaml");
     let exports = construct(&client, "test6", Some(executions)).await.unwrap();
     assert_eq!(

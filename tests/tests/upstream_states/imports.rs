@@ -7,22 +7,13 @@
 use kube::api::{Api, DeleteParams};
 use landscaper::dataflow::{self, DataflowError, Imports};
 use landscaper_api::core::{DataObject, Target, data_object_name};
-use landscaper_e2e::states::{LoadedState, Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, loaded};
 use serde_json::{Value as Json, json};
-use testbed::Testbed;
 
 use crate::support::{construct_imports, installation, options, patch, prepare, registry};
 
 const STATE: &str = "installations/imports/testdata/state";
 const REGISTRY: &str = "installations/testdata/registry";
-
-/// The whole tree in a cluster of its own.
-async fn loaded() -> (Testbed, kube::Client, LoadedState) {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    let state = load(&client, STATE, Loader::FakeClient).await;
-    (bed, client, state)
-}
 
 async fn construct(
     client: &kube::Client,
@@ -40,7 +31,7 @@ fn values(imports: &Imports) -> Json {
 /// `ImportsSatisfied` cases of test1: imports from the parent and from siblings are satisfied.
 #[tokio::test]
 async fn test1_an_import_that_fails_its_schema_is_forbidden_and_sibling_imports_are_satisfied() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     assert_eq!(
         values(&construct(&client, "test1", "a").await.unwrap()),
         json!({"a.b": "val-root-import"})
@@ -73,7 +64,7 @@ async fn test1_an_import_that_fails_its_schema_is_forbidden_and_sibling_imports_
 /// "should construct the imported config from a sibling"; "… and the indirect parent import".
 #[tokio::test]
 async fn test2_imports_from_a_sibling_and_the_parent() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     assert_eq!(
         values(&construct(&client, "test2", "b").await.unwrap()),
         json!({"b.a": "val-a"})
@@ -88,7 +79,7 @@ async fn test2_imports_from_a_sibling_and_the_parent() {
 /// validation: a missing Target fails the import.
 #[tokio::test]
 async fn test4_target_imports_from_a_manual_target_and_the_parent() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let expected = json!({"type": "landscaper.gardener.cloud/mock", "config": "val-e"});
     let root = construct(&client, "test4", "root").await.unwrap();
     assert_eq!(root.values["root.a"]["spec"], expected);
@@ -106,7 +97,7 @@ async fn test4_target_imports_from_a_manual_target_and_the_parent() {
 /// "should construct the imported config from a manual created data object".
 #[tokio::test]
 async fn test5_an_import_from_a_manually_created_data_object() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     assert_eq!(
         values(&construct(&client, "test5", "root").await.unwrap()),
         json!({"root.a": "val-root-import"})
@@ -117,7 +108,7 @@ async fn test5_an_import_from_a_manually_created_data_object() {
 /// CRD: the API server drops it, and the Secret is read in the installation's namespace).
 #[tokio::test]
 async fn test6_an_import_from_a_secret() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     assert_eq!(
         values(&construct(&client, "test6", "root").await.unwrap()),
         json!({"root.a": "val-root-import"})
@@ -127,7 +118,7 @@ async fn test6_an_import_from_a_secret() {
 /// "should construct the imported config from a configmap".
 #[tokio::test]
 async fn test7_an_import_from_a_config_map() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     assert_eq!(
         values(&construct(&client, "test7", "root").await.unwrap()),
         json!({"root.a": "val-root-import"})
@@ -139,7 +130,7 @@ async fn test7_an_import_from_a_config_map() {
 /// subinstallation templates keep is in `subinstallations.rs`.)
 #[tokio::test]
 async fn test8_a_conditional_import_is_required_once_its_condition_is_set() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let name = "conditional-import-inst";
     assert_eq!(
         values(&construct(&client, "test8", name).await.unwrap()),
@@ -172,7 +163,7 @@ async fn test8_a_conditional_import_is_required_once_its_condition_is_set() {
 /// "should construct a targetlist import from target names": `root.y` is a sibling's export.
 #[tokio::test]
 async fn test9_a_target_list_from_target_names() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let imports = construct(&client, "test9", "root").await.unwrap();
     let configs: Vec<&Json> = imports.values["root.a"]
         .as_array()
@@ -207,7 +198,7 @@ async fn import_executions(
 /// importexec: "should extend imports by import executions".
 #[tokio::test]
 async fn test11_import_executions_extend_the_imports() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let imports = import_executions(&client, "root").await.unwrap();
     assert_eq!(imports["processed"], "mytestvalue(extended)");
 }
@@ -216,7 +207,7 @@ async fn test11_import_executions_extend_the_imports() {
 /// the first one's binding.
 #[tokio::test]
 async fn test11_import_executions_extend_the_imports_incrementally() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let imports = import_executions(&client, "multi").await.unwrap();
     assert_eq!(imports["processed"], "mytestvalue(extended)");
     assert_eq!(imports["further"], "mytestvalue(extended)(further)");
@@ -226,7 +217,7 @@ async fn test11_import_executions_extend_the_imports_incrementally() {
 /// by import executions".
 #[tokio::test]
 async fn test11_import_executions_validate_the_imports() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     import_executions(&client, "ok").await.unwrap();
     let error = import_executions(&client, "error").await.unwrap_err();
     assert_eq!(
@@ -238,7 +229,7 @@ async fn test11_import_executions_validate_the_imports() {
 /// validation: "should fail if neither the parent nor a sibling provide the import".
 #[tokio::test]
 async fn test11_an_import_nobody_exports_is_not_satisfied() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let error = construct(&client, "test11", "a").await.unwrap_err();
     assert!(error.is_import_not_found(), "{error}");
     // `a` carries no encompassed-by label in this state: it is a root, reading `foo` in the
@@ -252,7 +243,7 @@ async fn test11_an_import_nobody_exports_is_not_satisfied() {
 /// "should handle missing schema definition in import gracefully": an error, no panic.
 #[tokio::test]
 async fn test12_an_import_without_a_schema_is_an_error() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let error = construct(&client, "test12", "j").await.unwrap_err();
     assert!(
         error
@@ -265,7 +256,7 @@ async fn test12_an_import_without_a_schema_is_an_error() {
 /// "should use defaults defined in blueprint for missing optional imports".
 #[tokio::test]
 async fn test13_an_optional_import_gets_its_default() {
-    let (_bed, client, _state) = loaded().await;
+    let (_bed, client, _state) = loaded(STATE, Loader::FakeClient).await;
     let imports = construct(&client, "test13", "root").await.unwrap();
     assert_eq!(imports.values["defaulted"], json!({"foo": "bar"}));
 }

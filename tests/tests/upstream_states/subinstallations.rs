@@ -10,7 +10,7 @@ use kube::api::{Api, ListParams, PostParams};
 use landscaper_api::constants::annotations;
 use landscaper_api::core::{DataObject, Installation};
 use landscaper_e2e::eventually;
-use landscaper_e2e::states::{Loader, cluster_with_crds, load};
+use landscaper_e2e::states::{Loader, cluster_with_crds, load, loaded};
 use serde_json::json;
 use testbed::Testbed;
 
@@ -23,9 +23,7 @@ const SUBINSTALLATION_NAME: &str = "landscaper.gardener.cloud/subinstallation-na
 /// Loads `test` (namespace `test`), runs a job on its root and gives the root's
 /// subinstallations once its `Init` created them.
 async fn ensure(test: &str) -> (Testbed, Api<Installation>, Vec<Installation>) {
-    let bed = cluster_with_crds().await;
-    let client = bed.cluster().client();
-    load(&client, format!("{STATE}/{test}"), Loader::EnvTest).await;
+    let (bed, client, _) = loaded(format!("{STATE}/{test}"), Loader::EnvTest).await;
     let installations: Api<Installation> = Api::namespaced(client.clone(), test);
     let objects: Api<DataObject> = Api::namespaced(client.clone(), test);
     let import: DataObject =
