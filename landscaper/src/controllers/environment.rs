@@ -29,8 +29,9 @@ use landscaper_api::core::{
 use landscaper_api::meta::contains_all;
 use landscaper_process::events::Events;
 use serde_json::json;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{info, warn};
 
+use super::api_failure::ApiFailure;
 use super::manager;
 use super::ready::Ready;
 use crate::health::Health;
@@ -63,16 +64,8 @@ pub struct Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("Environment {name}: {action}: {source}")]
-    Api {
-        /// The Environment.
-        name: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
     /// The environment's Target is being deleted, and others' finalizers still hold it.
     #[error("Environment {name}: waiting for its Target to be deleted (finalizers: {finalizers})")]
     TargetDeleting {
@@ -198,8 +191,6 @@ async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Resu
     // Decisions are taken on the Target and Lease caches: before their first list they know
     // nothing (a shutdown stops the wait).
     context.caches_ready.wait().await;
-    let name = environment.name_any();
-    let span = info_span!("reconcile", kind = "Environment", name = %name);
     let api: Api<Environment> = Api::all(context.client.clone());
     finalizer(
         &api,
@@ -212,7 +203,6 @@ async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Resu
             }
         },
     )
-    .instrument(span)
     .await
     .map_err(|error| Error::Finalizer(Box::new(error)))
 }
@@ -758,9 +748,5 @@ fn heartbeat_change(
 }
 
 fn api_error(name: &str, action: &str, source: kube::Error) -> Error {
-    Error::Api {
-        name: name.to_owned(),
-        action: action.to_owned(),
-        source,
-    }
+    Error::Api(ApiFailure::named::<Environment>(name, action, source))
 }

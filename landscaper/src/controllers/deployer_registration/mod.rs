@@ -33,13 +33,14 @@ use landscaper_process::events::Events;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{info, warn};
 
 use self::access::Access;
 use self::caches::Caches;
 use self::order::{Graph, PairState};
 use self::pair::{recorded_hash, with_reconcile_annotation};
 use self::removal::Removal;
+use super::api_failure::ApiFailure;
 use super::deployer_caches::DeployerCaches;
 use super::manager;
 use crate::health::Health;
@@ -69,16 +70,8 @@ pub struct Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("DeployerRegistration {registration}: {action}: {source}")]
-    Api {
-        /// The registration.
-        registration: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
     /// The pair's access Secret could not be written.
     #[error(
         "DeployerRegistration {registration}: environment {environment}: the landscaper cluster access Secret: {source}"
@@ -110,12 +103,7 @@ impl Error {
     /// registration or the environment changes): what was refused and the server's message.
     fn refusal(&self) -> Option<String> {
         match self {
-            Self::Api {
-                registration,
-                action,
-                source,
-            } => crate::refusal::permanent(source)
-                .map(|message| format!("DeployerRegistration {registration}: {action}: {message}")),
+            Self::Api(failure) => failure.refusal(),
             _ => None,
         }
     }
@@ -181,8 +169,6 @@ async fn reconcile(
     context: Arc<Context>,
 ) -> Result<Action, Error> {
     context.caches.ready().await;
-    let name = registration.name_any();
-    let span = info_span!("reconcile", kind = "DeployerRegistration", name = %name);
     let api: Api<DeployerRegistration> = Api::all(context.client.clone());
     finalizer(
         &api,
@@ -195,7 +181,6 @@ async fn reconcile(
             }
         },
     )
-    .instrument(span)
     .await
     .map_err(|error| Error::Finalizer(Box::new(error)))
 }
@@ -646,9 +631,10 @@ fn here<K: Resource<DynamicType = ()>>(namespace: &str, name: &str) -> ObjectRef
 }
 
 fn api_error(pair: &Pair<'_>, action: &str, source: kube::Error) -> Error {
-    Error::Api {
-        registration: pair.registration_name(),
-        action: format!("environment {}: {action}", pair.environment_name()),
+    let action = format!("environment {}: {action}", pair.environment_name());
+    Error::Api(ApiFailure::named::<DeployerRegistration>(
+        &pair.registration_name(),
+        action,
         source,
-    }
+    ))
 }

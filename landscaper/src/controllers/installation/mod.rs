@@ -31,8 +31,8 @@ use landscaper_api::core::{Context as LsContext, Execution, Installation};
 use landscaper_blueprint::{RegistryAccess, RegistryOptions};
 use landscaper_process::events::Events;
 use serde_json::json;
-use tracing::{Instrument, info_span, warn};
 
+use crate::controllers::api_failure::ApiFailure;
 use crate::controllers::manager::{self, phase_label};
 use crate::dataflow::{Scope, names::parent_name};
 use crate::health::Health;
@@ -167,18 +167,8 @@ impl Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("Installation {namespace}/{name}: {action}: {source}")]
-    Api {
-        /// The installation's namespace.
-        namespace: String,
-        /// The installation.
-        name: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
     /// Reading or writing the installation's imports or exports failed at the API server.
     #[error(transparent)]
     Dataflow(crate::dataflow::DataflowError),
@@ -189,24 +179,13 @@ impl Error {
     /// again: what was refused and the server's message.
     fn refusal(&self) -> Option<String> {
         match self {
-            Self::Api {
-                namespace,
-                name,
-                action,
-                source,
-            } => crate::refusal::permanent(source)
-                .map(|message| format!("Installation {namespace}/{name}: {action}: {message}")),
+            Self::Api(failure) => failure.refusal(),
             Self::Dataflow(_) => None,
         }
     }
 
     fn api(installation: &Installation, action: impl Into<String>, source: kube::Error) -> Self {
-        Self::Api {
-            namespace: installation.namespace().unwrap_or_default(),
-            name: installation.name_any(),
-            action: action.into(),
-            source,
-        }
+        Self::Api(ApiFailure::new(installation, action, source))
     }
 }
 
@@ -287,7 +266,7 @@ pub async fn run(
         "installation",
         controller,
         reconcile,
-        error_policy,
+        manager::retry_after(ERROR_RETRY),
         context,
         health,
         shutdown,
@@ -303,31 +282,21 @@ async fn reconcile(
     installation: Arc<Installation>,
     context: Arc<Context>,
 ) -> Result<Action, Error> {
-    let span = info_span!(
-        "reconcile",
-        kind = "Installation",
-        namespace = %installation.namespace().unwrap_or_default(),
-        name = %installation.name_any()
-    );
-    async {
-        if installation.meta().deletion_timestamp.is_some() {
-            return deletion::reconcile(&installation, &context).await;
-        }
-        if !installation
-            .finalizers()
-            .iter()
-            .any(|f| f == finalizers::LANDSCAPER)
-        {
-            add_finalizer(&installation, &context).await?;
-            return Ok(Action::await_change());
-        }
-        if let Some(action) = operations::handle(&installation, &context).await? {
-            return Ok(action);
-        }
-        phases::reconcile(&installation, &context).await
+    if installation.meta().deletion_timestamp.is_some() {
+        return deletion::reconcile(&installation, &context).await;
     }
-    .instrument(span)
-    .await
+    if !installation
+        .finalizers()
+        .iter()
+        .any(|f| f == finalizers::LANDSCAPER)
+    {
+        add_finalizer(&installation, &context).await?;
+        return Ok(Action::await_change());
+    }
+    if let Some(action) = operations::handle(&installation, &context).await? {
+        return Ok(action);
+    }
+    phases::reconcile(&installation, &context).await
 }
 
 async fn add_finalizer(installation: &Installation, context: &Context) -> Result<(), Error> {
@@ -342,9 +311,4 @@ async fn add_finalizer(installation: &Installation, context: &Context) -> Result
     .await
     .map_err(|source| Error::api(installation, "add the finalizer", source))?;
     Ok(())
-}
-
-fn error_policy(installation: Arc<Installation>, error: &Error, _: Arc<Context>) -> Action {
-    warn!(name = %installation.name_any(), %error, "will retry");
-    Action::requeue(ERROR_RETRY)
 }
