@@ -18,7 +18,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::events::EventType;
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_NAMESPACE_ANNOTATION;
 use landscaper_api::constants::{conditions, finalizers, labels};
@@ -32,6 +32,7 @@ use serde_json::json;
 use tracing::{info, warn};
 
 use super::api_failure::ApiFailure;
+use super::deployer_caches::drop_managed_fields;
 use super::manager;
 use super::ready::Ready;
 use crate::health::Health;
@@ -105,15 +106,15 @@ pub async fn run(
     // Each watch fills its cache before it triggers the environment, so a reconcile never sees
     // a cache older than the change that caused it.
     let (target_cache, target_writer) = reflector::store();
-    let target_watch = watcher(targets, environment_label.clone())
-        .default_backoff()
-        .modify(keep_own_managed_fields);
-    let target_watch = reflector::reflector(target_writer, target_watch).touched_objects();
+    let target_watch = manager::cached_watch(
+        targets,
+        environment_label.clone(),
+        keep_own_managed_fields,
+        target_writer,
+    );
     let (lease_cache, lease_writer) = reflector::store();
-    let lease_watch = watcher(leases, environment_label)
-        .default_backoff()
-        .modify(|lease: &mut Lease| lease.metadata.managed_fields = None);
-    let lease_watch = reflector::reflector(lease_writer, lease_watch).touched_objects();
+    let lease_watch =
+        manager::cached_watch(leases, environment_label, drop_managed_fields, lease_writer);
     let context = Arc::new(Context {
         events: Events::new(client.clone(), MANAGER),
         client,

@@ -17,7 +17,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers, labels};
 use landscaper_api::core::{
@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use tracing::{info, warn};
 
 use super::api_failure::ApiFailure;
+use super::deployer_caches::drop_managed_fields;
 use super::manager::{self, phase_label};
 use super::ready::Ready;
 use crate::health::Health;
@@ -102,13 +103,12 @@ pub async fn run(
     // The items' watch fills the cache before it triggers their Execution, so a reconcile
     // reads items at least as new as the change that caused it.
     let (items, writer) = reflector::store();
-    let item_watch = watcher(
+    let item_watch = manager::cached_watch(
         Api::<DeployItem>::all(client.clone()),
         watcher::Config::default().labels(MANAGED_BY_LABEL),
-    )
-    .default_backoff()
-    .modify(|item: &mut DeployItem| item.metadata.managed_fields = None);
-    let item_watch = reflector::reflector(writer, item_watch).touched_objects();
+        drop_managed_fields,
+        writer,
+    );
     let context = Arc::new(Context {
         events: Events::new(client.clone(), MANAGER),
         client,

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use kube::Resource;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
@@ -28,13 +28,35 @@ use crate::health::Health;
 /// TLS state and buffers while idle.
 pub const DEFAULT_CONCURRENCY: u16 = 5;
 
+/// A kind the landscaper watches and caches: what kube-runtime's watcher, stores and
+/// controllers need of it.
+pub trait Watched:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> Watched for K where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+/// A watch of `api`'s objects selected by `config`, each passed through `slim` and put in
+/// `writer`'s store before the stream yields it: a reconcile it triggers never reads a cache
+/// older than the change that caused it.
+pub fn cached_watch<K: Watched>(
+    api: Api<K>,
+    config: watcher::Config,
+    slim: fn(&mut K),
+    writer: reflector::store::Writer<K>,
+) -> impl Stream<Item = Result<K, watcher::Error>> + Send {
+    let watch = watcher(api, config).default_backoff().modify(slim);
+    reflector::reflector(writer, watch).touched_objects()
+}
+
 /// A controller of the objects of `api`, as `Controller::new` makes it, whose cache keeps them
 /// without managedFields: they are most of a server-side applied object (a DeployItem's whole
 /// config again, as field paths), and no reconcile reads them.
-pub fn slim_controller<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
-where
-    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Debug + Send + Sync + 'static,
-{
+pub fn slim_controller<K: Watched>(api: Api<K>, config: watcher::Config) -> Controller<K> {
     let (reader, writer) = reflector::store();
     let trigger = reflector::reflector(writer, watcher(api, config).modify(drop_managed_fields))
         .applied_objects();
@@ -54,7 +76,7 @@ pub async fn drive<K, C, E, F, Fut, P>(
     health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) where
-    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Watched,
     C: Send + Sync + 'static,
     E: std::error::Error + Send + 'static,
     F: Fn(Arc<K>, Arc<C>) -> Fut,

@@ -17,12 +17,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers, labels};
@@ -480,38 +480,25 @@ async fn ensure_pair(
     let caches = &context.caches;
     let client = &context.client;
     let namespace = context.settings.namespace.as_str();
-    let role = pair.cluster_role_name();
     write_if_changed(
         Api::namespaced(client.clone(), namespace),
+        &caches.service_accounts,
         pair,
         pair.service_account(),
-        caches
-            .service_accounts
-            .get(&here(namespace, pair.name()))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     write_if_changed(
         Api::all(client.clone()),
+        &caches.cluster_roles,
         pair,
         pair.cluster_role(),
-        caches
-            .cluster_roles
-            .get(&ObjectRef::new(&role))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     write_if_changed(
         Api::all(client.clone()),
+        &caches.cluster_role_bindings,
         pair,
         pair.cluster_role_binding(),
-        caches
-            .cluster_role_bindings
-            .get(&ObjectRef::new(&role))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     let secret = caches
@@ -535,13 +522,9 @@ async fn ensure_pair(
     }
     write_if_changed(
         Api::namespaced(client.clone(), namespace),
+        &caches.targets,
         pair,
         pair.target(),
-        caches
-            .targets
-            .get(&here(namespace, pair.name()))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     let existing = caches.installations.get(&here(namespace, pair.name()));
@@ -592,18 +575,23 @@ async fn ensure_pair(
     Ok((access.renew_at(), written))
 }
 
-/// Writes `desired` unless the object, as the `existing` metadata, was written from the same
-/// hash.
+/// Writes `desired` unless the object, as `cache` holds it, was written from the same hash.
 async fn write_if_changed<K>(
     api: Api<K>,
+    cache: &Store<PartialObjectMeta<K>>,
     pair: &Pair<'_>,
     desired: K,
-    existing: Option<&ObjectMeta>,
 ) -> Result<(), Error>
 where
     K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
 {
-    if existing.is_some_and(|existing| recorded_hash(existing) == recorded_hash(desired.meta())) {
+    let meta = desired.meta();
+    let mut key = ObjectRef::new(meta.name.as_deref().unwrap_or_default());
+    if let Some(namespace) = meta.namespace.as_deref() {
+        key = key.within(namespace);
+    }
+    let cached = cache.get(&key);
+    if cached.is_some_and(|cached| recorded_hash(&cached.metadata) == recorded_hash(meta)) {
         return Ok(());
     }
     write(api, pair, desired).await

@@ -19,12 +19,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::EventType;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
 use landscaper_api::core::{Context as LsContext, Execution, Installation};
@@ -33,7 +33,8 @@ use landscaper_process::events::Events;
 use serde_json::json;
 
 use crate::controllers::api_failure::ApiFailure;
-use crate::controllers::manager::{self, phase_label};
+use crate::controllers::deployer_caches::drop_managed_fields;
+use crate::controllers::manager::{self, cached_watch, phase_label};
 use crate::dataflow::{Scope, names::parent_name};
 use crate::health::Health;
 use crate::metrics;
@@ -152,6 +153,17 @@ impl Context {
         Api::namespaced(self.client.clone(), namespace)
     }
 
+    /// Whether the installation's Execution exists, as the API server says (not the cache).
+    async fn execution_exists(&self, installation: &Installation) -> Result<bool, Error> {
+        let namespace = installation.namespace().unwrap_or_default();
+        let execution = self
+            .executions(&namespace)
+            .get_opt(&installation.name_any())
+            .await
+            .map_err(|source| Error::api(installation, "read its Execution", source))?;
+        Ok(execution.is_some())
+    }
+
     /// Publishes an Event on the installation; a failure to publish is only logged.
     async fn event(&self, installation: &Installation, warning: bool, reason: &str, note: String) {
         let type_ = if warning {
@@ -196,27 +208,6 @@ struct Caches {
     contexts: Store<LsContext>,
 }
 
-/// A watch of every `K` whose objects go to `writer`'s store before the stream yields them,
-/// with managedFields dropped (most of a server-side applied object; nothing reads them).
-fn cached_watch<K>(
-    api: Api<K>,
-    writer: reflector::store::Writer<K>,
-) -> impl Stream<Item = Result<K, watcher::Error>> + Send
-where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    let watch = watcher(api, watcher::Config::default())
-        .default_backoff()
-        .modify(|object: &mut K| object.meta_mut().managed_fields = None);
-    reflector::reflector(writer, watch).touched_objects()
-}
-
 /// Runs the controller on the landscaper cluster until `shutdown` completes.
 pub async fn run(
     client: kube::Client,
@@ -230,20 +221,36 @@ pub async fn run(
     // a cache older than the event that caused it.
     let (installations, writer) = reflector::store();
     let parents = installations.clone();
-    let trigger =
-        cached_watch(Api::<Installation>::all(client.clone()), writer).flat_map(move |changed| {
-            let parent = changed.as_ref().ok().and_then(|child| {
-                let name = child.labels().get(ENCOMPASSED_BY)?;
-                parents.get(&ObjectRef::new(name).within(&child.namespace()?))
-            });
-            let parent = parent.map(|p| Ok((*p).clone()));
-            futures::stream::iter(std::iter::once(changed).chain(parent))
+    let every = watcher::Config::default;
+    let installation_watch = cached_watch(
+        Api::<Installation>::all(client.clone()),
+        every(),
+        drop_managed_fields,
+        writer,
+    );
+    let trigger = installation_watch.flat_map(move |changed| {
+        let parent = changed.as_ref().ok().and_then(|child| {
+            let name = child.labels().get(ENCOMPASSED_BY)?;
+            parents.get(&ObjectRef::new(name).within(&child.namespace()?))
         });
+        let parent = parent.map(|p| Ok((*p).clone()));
+        futures::stream::iter(std::iter::once(changed).chain(parent))
+    });
     let (executions, execution_writer) = reflector::store();
-    let execution_watch = cached_watch(Api::<Execution>::all(client.clone()), execution_writer);
+    let execution_watch = cached_watch(
+        Api::<Execution>::all(client.clone()),
+        every(),
+        drop_managed_fields,
+        execution_writer,
+    );
     let (contexts, context_writer) = reflector::store();
-    let context_watch =
-        cached_watch(Api::<LsContext>::all(client.clone()), context_writer).for_each(|_| async {});
+    let context_watch = cached_watch(
+        Api::<LsContext>::all(client.clone()),
+        every(),
+        drop_managed_fields,
+        context_writer,
+    )
+    .for_each(|_| async {});
     let caches = Caches {
         installations: installations.clone(),
         executions,
