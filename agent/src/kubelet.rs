@@ -4,8 +4,10 @@
 //! the testbed.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::Path;
 
+use testbed::kubelet::CancellationToken;
 use testbed::{Container, ContainerRun, ContainerRunner};
 
 use crate::cli::{self, Host};
@@ -19,21 +21,32 @@ pub struct AgentImage;
 
 impl ContainerRunner for AgentImage {
     fn run(&self, container: Container) -> ContainerRun {
-        let args = arguments(&container);
-        let host = host(&container);
-        let stop = container.stop.clone();
-        Box::pin(async move {
+        run_in_process(&container, IMAGE, |args, host, stop| {
             cli::run(args, host, stop.cancelled_owned())
-                .await
-                .map_err(|e| format!("{e:#}"))
         })
     }
+}
+
+/// Runs the command line of `container`, of an image whose program is `program`, in-process
+/// through `run`: a binary's `cli::run`, given the arguments, what the container sees of its
+/// process, and the token cancelled when the container is stopped.
+pub fn run_in_process<F, Fut>(container: &Container, program: &str, run: F) -> ContainerRun
+where
+    F: FnOnce(Vec<String>, Host, CancellationToken) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>> + Send + 'static,
+{
+    let running = run(
+        command_line(container, program),
+        host(container),
+        container.stop.clone(),
+    );
+    Box::pin(async move { running.await.map_err(|e| format!("{e:#}")) })
 }
 
 /// What a container sees of its process, for a command line run in-process: its environment
 /// (values naming mounted files pointing at their host copies), the pod's kubeconfig and
 /// namespace, its mounts, and readiness reported to the kubelet mode.
-pub fn host(container: &Container) -> Host {
+fn host(container: &Container) -> Host {
     let ready = container.ready.clone();
     Host::in_process(
         environment(container),
@@ -49,16 +62,10 @@ pub fn host(container: &Container) -> Host {
     .on_ready(move |r| ready.set(r))
 }
 
-/// The command line of a container: the image's entrypoint (or the container's `command`,
-/// whose program is the agent either way) and its arguments, mounted paths mapped.
-fn arguments(container: &Container) -> Vec<String> {
-    command_line(container, IMAGE)
-}
-
 /// The command line of a container of an image whose program is `program`: the program (the
 /// image's entrypoint, or the container's `command`, which names it either way) and its
 /// arguments, mounted paths mapped.
-pub fn command_line(container: &Container, program: &str) -> Vec<String> {
+fn command_line(container: &Container, program: &str) -> Vec<String> {
     let mut args = vec![program.to_owned()];
     args.extend(container.command.iter().skip(1).cloned());
     args.extend(container.host_args());
@@ -87,7 +94,7 @@ fn environment(container: &Container) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testbed::kubelet::{CancellationToken, Mount, Readiness};
+    use testbed::kubelet::{Mount, Readiness};
 
     #[test]
     fn the_command_line_and_environment_point_at_the_mounted_files() {
@@ -121,7 +128,7 @@ mod tests {
             ready,
         };
         assert_eq!(
-            arguments(&container),
+            command_line(&container, IMAGE),
             [
                 "landscaper-agent",
                 "deployer",

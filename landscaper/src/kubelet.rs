@@ -3,7 +3,7 @@
 //! the binary's code path, in-process. Only with the `dev` feature: the image never links the
 //! testbed.
 
-use landscaper_agent::kubelet::{command_line, host};
+use landscaper_agent::kubelet::run_in_process;
 use testbed::{Container, ContainerRun, ContainerRunner};
 
 use crate::cli;
@@ -17,13 +17,8 @@ pub struct LandscaperImage;
 
 impl ContainerRunner for LandscaperImage {
     fn run(&self, container: Container) -> ContainerRun {
-        let args = command_line(&container, IMAGE);
-        let host = host(&container);
-        let stop = container.stop.clone();
-        Box::pin(async move {
+        run_in_process(&container, IMAGE, |args, host, stop| {
             cli::run(args, host, stop.cancelled_owned())
-                .await
-                .map_err(|e| format!("{e:#}"))
         })
     }
 }

@@ -37,13 +37,8 @@ impl Error {
         reason: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
-        Self {
-            operation: operation.into(),
-            reason: reason.into(),
-            message: message.into(),
-            codes: vec![ErrorCode::ConfigurationProblem],
-            retry: Retry::Never,
-        }
+        let codes = vec![ErrorCode::ConfigurationProblem];
+        Self::classified(operation, reason, message, codes, Retry::Never)
     }
 
     /// A problem that may go away by itself (an API hiccup, an object that is not there yet).
@@ -52,12 +47,22 @@ impl Error {
         reason: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
+        Self::classified(operation, reason, message, Vec::new(), Retry::Transient)
+    }
+
+    fn classified(
+        operation: impl Into<String>,
+        reason: impl Into<String>,
+        message: impl Into<String>,
+        codes: Vec<ErrorCode>,
+        retry: Retry,
+    ) -> Self {
         Self {
             operation: operation.into(),
             reason: reason.into(),
             message: message.into(),
-            codes: Vec::new(),
-            retry: Retry::Transient,
+            codes,
+            retry,
         }
     }
 

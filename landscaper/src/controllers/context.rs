@@ -16,7 +16,7 @@ use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::Context;
 use serde_json::{Value, json};
-use tracing::{info, warn};
+use tracing::info;
 
 use super::manager;
 use crate::health::Health;
@@ -116,17 +116,12 @@ pub async fn run(
         NAME,
         namespace_controller,
         reconcile,
-        error_policy,
+        manager::retry_after(ERROR_RETRY),
         controller,
         health,
         shutdown,
     )
     .await;
-}
-
-fn error_policy(_: Arc<Namespace>, error: &Error, _: Arc<ContextController>) -> Action {
-    warn!(%error, "Context reconcile failed; retrying");
-    Action::requeue(ERROR_RETRY)
 }
 
 async fn reconcile(

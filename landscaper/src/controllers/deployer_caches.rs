@@ -20,9 +20,9 @@ use landscaper_api::core::{
     DeployerRegistration, Environment, Execution, Installation, InstallationSpec,
     InstallationStatus,
 };
-use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
+use super::manager::Watched;
 use super::ready::Ready;
 
 /// A stream that yields whenever a cached object changed.
@@ -167,7 +167,7 @@ pub fn cache<K>(
     streams: &mut Vec<Changes>,
 ) -> Store<K>
 where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Watched,
 {
     cache_of(watcher(api, config), slim, streams)
 }
@@ -181,7 +181,7 @@ pub fn metadata_cache<K>(
     streams: &mut Vec<Changes>,
 ) -> Store<PartialObjectMeta<K>>
 where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Watched,
 {
     cache_of(watcher(api, config), drop_managed_fields, streams)
 }

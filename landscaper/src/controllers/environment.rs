@@ -18,7 +18,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::events::EventType;
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::annotations::HEARTBEAT_LEASE_NAMESPACE as LEASE_NAMESPACE_ANNOTATION;
 use landscaper_api::constants::{conditions, finalizers, labels};
@@ -29,8 +29,10 @@ use landscaper_api::core::{
 use landscaper_api::meta::contains_all;
 use landscaper_process::events::Events;
 use serde_json::json;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{info, warn};
 
+use super::api_failure::ApiFailure;
+use super::deployer_caches::drop_managed_fields;
 use super::manager;
 use super::ready::Ready;
 use crate::health::Health;
@@ -63,16 +65,8 @@ pub struct Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("Environment {name}: {action}: {source}")]
-    Api {
-        /// The Environment.
-        name: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
     /// The environment's Target is being deleted, and others' finalizers still hold it.
     #[error("Environment {name}: waiting for its Target to be deleted (finalizers: {finalizers})")]
     TargetDeleting {
@@ -112,15 +106,15 @@ pub async fn run(
     // Each watch fills its cache before it triggers the environment, so a reconcile never sees
     // a cache older than the change that caused it.
     let (target_cache, target_writer) = reflector::store();
-    let target_watch = watcher(targets, environment_label.clone())
-        .default_backoff()
-        .modify(keep_own_managed_fields);
-    let target_watch = reflector::reflector(target_writer, target_watch).touched_objects();
+    let target_watch = manager::cached_watch(
+        targets,
+        environment_label.clone(),
+        keep_own_managed_fields,
+        target_writer,
+    );
     let (lease_cache, lease_writer) = reflector::store();
-    let lease_watch = watcher(leases, environment_label)
-        .default_backoff()
-        .modify(|lease: &mut Lease| lease.metadata.managed_fields = None);
-    let lease_watch = reflector::reflector(lease_writer, lease_watch).touched_objects();
+    let lease_watch =
+        manager::cached_watch(leases, environment_label, drop_managed_fields, lease_writer);
     let context = Arc::new(Context {
         events: Events::new(client.clone(), MANAGER),
         client,
@@ -198,8 +192,6 @@ async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Resu
     // Decisions are taken on the Target and Lease caches: before their first list they know
     // nothing (a shutdown stops the wait).
     context.caches_ready.wait().await;
-    let name = environment.name_any();
-    let span = info_span!("reconcile", kind = "Environment", name = %name);
     let api: Api<Environment> = Api::all(context.client.clone());
     finalizer(
         &api,
@@ -212,7 +204,6 @@ async fn reconcile(environment: Arc<Environment>, context: Arc<Context>) -> Resu
             }
         },
     )
-    .instrument(span)
     .await
     .map_err(|error| Error::Finalizer(Box::new(error)))
 }
@@ -758,9 +749,5 @@ fn heartbeat_change(
 }
 
 fn api_error(name: &str, action: &str, source: kube::Error) -> Error {
-    Error::Api {
-        name: name.to_owned(),
-        action: action.to_owned(),
-        source,
-    }
+    Error::Api(ApiFailure::named::<Environment>(name, action, source))
 }

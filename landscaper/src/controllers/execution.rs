@@ -17,7 +17,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers, labels};
 use landscaper_api::core::{
@@ -26,8 +26,10 @@ use landscaper_api::core::{
 };
 use landscaper_process::events::Events;
 use serde_json::{Value, json};
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{info, warn};
 
+use super::api_failure::ApiFailure;
+use super::deployer_caches::drop_managed_fields;
 use super::manager::{self, phase_label};
 use super::ready::Ready;
 use crate::health::Health;
@@ -60,18 +62,8 @@ pub struct Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("Execution {namespace}/{name}: {action}: {source}")]
-    Api {
-        /// Namespace of the Execution.
-        namespace: String,
-        /// The Execution.
-        name: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
 }
 
 impl Error {
@@ -79,14 +71,8 @@ impl Error {
     /// `spec.deployItems` describes is refused on every retry): what was refused and the
     /// server's message.
     fn refusal(&self) -> Option<String> {
-        let Self::Api {
-            namespace,
-            name,
-            action,
-            source,
-        } = self;
-        crate::refusal::permanent(source)
-            .map(|message| format!("Execution {namespace}/{name}: {action}: {message}"))
+        let Self::Api(failure) = self;
+        failure.refusal()
     }
 }
 
@@ -117,13 +103,12 @@ pub async fn run(
     // The items' watch fills the cache before it triggers their Execution, so a reconcile
     // reads items at least as new as the change that caused it.
     let (items, writer) = reflector::store();
-    let item_watch = watcher(
+    let item_watch = manager::cached_watch(
         Api::<DeployItem>::all(client.clone()),
         watcher::Config::default().labels(MANAGED_BY_LABEL),
-    )
-    .default_backoff()
-    .modify(|item: &mut DeployItem| item.metadata.managed_fields = None);
-    let item_watch = reflector::reflector(writer, item_watch).touched_objects();
+        drop_managed_fields,
+        writer,
+    );
     let context = Arc::new(Context {
         events: Events::new(client.clone(), MANAGER),
         client,
@@ -148,7 +133,7 @@ pub async fn run(
         "execution",
         controller,
         reconcile,
-        error_policy,
+        manager::retry_after(ERROR_RETRY),
         context,
         health,
         shutdown,
@@ -156,44 +141,29 @@ pub async fn run(
     .await;
 }
 
-fn error_policy(execution: Arc<Execution>, error: &Error, _: Arc<Context>) -> Action {
-    warn!(
-        namespace = %execution.namespace().unwrap_or_default(),
-        name = %execution.name_any(),
-        %error,
-        "Execution reconcile failed; retrying"
-    );
-    Action::requeue(ERROR_RETRY)
-}
-
 async fn reconcile(execution: Arc<Execution>, context: Arc<Context>) -> Result<Action, Error> {
     let namespace = execution.namespace().unwrap_or_default();
     let name = execution.name_any();
-    let span = info_span!("reconcile", kind = "Execution", %namespace, %name);
     let job = Job::new(&context, &execution, &namespace, &name);
-    async {
-        // Before the items' watch has listed them, the cache holds none: a reconcile then
-        // would create the items again and miss orphans.
-        if !context.items_listed.wait().await {
-            return Ok(Action::requeue(ERROR_RETRY));
-        }
-        let held = execution
-            .finalizers()
-            .iter()
-            .any(|f| f == finalizers::LANDSCAPER);
-        if execution.metadata.deletion_timestamp.is_some() {
-            if held && job.cleanup(&execution).await? {
-                job.remove_finalizer(&execution).await?;
-            }
-            return Ok(Action::await_change());
-        }
-        if !held {
-            job.add_finalizer(&execution).await?;
-        }
-        job.apply(&execution).await
+    // Before the items' watch has listed them, the cache holds none: a reconcile then would
+    // create the items again and miss orphans.
+    if !context.items_listed.wait().await {
+        return Ok(Action::requeue(ERROR_RETRY));
     }
-    .instrument(span)
-    .await
+    let held = execution
+        .finalizers()
+        .iter()
+        .any(|f| f == finalizers::LANDSCAPER);
+    if execution.metadata.deletion_timestamp.is_some() {
+        if held && job.cleanup(&execution).await? {
+            job.remove_finalizer(&execution).await?;
+        }
+        return Ok(Action::await_change());
+    }
+    if !held {
+        job.add_finalizer(&execution).await?;
+    }
+    job.apply(&execution).await
 }
 
 /// One reconcile of one Execution.
@@ -244,17 +214,8 @@ impl<'a> Job<'a> {
     }
 
     fn api_error(&self, action: impl Into<String>) -> impl FnOnce(kube::Error) -> Error {
-        let (namespace, name, action) = (
-            self.namespace.to_owned(),
-            self.name.to_owned(),
-            action.into(),
-        );
-        move |source| Error::Api {
-            namespace,
-            name,
-            action,
-            source,
-        }
+        let action = action.into();
+        move |source| Error::Api(ApiFailure::new(self.execution, action, source))
     }
 
     async fn apply(&self, execution: &Execution) -> Result<Action, Error> {
@@ -477,14 +438,8 @@ impl<'a> Job<'a> {
                     "metadata": { "labels": item_labels, "ownerReferences": [owner] },
                     "spec": spec,
                 });
-                self.items
-                    .patch(
-                        &item.name_any(),
-                        &PatchParams::default(),
-                        &Patch::Merge(&patch),
-                    )
-                    .await
-                    .map_err(self.api_error(format!("update DeployItem {}", item.name_any())))
+                let action = format!("update DeployItem {}", item.name_any());
+                self.merge_into_item(item, &patch, action).await
             }
             None => {
                 let item = DeployItem {
@@ -691,19 +646,27 @@ impl<'a> Job<'a> {
                 continue;
             }
             let patch = json!({ "metadata": { "annotations": { key: value } } });
-            self.items
-                .patch(
-                    &item.name_any(),
-                    &PatchParams::default(),
-                    &Patch::Merge(&patch),
-                )
-                .await
-                .map_err(self.api_error(format!(
-                    "annotate DeployItem {} with {key}",
-                    item.name_any()
-                )))?;
+            let action = format!("annotate DeployItem {} with {key}", item.name_any());
+            self.merge_into_item(item, &patch, action).await?;
         }
         Ok(())
+    }
+
+    /// Merges `patch` into `item`'s metadata and spec; `action` says what for the error.
+    async fn merge_into_item(
+        &self,
+        item: &DeployItem,
+        patch: &Value,
+        action: String,
+    ) -> Result<DeployItem, Error> {
+        self.items
+            .patch(
+                &item.name_any(),
+                &PatchParams::default(),
+                &Patch::Merge(patch),
+            )
+            .await
+            .map_err(self.api_error(action))
     }
 
     async fn delete_item(&self, item: &DeployItem) -> Result<(), Error> {

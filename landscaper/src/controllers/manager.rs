@@ -1,13 +1,15 @@
 //! What every controller of the landscaper shares around kube-runtime's `Controller`, in one
 //! place: its reconciles counted and timed under its name (the controller-runtime metrics of
-//! [`landscaper_process::metrics`]), its cache's sync reported for readiness, its objects
-//! counted for the domain gauges, and the same shutdown and logging.
+//! [`landscaper_process::metrics`]), each run in a span carrying its object's identity, its
+//! cache's sync reported for readiness, its objects counted for the domain gauges, and the
+//! same shutdown and logging.
 
 use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use kube::Resource;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
@@ -15,7 +17,7 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use landscaper_process::metrics::{Counted, ObjectCount, instrument};
 use serde::de::DeserializeOwned;
-use tracing::{info, warn};
+use tracing::{Instrument, Span, info, info_span, warn};
 
 use super::deployer_caches::drop_managed_fields;
 use crate::health::Health;
@@ -26,21 +28,43 @@ use crate::health::Health;
 /// TLS state and buffers while idle.
 pub const DEFAULT_CONCURRENCY: u16 = 5;
 
+/// A kind the landscaper watches and caches: what kube-runtime's watcher, stores and
+/// controllers need of it.
+pub trait Watched:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> Watched for K where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+/// A watch of `api`'s objects selected by `config`, each passed through `slim` and put in
+/// `writer`'s store before the stream yields it: a reconcile it triggers never reads a cache
+/// older than the change that caused it.
+pub fn cached_watch<K: Watched>(
+    api: Api<K>,
+    config: watcher::Config,
+    slim: fn(&mut K),
+    writer: reflector::store::Writer<K>,
+) -> impl Stream<Item = Result<K, watcher::Error>> + Send {
+    let watch = watcher(api, config).default_backoff().modify(slim);
+    reflector::reflector(writer, watch).touched_objects()
+}
+
 /// A controller of the objects of `api`, as `Controller::new` makes it, whose cache keeps them
 /// without managedFields: they are most of a server-side applied object (a DeployItem's whole
 /// config again, as field paths), and no reconcile reads them.
-pub fn slim_controller<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
-where
-    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Debug + Send + Sync + 'static,
-{
+pub fn slim_controller<K: Watched>(api: Api<K>, config: watcher::Config) -> Controller<K> {
     let (reader, writer) = reflector::store();
     let trigger = reflector::reflector(writer, watcher(api, config).modify(drop_managed_fields))
         .applied_objects();
     Controller::for_stream(trigger, reader)
 }
 
-/// Runs `controller` as `name` until `shutdown` completes: each reconcile counted and timed,
-/// the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:
+/// Runs `controller` as `name` until `shutdown` completes: each reconcile counted, timed and
+/// run in its object's span (`reconcile_span`), the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:
 /// kube-runtime holds reconciles until that list, which no longer comes once the shutdown has
 /// stopped the watch, so a graceful stop would wait for ever (and nothing ran yet to finish).
 pub async fn drive<K, C, E, F, Fut, P>(
@@ -52,7 +76,7 @@ pub async fn drive<K, C, E, F, Fut, P>(
     health: Arc<Health>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) where
-    K: Clone + Resource<DynamicType = ()> + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Watched,
     C: Send + Sync + 'static,
     E: std::error::Error + Send + 'static,
     F: Fn(Arc<K>, Arc<C>) -> Fut,
@@ -80,9 +104,13 @@ pub async fn drive<K, C, E, F, Fut, P>(
         }
         std::future::pending::<()>().await;
     };
+    let in_span = move |object: Arc<K>, context: Arc<C>| {
+        let span = reconcile_span(object.as_ref());
+        reconcile(object, context).instrument(span)
+    };
     let running = controller
         .graceful_shutdown_on(shutdown)
-        .run(instrument(name, reconcile), error_policy, context)
+        .run(instrument(name, in_span), error_policy, context)
         .for_each(|result| async move {
             if let Err(error) = result {
                 warn!(controller = name, %error, "reconcile failed");
@@ -93,6 +121,35 @@ pub async fn drive<K, C, E, F, Fut, P>(
         () = synced => {}
         () = unsynced_stop => {}
     }
+}
+
+/// The error policy of a controller whose failed reconciles are simply tried again: logs the
+/// error in the object's span and tries again after `delay`.
+pub fn retry_after<K, E, C>(delay: Duration) -> impl Fn(Arc<K>, &E, Arc<C>) -> Action
+where
+    K: Resource<DynamicType = ()>,
+    E: std::fmt::Display,
+{
+    move |object: Arc<K>, error: &E, _: Arc<C>| {
+        let _in_span = reconcile_span(object.as_ref()).entered();
+        warn!(%error, "reconcile failed; retrying");
+        Action::requeue(delay)
+    }
+}
+
+/// The span a reconcile of `object` runs in: its kind, namespace (when it has one) and name.
+fn reconcile_span<K: Resource<DynamicType = ()>>(object: &K) -> Span {
+    let meta = object.meta();
+    let span = info_span!(
+        "reconcile",
+        kind = %K::kind(&()),
+        namespace = tracing::field::Empty,
+        name = meta.name.as_deref().unwrap_or_default(),
+    );
+    if let Some(namespace) = meta.namespace.as_deref() {
+        span.record("namespace", namespace);
+    }
+    span
 }
 
 /// The label value of an object's phase: the phase, or `None` before the first.

@@ -1,5 +1,6 @@
 //! The landscaper's controllers, one module per kind they reconcile.
 
+pub mod api_failure;
 pub mod context;
 pub mod deploy_item;
 pub mod deployer_caches;

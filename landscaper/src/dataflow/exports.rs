@@ -8,7 +8,7 @@
 use kube::api::{Api, ListParams, ObjectMeta};
 use landscaper_api::constants::labels;
 use landscaper_api::core::{
-    Blueprint, DataObject, Execution, ExportDefinition, ImportDefinition, Installation, Target,
+    Blueprint, DataObject, Execution, ExportDefinition, ImportDefinition, Installation,
 };
 use landscaper_blueprint::{ExecutionOptions, StateHandler, Templater};
 use serde_json::{Map, Value as Json, json};
@@ -45,14 +45,11 @@ pub async fn construct_exports(
         execution_exports(client, installation, scope).await?,
     );
     let own = scope.own_context();
-    internal.insert(
-        "dataobjects".into(),
-        Json::Object(data_objects_in(client, scope, &own).await?),
-    );
-    internal.insert(
-        "targets".into(),
-        Json::Object(targets_in(client, scope, &own).await?),
-    );
+    let data_objects =
+        by_key_in_context(client, scope, &own, "DataObjects", |o: DataObject| o.data);
+    internal.insert("dataobjects".into(), Json::Object(data_objects.await?));
+    let targets = by_key_in_context(client, scope, &own, "Targets", target_json);
+    internal.insert("targets".into(), Json::Object(targets.await?));
     let mut values = Templater::new(state)
         .export_executions(options, &internal)
         .map_err(|source| DataflowError::Template {
@@ -208,39 +205,15 @@ where
         .ok_or_else(|| DataflowError::InvalidExport(missing()))
 }
 
-/// The DataObjects in `context`, by their key label.
-async fn data_objects_in(
-    client: &kube::Client,
-    scope: &Scope,
-    context: &str,
-) -> Result<Map<String, Json>, DataflowError> {
-    let objects: Vec<DataObject> = in_context(client, scope, context, "DataObjects").await?;
-    Ok(objects
-        .into_iter()
-        .map(|o| (label(&o.metadata, labels::DATA_KEY), o.data))
-        .collect())
-}
-
-/// The Targets in `context`, by their key label.
-async fn targets_in(
-    client: &kube::Client,
-    scope: &Scope,
-    context: &str,
-) -> Result<Map<String, Json>, DataflowError> {
-    let targets: Vec<Target> = in_context(client, scope, context, "Targets").await?;
-    Ok(targets
-        .into_iter()
-        .map(|t| (label(&t.metadata, labels::DATA_KEY), target_json(t)))
-        .collect())
-}
-
-/// The objects of kind `K` (named `kinds` in errors) labelled with data context `context`.
-async fn in_context<K>(
+/// The objects of kind `K` (named `kinds` in errors) labelled with data context `context`, by
+/// their key label, each as `value` makes it.
+async fn by_key_in_context<K>(
     client: &kube::Client,
     scope: &Scope,
     context: &str,
     kinds: &str,
-) -> Result<Vec<K>, DataflowError>
+    value: fn(K) -> Json,
+) -> Result<Map<String, Json>, DataflowError>
 where
     K: kube::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
         + Clone
@@ -259,7 +232,11 @@ where
             ),
             source,
         })?;
-    Ok(list.items)
+    Ok(list
+        .items
+        .into_iter()
+        .map(|object| (label(object.meta(), labels::DATA_KEY), value(object)))
+        .collect())
 }
 
 fn label(meta: &ObjectMeta, name: &str) -> String {

@@ -239,16 +239,13 @@ impl Writer<'_> {
         self.replace(&api, &name, &current, &kind, key).await
     }
 
-    async fn read<K>(
+    async fn read<K: Written>(
         &self,
         api: &Api<K>,
         name: &str,
         kind: &str,
         key: &str,
-    ) -> Result<Option<K>, DataflowError>
-    where
-        K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-    {
+    ) -> Result<Option<K>, DataflowError> {
         api.get_opt(name)
             .await
             .map_err(|source| DataflowError::Api {
@@ -257,16 +254,13 @@ impl Writer<'_> {
             })
     }
 
-    async fn create<K>(
+    async fn create<K: Written>(
         &self,
         api: &Api<K>,
         object: &K,
         kind: &str,
         key: &str,
-    ) -> Result<(), DataflowError>
-    where
-        K: Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-    {
+    ) -> Result<(), DataflowError> {
         let name = object.meta().name.clone().unwrap_or_default();
         api.create(&PostParams::default(), object)
             .await
@@ -276,17 +270,14 @@ impl Writer<'_> {
             })
     }
 
-    async fn replace<K>(
+    async fn replace<K: Written>(
         &self,
         api: &Api<K>,
         name: &str,
         object: &K,
         kind: &str,
         key: &str,
-    ) -> Result<(), DataflowError>
-    where
-        K: Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-    {
+    ) -> Result<(), DataflowError> {
         api.replace(name, &PostParams::default(), object)
             .await
             .map(|_| ())

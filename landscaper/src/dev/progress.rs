@@ -5,12 +5,14 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
+use kube::ResourceExt;
 use kube::api::Api;
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Resource, ResourceExt};
 use landscaper_api::core::{DeployItem, DeployerRegistration, Environment, Installation, Target};
 use tokio::task::JoinSet;
 use tracing::info;
+
+use crate::controllers::manager::Watched;
 
 /// Starts a progress log for each kind dev mode shows.
 pub fn spawn_all(tasks: &mut JoinSet<()>, client: &kube::Client) {
@@ -31,15 +33,7 @@ pub fn spawn_all(tasks: &mut JoinSet<()>, client: &kube::Client) {
 }
 
 /// Logs a line whenever an object's description changes, until the watch ends.
-async fn progress<K>(client: kube::Client, describe: fn(&K) -> String)
-where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug
-        + Send
-        + 'static,
-{
+async fn progress<K: Watched>(client: kube::Client, describe: fn(&K) -> String) {
     let api: Api<K> = Api::all(client);
     let mut seen: HashMap<String, String> = HashMap::new();
     let mut events = watcher(api, watcher::Config::default())

@@ -64,13 +64,18 @@ fn count(obj: &Value, field: &str) -> i64 {
     int(obj, &["status", field]).unwrap_or(0)
 }
 
+/// `spec.replicas`, one when absent (the API's default).
+fn wanted_replicas(obj: &Value) -> i64 {
+    int(obj, &["spec", "replicas"]).unwrap_or(1)
+}
+
 /// What `kubectl rollout status` waits for: every replica updated, no old replica left, every
 /// updated replica available.
 fn deployment(obj: &Value) -> Verdict {
     if let Err(e) = observed_current(obj) {
         return Verdict::NotReady(e);
     }
-    let want = int(obj, &["spec", "replicas"]).unwrap_or(1);
+    let want = wanted_replicas(obj);
     let updated = count(obj, "updatedReplicas");
     let total = count(obj, "replicas");
     let available = count(obj, "availableReplicas");
@@ -98,14 +103,11 @@ fn deployment(obj: &Value) -> Verdict {
 /// What `kubectl rollout status` waits for: every replica ready and, for a rolling update,
 /// every replica at the update revision (with a partition: the replicas above it updated).
 fn stateful_set(obj: &Value) -> Verdict {
-    if let Err(e) = observed_current(obj) {
-        return Verdict::NotReady(e);
+    let all_ready = replica_set(obj);
+    if all_ready != Verdict::Ready {
+        return all_ready;
     }
-    let want = int(obj, &["spec", "replicas"]).unwrap_or(1);
-    let ready = count(obj, "readyReplicas");
-    if ready < want {
-        return Verdict::NotReady(format!("{ready} of {want} replicas ready"));
-    }
+    let want = wanted_replicas(obj);
     let strategy = text(obj, &["spec", "updateStrategy", "type"]).unwrap_or("RollingUpdate");
     if strategy != "RollingUpdate" {
         // OnDelete: pods change only when deleted, there is no rollout to wait for.
@@ -153,11 +155,12 @@ fn daemon_set(obj: &Value) -> Verdict {
     Verdict::Ready
 }
 
+/// Every replica ready.
 fn replica_set(obj: &Value) -> Verdict {
     if let Err(e) = observed_current(obj) {
         return Verdict::NotReady(e);
     }
-    let want = int(obj, &["spec", "replicas"]).unwrap_or(1);
+    let want = wanted_replicas(obj);
     let ready = count(obj, "readyReplicas");
     if ready < want {
         return Verdict::NotReady(format!("{ready} of {want} replicas ready"));

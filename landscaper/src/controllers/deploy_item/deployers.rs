@@ -260,42 +260,32 @@ mod tests {
     fn an_item_waits_for_the_registered_deployer_of_its_type_in_its_environment() {
         let registrations = [registration("mock", &[MOCK])];
         let environments = [environment("edge"), environment("other")];
-        let none = |_: &str| None;
+        let target = target("edge");
+        // The pair's Installation in `phase` since 10:00, or none.
+        let with_installation = |phase: Option<&str>| {
+            deployers_of(
+                item(MOCK, &target),
+                &registrations,
+                &environments,
+                "ls-system",
+                |_| phase.map(|phase| installation(phase, "2026-01-01T10:00:00Z")),
+            )
+        };
         let pair = Pair {
             registration: "mock".to_owned(),
             environment: "edge".to_owned(),
             installation: "mock-edge".to_owned(),
         };
         assert_eq!(
-            deployers_of(
-                item(MOCK, &target("edge")),
-                &registrations,
-                &environments,
-                "ls-system",
-                none
-            ),
+            with_installation(None),
             Deployers::NotInstalled(vec![pair.clone()])
         );
-        let progressing = |_: &str| Some(installation("Progressing", "2026-01-01T10:00:00Z"));
         assert_eq!(
-            deployers_of(
-                item(MOCK, &target("edge")),
-                &registrations,
-                &environments,
-                "ls-system",
-                progressing
-            ),
+            with_installation(Some("Progressing")),
             Deployers::NotInstalled(vec![pair.clone()])
         );
-        let succeeded = |_: &str| Some(installation("Succeeded", "2026-01-01T10:00:00Z"));
         assert_eq!(
-            deployers_of(
-                item(MOCK, &target("edge")),
-                &registrations,
-                &environments,
-                "ls-system",
-                succeeded
-            ),
+            with_installation(Some("Succeeded")),
             Deployers::Installed {
                 pair,
                 since: Some("2026-01-01T10:00:00Z".parse().unwrap()),
@@ -307,27 +297,14 @@ mod tests {
     fn other_types_and_targets_outside_every_environment_are_not_held() {
         let registrations = [registration("mock", &[MOCK])];
         let environments = [environment("edge")];
-        let none = |_: &str| None;
+        let deployers =
+            |item| deployers_of(item, &registrations, &environments, "ls-system", |_| None);
+        let (edge, elsewhere) = (target("edge"), target("elsewhere"));
         assert_eq!(
-            deployers_of(
-                item("landscaper.gardener.cloud/helm", &target("edge")),
-                &registrations,
-                &environments,
-                "ls-system",
-                none
-            ),
+            deployers(item("landscaper.gardener.cloud/helm", &edge)),
             Deployers::NoneRegistered
         );
-        assert_eq!(
-            deployers_of(
-                item(MOCK, &target("elsewhere")),
-                &registrations,
-                &environments,
-                "ls-system",
-                none
-            ),
-            Deployers::NoneRegistered
-        );
+        assert_eq!(deployers(item(MOCK, &elsewhere)), Deployers::NoneRegistered);
     }
 
     #[test]

@@ -17,15 +17,15 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::ResourceExt;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::watcher;
 use landscaper_api::core::DeployItem;
 use landscaper_process::events::Events;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::info;
 
 use self::deployers::Caches;
+use super::api_failure::ApiFailure;
 use super::deployer_caches::DeployerCaches;
 use super::manager;
 use crate::health::Health;
@@ -66,28 +66,13 @@ pub struct Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("DeployItem {namespace}/{name}: {action}: {source}")]
-    Api {
-        /// Namespace of the DeployItem.
-        namespace: String,
-        /// The DeployItem.
-        name: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
 }
 
 impl Error {
     fn api(item: &DeployItem, action: impl Into<String>, source: kube::Error) -> Self {
-        Self::Api {
-            namespace: item.namespace().unwrap_or_default(),
-            name: item.name_any(),
-            action: action.into(),
-            source,
-        }
+        Self::Api(ApiFailure::new(item, action, source))
     }
 }
 
@@ -155,7 +140,7 @@ pub async fn run_with(
         NAME,
         controller,
         reconcile,
-        error_policy,
+        manager::retry_after(ERROR_RETRY),
         context,
         health,
         shutdown,
@@ -163,35 +148,15 @@ pub async fn run_with(
     .await;
 }
 
-fn error_policy(item: Arc<DeployItem>, error: &Error, _: Arc<Context>) -> Action {
-    warn!(
-        namespace = %item.namespace().unwrap_or_default(),
-        name = %item.name_any(),
-        %error,
-        "DeployItem reconcile failed; retrying"
-    );
-    Action::requeue(ERROR_RETRY)
-}
-
 async fn reconcile(item: Arc<DeployItem>, context: Arc<Context>) -> Result<Action, Error> {
-    let span = info_span!(
-        "reconcile",
-        kind = "DeployItem",
-        namespace = %item.namespace().unwrap_or_default(),
-        name = %item.name_any()
-    );
-    async {
-        if !timeouts::job_running(&item) {
-            return Ok(Action::await_change());
-        }
-        if !timeouts::picked_up(&item) {
-            return pickup::pickup(&item, &context).await;
-        }
-        match context.timeouts.abort {
-            Some(timeout) => abort::abort(&item, timeout, &context).await,
-            None => Ok(Action::await_change()),
-        }
+    if !timeouts::job_running(&item) {
+        return Ok(Action::await_change());
     }
-    .instrument(span)
-    .await
+    if !timeouts::picked_up(&item) {
+        return pickup::pickup(&item, &context).await;
+    }
+    match context.timeouts.abort {
+        Some(timeout) => abort::abort(&item, timeout, &context).await,
+        None => Ok(Action::await_change()),
+    }
 }

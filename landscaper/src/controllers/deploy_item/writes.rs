@@ -48,10 +48,7 @@ pub(super) async fn fail(
     });
     match patch_status(item, patch, "end the job Failed", context).await {
         Ok(()) => {}
-        Err(Error::Api {
-            source: kube::Error::Api(response),
-            ..
-        }) if response.code == 409 => {
+        Err(Error::Api(failure)) if failure.is_conflict() => {
             info!(
                 namespace = %item.namespace().unwrap_or_default(),
                 name = %item.name_any(),

@@ -17,12 +17,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::finalizer::{Error as FinalizerError, Event as FinalizerEvent, finalizer};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::{annotations, finalizers, labels};
@@ -33,13 +33,14 @@ use landscaper_process::events::Events;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{info, warn};
 
 use self::access::Access;
 use self::caches::Caches;
 use self::order::{Graph, PairState};
 use self::pair::{recorded_hash, with_reconcile_annotation};
 use self::removal::Removal;
+use super::api_failure::ApiFailure;
 use super::deployer_caches::DeployerCaches;
 use super::manager;
 use crate::health::Health;
@@ -69,16 +70,8 @@ pub struct Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("DeployerRegistration {registration}: {action}: {source}")]
-    Api {
-        /// The registration.
-        registration: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
     /// The pair's access Secret could not be written.
     #[error(
         "DeployerRegistration {registration}: environment {environment}: the landscaper cluster access Secret: {source}"
@@ -110,12 +103,7 @@ impl Error {
     /// registration or the environment changes): what was refused and the server's message.
     fn refusal(&self) -> Option<String> {
         match self {
-            Self::Api {
-                registration,
-                action,
-                source,
-            } => crate::refusal::permanent(source)
-                .map(|message| format!("DeployerRegistration {registration}: {action}: {message}")),
+            Self::Api(failure) => failure.refusal(),
             _ => None,
         }
     }
@@ -181,8 +169,6 @@ async fn reconcile(
     context: Arc<Context>,
 ) -> Result<Action, Error> {
     context.caches.ready().await;
-    let name = registration.name_any();
-    let span = info_span!("reconcile", kind = "DeployerRegistration", name = %name);
     let api: Api<DeployerRegistration> = Api::all(context.client.clone());
     finalizer(
         &api,
@@ -195,7 +181,6 @@ async fn reconcile(
             }
         },
     )
-    .instrument(span)
     .await
     .map_err(|error| Error::Finalizer(Box::new(error)))
 }
@@ -495,38 +480,25 @@ async fn ensure_pair(
     let caches = &context.caches;
     let client = &context.client;
     let namespace = context.settings.namespace.as_str();
-    let role = pair.cluster_role_name();
     write_if_changed(
         Api::namespaced(client.clone(), namespace),
+        &caches.service_accounts,
         pair,
         pair.service_account(),
-        caches
-            .service_accounts
-            .get(&here(namespace, pair.name()))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     write_if_changed(
         Api::all(client.clone()),
+        &caches.cluster_roles,
         pair,
         pair.cluster_role(),
-        caches
-            .cluster_roles
-            .get(&ObjectRef::new(&role))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     write_if_changed(
         Api::all(client.clone()),
+        &caches.cluster_role_bindings,
         pair,
         pair.cluster_role_binding(),
-        caches
-            .cluster_role_bindings
-            .get(&ObjectRef::new(&role))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     let secret = caches
@@ -550,13 +522,9 @@ async fn ensure_pair(
     }
     write_if_changed(
         Api::namespaced(client.clone(), namespace),
+        &caches.targets,
         pair,
         pair.target(),
-        caches
-            .targets
-            .get(&here(namespace, pair.name()))
-            .as_ref()
-            .map(|cached| &cached.metadata),
     )
     .await?;
     let existing = caches.installations.get(&here(namespace, pair.name()));
@@ -607,18 +575,23 @@ async fn ensure_pair(
     Ok((access.renew_at(), written))
 }
 
-/// Writes `desired` unless the object, as the `existing` metadata, was written from the same
-/// hash.
+/// Writes `desired` unless the object, as `cache` holds it, was written from the same hash.
 async fn write_if_changed<K>(
     api: Api<K>,
+    cache: &Store<PartialObjectMeta<K>>,
     pair: &Pair<'_>,
     desired: K,
-    existing: Option<&ObjectMeta>,
 ) -> Result<(), Error>
 where
     K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
 {
-    if existing.is_some_and(|existing| recorded_hash(existing) == recorded_hash(desired.meta())) {
+    let meta = desired.meta();
+    let mut key = ObjectRef::new(meta.name.as_deref().unwrap_or_default());
+    if let Some(namespace) = meta.namespace.as_deref() {
+        key = key.within(namespace);
+    }
+    let cached = cache.get(&key);
+    if cached.is_some_and(|cached| recorded_hash(&cached.metadata) == recorded_hash(meta)) {
         return Ok(());
     }
     write(api, pair, desired).await
@@ -646,9 +619,10 @@ fn here<K: Resource<DynamicType = ()>>(namespace: &str, name: &str) -> ObjectRef
 }
 
 fn api_error(pair: &Pair<'_>, action: &str, source: kube::Error) -> Error {
-    Error::Api {
-        registration: pair.registration_name(),
-        action: format!("environment {}: {action}", pair.environment_name()),
+    let action = format!("environment {}: {action}", pair.environment_name());
+    Error::Api(ApiFailure::named::<DeployerRegistration>(
+        &pair.registration_name(),
+        action,
         source,
-    }
+    ))
 }

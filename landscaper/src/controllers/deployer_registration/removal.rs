@@ -9,7 +9,7 @@ use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
-use landscaper_api::core::{Installation, Target};
+use landscaper_api::core::{DeployerRegistration, Installation, Target};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use tracing::info;
@@ -17,6 +17,7 @@ use tracing::info;
 use super::order::Graph;
 use super::pair::{access_secret_name, cluster_role_name};
 use super::{Context, Error};
+use crate::controllers::api_failure::ApiFailure;
 
 /// Where a removal stands.
 pub enum Removal {
@@ -36,10 +37,13 @@ pub async fn remove(
     let name = format!("{registration}-{environment}");
     let namespace = context.settings.namespace.as_str();
     let caches = &context.caches;
-    let fail = |action: &str, source| Error::Api {
-        registration: registration.to_owned(),
-        action: format!("environment {environment}: {action}"),
-        source,
+    let fail = |action: &str, source| {
+        let action = format!("environment {environment}: {action}");
+        Error::Api(ApiFailure::named::<DeployerRegistration>(
+            registration,
+            action,
+            source,
+        ))
     };
     if let Some(installation) = caches
         .installations

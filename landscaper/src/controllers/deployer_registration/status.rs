@@ -19,6 +19,7 @@ use super::caches::Caches;
 use super::order::Graph;
 use super::pair::Pair;
 use super::{Context, Error};
+use crate::controllers::api_failure::ApiFailure;
 
 /// The condition that all pairs are installed.
 const READY: &str = "Ready";
@@ -170,21 +171,9 @@ pub async fn update(
         )
         .await;
     }
-    if status == previous {
+    if !write(registration, &previous, &status, context).await? {
         return Ok(());
     }
-    let api: Api<DeployerRegistration> = Api::all(context.client.clone());
-    api.patch_status(
-        &name,
-        &PatchParams::default(),
-        &Patch::Merge(json!({ "status": status })),
-    )
-    .await
-    .map_err(|source| Error::Api {
-        registration: name.clone(),
-        action: "writing its status".to_owned(),
-        source,
-    })?;
     // Reported once written: a failed write retries, and the recorder counts a repetition.
     for entry in newly_ready(&previous, &status) {
         info!(registration = %name, environment = %entry.environment, "deployer installed");
@@ -227,7 +216,6 @@ pub async fn invalid(
     problem: &str,
     context: &Context,
 ) -> Result<(), Error> {
-    let name = registration.name_any();
     let previous = registration.status.clone().unwrap_or_default();
     let mut status = DeployerRegistrationStatus {
         observed_generation: registration.metadata.generation,
@@ -243,22 +231,32 @@ pub async fn invalid(
         },
         Time(Timestamp::now()),
     );
+    write(registration, &previous, &status, context).await?;
+    Ok(())
+}
+
+/// Writes `status` on the registration unless it is `previous` (what the registration holds);
+/// true when written.
+async fn write(
+    registration: &DeployerRegistration,
+    previous: &DeployerRegistrationStatus,
+    status: &DeployerRegistrationStatus,
+    context: &Context,
+) -> Result<bool, Error> {
     if status == previous {
-        return Ok(());
+        return Ok(false);
     }
     Api::<DeployerRegistration>::all(context.client.clone())
         .patch_status(
-            &name,
+            &registration.name_any(),
             &PatchParams::default(),
             &Patch::Merge(json!({ "status": status })),
         )
         .await
-        .map_err(|source| Error::Api {
-            registration: name,
-            action: "writing its status".to_owned(),
-            source,
+        .map_err(|source| {
+            Error::Api(ApiFailure::new(registration, "writing its status", source))
         })?;
-    Ok(())
+    Ok(true)
 }
 
 /// Reports a pair object the API server refused as invalid: a Warning Event the first time

@@ -47,15 +47,10 @@ pub async fn reconcile(installation: &Installation, context: &Context) -> Result
         }
         Some(InstallationPhase::InitDelete) => init_delete(installation, context).await,
         Some(InstallationPhase::TriggerDelete) => {
-            let namespace = installation.namespace().unwrap_or_default();
-            let executions = context.executions(&namespace);
-            if executions
-                .get_opt(&installation.name_any())
-                .await
-                .map_err(|source| Error::api(installation, "read its Execution", source))?
-                .is_some()
-            {
-                executions
+            if context.execution_exists(installation).await? {
+                let namespace = installation.namespace().unwrap_or_default();
+                context
+                    .executions(&namespace)
                     .delete(&installation.name_any(), &DeleteParams::default())
                     .await
                     .map_err(|source| Error::api(installation, "delete its Execution", source))?;

@@ -19,21 +19,22 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::EventType;
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::constants::finalizers;
 use landscaper_api::core::{Context as LsContext, Execution, Installation};
 use landscaper_blueprint::{RegistryAccess, RegistryOptions};
 use landscaper_process::events::Events;
 use serde_json::json;
-use tracing::{Instrument, info_span, warn};
 
-use crate::controllers::manager::{self, phase_label};
+use crate::controllers::api_failure::ApiFailure;
+use crate::controllers::deployer_caches::drop_managed_fields;
+use crate::controllers::manager::{self, cached_watch, phase_label};
 use crate::dataflow::{Scope, names::parent_name};
 use crate::health::Health;
 use crate::metrics;
@@ -152,6 +153,17 @@ impl Context {
         Api::namespaced(self.client.clone(), namespace)
     }
 
+    /// Whether the installation's Execution exists, as the API server says (not the cache).
+    async fn execution_exists(&self, installation: &Installation) -> Result<bool, Error> {
+        let namespace = installation.namespace().unwrap_or_default();
+        let execution = self
+            .executions(&namespace)
+            .get_opt(&installation.name_any())
+            .await
+            .map_err(|source| Error::api(installation, "read its Execution", source))?;
+        Ok(execution.is_some())
+    }
+
     /// Publishes an Event on the installation; a failure to publish is only logged.
     async fn event(&self, installation: &Installation, warning: bool, reason: &str, note: String) {
         let type_ = if warning {
@@ -167,18 +179,8 @@ impl Context {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An API request failed.
-    #[error("Installation {namespace}/{name}: {action}: {source}")]
-    Api {
-        /// The installation's namespace.
-        namespace: String,
-        /// The installation.
-        name: String,
-        /// What was being done.
-        action: String,
-        /// The failure.
-        #[source]
-        source: kube::Error,
-    },
+    #[error(transparent)]
+    Api(ApiFailure),
     /// Reading or writing the installation's imports or exports failed at the API server.
     #[error(transparent)]
     Dataflow(crate::dataflow::DataflowError),
@@ -189,24 +191,13 @@ impl Error {
     /// again: what was refused and the server's message.
     fn refusal(&self) -> Option<String> {
         match self {
-            Self::Api {
-                namespace,
-                name,
-                action,
-                source,
-            } => crate::refusal::permanent(source)
-                .map(|message| format!("Installation {namespace}/{name}: {action}: {message}")),
+            Self::Api(failure) => failure.refusal(),
             Self::Dataflow(_) => None,
         }
     }
 
     fn api(installation: &Installation, action: impl Into<String>, source: kube::Error) -> Self {
-        Self::Api {
-            namespace: installation.namespace().unwrap_or_default(),
-            name: installation.name_any(),
-            action: action.into(),
-            source,
-        }
+        Self::Api(ApiFailure::new(installation, action, source))
     }
 }
 
@@ -215,27 +206,6 @@ struct Caches {
     installations: Store<Installation>,
     executions: Store<Execution>,
     contexts: Store<LsContext>,
-}
-
-/// A watch of every `K` whose objects go to `writer`'s store before the stream yields them,
-/// with managedFields dropped (most of a server-side applied object; nothing reads them).
-fn cached_watch<K>(
-    api: Api<K>,
-    writer: reflector::store::Writer<K>,
-) -> impl Stream<Item = Result<K, watcher::Error>> + Send
-where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
-{
-    let watch = watcher(api, watcher::Config::default())
-        .default_backoff()
-        .modify(|object: &mut K| object.meta_mut().managed_fields = None);
-    reflector::reflector(writer, watch).touched_objects()
 }
 
 /// Runs the controller on the landscaper cluster until `shutdown` completes.
@@ -251,20 +221,36 @@ pub async fn run(
     // a cache older than the event that caused it.
     let (installations, writer) = reflector::store();
     let parents = installations.clone();
-    let trigger =
-        cached_watch(Api::<Installation>::all(client.clone()), writer).flat_map(move |changed| {
-            let parent = changed.as_ref().ok().and_then(|child| {
-                let name = child.labels().get(ENCOMPASSED_BY)?;
-                parents.get(&ObjectRef::new(name).within(&child.namespace()?))
-            });
-            let parent = parent.map(|p| Ok((*p).clone()));
-            futures::stream::iter(std::iter::once(changed).chain(parent))
+    let every = watcher::Config::default;
+    let installation_watch = cached_watch(
+        Api::<Installation>::all(client.clone()),
+        every(),
+        drop_managed_fields,
+        writer,
+    );
+    let trigger = installation_watch.flat_map(move |changed| {
+        let parent = changed.as_ref().ok().and_then(|child| {
+            let name = child.labels().get(ENCOMPASSED_BY)?;
+            parents.get(&ObjectRef::new(name).within(&child.namespace()?))
         });
+        let parent = parent.map(|p| Ok((*p).clone()));
+        futures::stream::iter(std::iter::once(changed).chain(parent))
+    });
     let (executions, execution_writer) = reflector::store();
-    let execution_watch = cached_watch(Api::<Execution>::all(client.clone()), execution_writer);
+    let execution_watch = cached_watch(
+        Api::<Execution>::all(client.clone()),
+        every(),
+        drop_managed_fields,
+        execution_writer,
+    );
     let (contexts, context_writer) = reflector::store();
-    let context_watch =
-        cached_watch(Api::<LsContext>::all(client.clone()), context_writer).for_each(|_| async {});
+    let context_watch = cached_watch(
+        Api::<LsContext>::all(client.clone()),
+        every(),
+        drop_managed_fields,
+        context_writer,
+    )
+    .for_each(|_| async {});
     let caches = Caches {
         installations: installations.clone(),
         executions,
@@ -287,7 +273,7 @@ pub async fn run(
         "installation",
         controller,
         reconcile,
-        error_policy,
+        manager::retry_after(ERROR_RETRY),
         context,
         health,
         shutdown,
@@ -303,31 +289,21 @@ async fn reconcile(
     installation: Arc<Installation>,
     context: Arc<Context>,
 ) -> Result<Action, Error> {
-    let span = info_span!(
-        "reconcile",
-        kind = "Installation",
-        namespace = %installation.namespace().unwrap_or_default(),
-        name = %installation.name_any()
-    );
-    async {
-        if installation.meta().deletion_timestamp.is_some() {
-            return deletion::reconcile(&installation, &context).await;
-        }
-        if !installation
-            .finalizers()
-            .iter()
-            .any(|f| f == finalizers::LANDSCAPER)
-        {
-            add_finalizer(&installation, &context).await?;
-            return Ok(Action::await_change());
-        }
-        if let Some(action) = operations::handle(&installation, &context).await? {
-            return Ok(action);
-        }
-        phases::reconcile(&installation, &context).await
+    if installation.meta().deletion_timestamp.is_some() {
+        return deletion::reconcile(&installation, &context).await;
     }
-    .instrument(span)
-    .await
+    if !installation
+        .finalizers()
+        .iter()
+        .any(|f| f == finalizers::LANDSCAPER)
+    {
+        add_finalizer(&installation, &context).await?;
+        return Ok(Action::await_change());
+    }
+    if let Some(action) = operations::handle(&installation, &context).await? {
+        return Ok(action);
+    }
+    phases::reconcile(&installation, &context).await
 }
 
 async fn add_finalizer(installation: &Installation, context: &Context) -> Result<(), Error> {
@@ -342,9 +318,4 @@ async fn add_finalizer(installation: &Installation, context: &Context) -> Result
     .await
     .map_err(|source| Error::api(installation, "add the finalizer", source))?;
     Ok(())
-}
-
-fn error_policy(installation: Arc<Installation>, error: &Error, _: Arc<Context>) -> Action {
-    warn!(name = %installation.name_any(), %error, "will retry");
-    Action::requeue(ERROR_RETRY)
 }

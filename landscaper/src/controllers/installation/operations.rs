@@ -124,14 +124,9 @@ pub async fn annotate_children(
     let namespace = installation.namespace().unwrap_or_default();
     let patch = Patch::Merge(json!({"metadata": {"annotations": {annotation: value}}}));
     let params = PatchParams::default();
-    let executions = context.executions(&namespace);
-    if executions
-        .get_opt(&installation.name_any())
-        .await
-        .map_err(|source| Error::api(installation, "read its Execution", source))?
-        .is_some()
-    {
-        executions
+    if context.execution_exists(installation).await? {
+        context
+            .executions(&namespace)
             .patch(&installation.name_any(), &params, &patch)
             .await
             .map_err(|source| {

@@ -61,13 +61,14 @@ impl ClusterTargets {
         }
     }
 
+    /// `namespace` when it names another namespace than the installation's (an unset or empty
+    /// one means the installation's).
+    fn elsewhere<'a>(&self, namespace: Option<&'a str>) -> Option<&'a str> {
+        namespace.filter(|ns| !ns.is_empty() && *ns != self.namespace)
+    }
+
     async fn resolve(&self, target: &Target) -> Result<String, String> {
-        if let Some(other) = target
-            .metadata
-            .namespace
-            .as_deref()
-            .filter(|ns| !ns.is_empty() && *ns != self.namespace)
-        {
+        if let Some(other) = self.elsewhere(target.metadata.namespace.as_deref()) {
             return Err(format!(
                 "the Target is in namespace {other}, not in the installation's namespace {}",
                 self.namespace
@@ -99,11 +100,7 @@ impl ClusterTargets {
         reference: &SecretReference,
         field: &str,
     ) -> Result<String, String> {
-        if let Some(other) = reference
-            .namespace
-            .as_deref()
-            .filter(|ns| !ns.is_empty() && *ns != self.namespace)
-        {
+        if let Some(other) = self.elsewhere(reference.namespace.as_deref()) {
             return Err(format!(
                 "{field} names a Secret in namespace {other}; only Secrets in the installation's namespace {} are read",
                 self.namespace
