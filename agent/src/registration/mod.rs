@@ -9,12 +9,13 @@ mod object;
 use std::collections::BTreeMap;
 
 use landscaper_api::constants::labels;
+use landscaper_deployer::error::describe_kube_error;
 
 /// Why a registration step failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RegistrationError {
     /// An API request failed.
-    #[error("{action} {object}: {source}")]
+    #[error("{action} {object}: {}", describe_kube_error(.source))]
     Api {
         /// What was being done.
         action: &'static str,

@@ -2,10 +2,11 @@
 //! and identity, what was being done, and the server's answer.
 
 use kube::Resource;
+use landscaper_deployer::error::describe_kube_error;
 
 /// An API request made while reconciling an object failed.
 #[derive(Debug, thiserror::Error)]
-#[error("{object}: {action}: {source}")]
+#[error("{object}: {action}: {}", describe_kube_error(.source))]
 pub struct ApiFailure {
     /// The reconciled object: its kind and `namespace/name` (its name when cluster-scoped).
     object: String,
@@ -58,5 +59,33 @@ impl ApiFailure {
     /// Whether the server refused the write because the object changed since it was read.
     pub fn is_conflict(&self) -> bool {
         matches!(&self.source, kube::Error::Api(status) if status.code == 409)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use landscaper_api::core::Installation;
+
+    fn conflict() -> kube::Error {
+        kube::Error::Api(Box::new(kube::core::Status {
+            code: 409,
+            reason: "Conflict".to_owned(),
+            message: "the object has been modified".to_owned(),
+            ..kube::core::Status::default()
+        }))
+    }
+
+    #[test]
+    fn a_failure_names_the_object_and_gives_the_servers_words() {
+        let mut installation = Installation::new("root", Default::default());
+        installation.metadata.namespace = Some("demo".to_owned());
+        let failure = ApiFailure::new(&installation, "writing its status", conflict());
+        assert_eq!(
+            failure.to_string(),
+            "Installation demo/root: writing its status: the object has been modified (409)"
+        );
+        assert!(failure.is_conflict());
+        assert_eq!(failure.refusal(), None);
     }
 }

@@ -15,6 +15,7 @@ use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::Context;
+use landscaper_deployer::error::describe_kube_error;
 use serde_json::{Value, json};
 use tracing::info;
 
@@ -81,7 +82,7 @@ impl ContextController {
 
 /// A failed API request, naming the Context.
 #[derive(Debug, thiserror::Error)]
-#[error("Context {namespace}/{DEFAULT_CONTEXT}: {action}: {source}")]
+#[error("Context {namespace}/{DEFAULT_CONTEXT}: {action}: {}", describe_kube_error(.source))]
 pub struct Error {
     namespace: String,
     action: &'static str,

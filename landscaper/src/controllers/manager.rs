@@ -64,9 +64,10 @@ pub fn slim_controller<K: Watched>(api: Api<K>, config: watcher::Config) -> Cont
 }
 
 /// Runs `controller` as `name` until `shutdown` completes: each reconcile counted, timed and
-/// run in its object's span (`reconcile_span`), the cache's sync reported to `health`. A shutdown before the cache's first list stops at once:
-/// kube-runtime holds reconciles until that list, which no longer comes once the shutdown has
-/// stopped the watch, so a graceful stop would wait for ever (and nothing ran yet to finish).
+/// run in its object's span (`reconcile_span`), the cache's sync reported to `health`. A
+/// shutdown before the cache's first list stops at once: kube-runtime holds reconciles until
+/// that list, which no longer comes once the shutdown has stopped the watch, so a graceful stop
+/// would wait for ever (and nothing ran yet to finish).
 pub async fn drive<K, C, E, F, Fut, P>(
     name: &'static str,
     controller: Controller<K>,

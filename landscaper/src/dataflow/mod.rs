@@ -16,6 +16,8 @@ pub use exports::{Exports, construct_exports, write_exports};
 pub use imports::{Imports, import_executions, read_imports, write_imports};
 pub use scope::{Scope, scope, scope_of};
 
+use landscaper_deployer::error::describe_kube_error;
+
 /// Why an installation's imports or exports could not be read, checked or written.
 #[derive(Debug, thiserror::Error)]
 pub enum DataflowError {
@@ -40,7 +42,7 @@ pub enum DataflowError {
         source: landscaper_blueprint::Error,
     },
     /// The API server refused or failed a request.
-    #[error("{context}: {source}")]
+    #[error("{context}: {}", describe_kube_error(.source))]
     Api {
         /// What was being read or written.
         context: String,

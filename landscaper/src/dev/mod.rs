@@ -21,6 +21,7 @@ use landscaper_agent::registration::host::HostRegistration;
 use landscaper_agent::settings::{Overrides, Settings as AgentSettings};
 use landscaper_api::config::AgentConfiguration;
 use landscaper_api::core::Target;
+use landscaper_deployer::error::describe_kube_error;
 use testbed::Testbed;
 use tokio::sync::oneshot;
 use tokio::task::{JoinHandle, JoinSet};
@@ -124,7 +125,7 @@ pub enum DevError {
     #[error("starting the in-process clusters: {0}")]
     Testbed(String),
     /// A request failed.
-    #[error("{action}: {source}")]
+    #[error("{action}: {}", describe_kube_error(.source))]
     Api {
         /// What was being done.
         action: String,
