@@ -164,7 +164,7 @@ async fn names_prefixes_labels_and_annotation_keys_are_validated_as_kube_does() 
     );
     api.create(&PostParams::default(), &annotated)
         .await
-        .expect("annotation keys are checked in lower case, values not at all");
+        .expect("annotation keys are checked in lower case, values only for their total size");
     annotated.metadata.name = Some("annotated-2".into());
     annotated.metadata.annotations = Some([("a/b/c".to_string(), "v".to_string())].into());
     let (message, fields) = refused(&api, &annotated).await;
@@ -184,6 +184,50 @@ async fn names_prefixes_labels_and_annotation_keys_are_validated_as_kube_does() 
     valid.metadata.labels = Some([("team".to_string(), "-x".to_string())].into());
     match api.replace("valid", &PostParams::default(), &valid).await {
         Err(kube::Error::Api(s)) => assert_eq!(s.code, 422, "{}", s.message),
+        other => panic!("expected a 422, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn annotations_together_may_have_at_most_256_kib() {
+    let bed = Testbed::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(bed.cluster().client(), "default");
+    let annotated = |name: &str, bytes: usize| {
+        let mut object = cm(name, json!({}));
+        // The key counts: "note" and its value together are `bytes` long.
+        object.metadata.annotations = Some([("note".to_string(), "x".repeat(bytes - 4))].into());
+        object
+    };
+    let at_limit = api
+        .create(&PostParams::default(), &annotated("at-limit", 262_144))
+        .await
+        .expect("262,144 bytes of annotations are allowed");
+
+    let (message, fields) = refused(&api, &annotated("over", 262_145)).await;
+    assert_eq!(
+        message,
+        "ConfigMap \"over\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes"
+    );
+    assert_eq!(fields, ["metadata.annotations"]);
+
+    // An update that grows them past the limit is refused the same way.
+    let mut grown = at_limit;
+    grown
+        .metadata
+        .annotations
+        .get_or_insert_default()
+        .insert("a".into(), String::new());
+    match api
+        .replace("at-limit", &PostParams::default(), &grown)
+        .await
+    {
+        Err(kube::Error::Api(s)) => assert_eq!(
+            (s.code, s.message.as_str()),
+            (
+                422,
+                "ConfigMap \"at-limit\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes"
+            )
+        ),
         other => panic!("expected a 422, got {other:?}"),
     }
 }

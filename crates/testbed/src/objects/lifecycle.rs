@@ -156,7 +156,8 @@ pub fn validate_meta(res: &ResourceDef, obj: &Value, is_create: bool) -> Vec<Cau
 }
 
 /// Label keys must be qualified names and values label values; annotation keys qualified
-/// names in any case (kube's `ValidateLabels` and `ValidateAnnotations`).
+/// names in any case, and all annotations together at most 256 KiB (kube's `ValidateLabels`
+/// and `ValidateAnnotations`).
 fn label_causes(obj: &Value) -> Vec<Cause> {
     let invalid = |field: &str, value: &str, msg: String| {
         Cause::new(
@@ -181,13 +182,29 @@ fn label_causes(obj: &Value) -> Vec<Cause> {
             causes.push(invalid("metadata.labels", value, msg));
         }
     }
-    for key in map("annotations").keys() {
+    let annotations = map("annotations");
+    for key in annotations.keys() {
         for msg in names::qualified_name_errors(&key.to_lowercase()) {
             causes.push(invalid("metadata.annotations", key, msg));
         }
     }
+    let size: usize = annotations
+        .iter()
+        .map(|(key, value)| key.len() + value.as_str().map_or(0, str::len))
+        .sum();
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT {
+        causes.push(Cause::new(
+            "FieldValueTooLong",
+            format!("Too long: may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            "metadata.annotations",
+        ));
+    }
     causes
 }
+
+/// kube's `TotalAnnotationSizeLimitB`: the most bytes an object's annotation keys and values
+/// may have together.
+const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 fn owner_reference_causes(obj: &Value) -> Vec<Cause> {
     let refs = obj
