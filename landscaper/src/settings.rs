@@ -3,8 +3,7 @@
 use std::time::Duration;
 
 use landscaper_api::config::{ControllerSettings, LandscaperConfiguration};
-
-use crate::controllers::context::DefaultContext;
+use serde_json::Value;
 
 /// Namespace of deployer management objects when the configuration names none.
 pub const DEFAULT_NAMESPACE: &str = "ls-system";
@@ -130,6 +129,41 @@ fn workers(settings: Option<&ControllerSettings>) -> u16 {
         .and_then(|w| u16::try_from(w).ok())
         .filter(|w| *w > 0)
         .unwrap_or(DEFAULT_WORKERS)
+}
+
+/// What the default Context of each namespace holds, from the configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DefaultContext {
+    /// Whether default Contexts are managed at all.
+    pub disabled: bool,
+    /// Namespaces that get no default Context.
+    pub excluded_namespaces: Vec<String>,
+    /// The repository context written into each default Context.
+    pub repository_context: Option<Value>,
+}
+
+// JSON values hold no NaN (serde_json numbers are finite), so equality is an equivalence.
+impl Eq for DefaultContext {}
+
+impl DefaultContext {
+    /// Reads `controllers.contexts.config.default` (upstream's layout); absent: enabled,
+    /// `kube-system` excluded, no repository context.
+    pub fn from_config(config: Option<&Value>) -> Self {
+        let default = config.and_then(|c| c.get("default"));
+        let field = |name: &str| default.and_then(|d| d.get(name));
+        Self {
+            disabled: field("disable").and_then(Value::as_bool).unwrap_or(false),
+            excluded_namespaces: field("excludedNamespaces")
+                .and_then(Value::as_array)
+                .map(|list| {
+                    list.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_else(|| vec!["kube-system".to_owned()]),
+            repository_context: field("repositoryContext").cloned(),
+        }
+    }
 }
 
 #[cfg(test)]

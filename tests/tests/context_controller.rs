@@ -5,7 +5,8 @@
 use k8s_openapi::api::core::v1::Namespace;
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, PostParams};
-use landscaper::controllers::context::{ContextController, DEFAULT_CONTEXT, DefaultContext};
+use landscaper::controllers::context::{ContextController, DEFAULT_CONTEXT};
+use landscaper::settings::DefaultContext;
 use landscaper_api::core::Context;
 use landscaper_e2e::eventually;
 use serde_json::json;

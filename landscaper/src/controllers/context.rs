@@ -16,11 +16,12 @@ use kube::runtime::watcher;
 use kube::{Resource, ResourceExt};
 use landscaper_api::core::Context;
 use landscaper_deployer::error::describe_kube_error;
-use serde_json::{Value, json};
+use serde_json::json;
 use tracing::info;
 
 use super::manager;
 use crate::health::Health;
+use crate::settings::DefaultContext;
 
 /// The controller's name in metrics and readiness.
 pub const NAME: &str = "context";
@@ -31,41 +32,6 @@ pub const DEFAULT_CONTEXT: &str = "default";
 const MANAGER: &str = "landscaper-context-controller";
 /// How long to wait before retrying after an error.
 const ERROR_RETRY: Duration = Duration::from_secs(15);
-
-/// What the default Context of each namespace holds, from the configuration.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DefaultContext {
-    /// Whether default Contexts are managed at all.
-    pub disabled: bool,
-    /// Namespaces that get no default Context.
-    pub excluded_namespaces: Vec<String>,
-    /// The repository context written into each default Context.
-    pub repository_context: Option<Value>,
-}
-
-// JSON values hold no NaN (serde_json numbers are finite), so equality is an equivalence.
-impl Eq for DefaultContext {}
-
-impl DefaultContext {
-    /// Reads `controllers.contexts.config.default` (upstream's layout); absent: enabled,
-    /// `kube-system` excluded, no repository context.
-    pub fn from_config(config: Option<&Value>) -> Self {
-        let default = config.and_then(|c| c.get("default"));
-        let field = |name: &str| default.and_then(|d| d.get(name));
-        Self {
-            disabled: field("disable").and_then(Value::as_bool).unwrap_or(false),
-            excluded_namespaces: field("excludedNamespaces")
-                .and_then(Value::as_array)
-                .map(|list| {
-                    list.iter()
-                        .filter_map(|v| v.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_else(|| vec!["kube-system".to_owned()]),
-            repository_context: field("repositoryContext").cloned(),
-        }
-    }
-}
 
 /// Shared handles of the controller.
 pub struct ContextController {
