@@ -16,6 +16,7 @@ pub mod commands;
 pub mod health;
 pub mod heartbeat;
 pub mod helm_deployer;
+pub mod host;
 pub mod names;
 pub mod registration;
 pub mod settings;

@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::cli::Host;
+use crate::host::Host;
 
 use crate::cleanup::Cleanup;
 use crate::names::Names;

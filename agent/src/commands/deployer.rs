@@ -7,8 +7,8 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-use crate::cli::Host;
 use crate::health::{self, DeployerHealth};
+use crate::host::Host;
 
 use landscaper_api::config::OciConfiguration;
 use landscaper_api::constants::{

@@ -7,9 +7,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use crate::Agent;
-use crate::cli::Host;
 use crate::clients::ClusterAccess;
 use crate::health;
+use crate::host::Host;
 use crate::settings::{Overrides, Settings};
 
 /// Where the agent's settings come from: the file, overridden by environment variables,

@@ -6,8 +6,7 @@ use std::path::Path;
 
 use kube::config::{Kubeconfig, KubeconfigError};
 
-/// Where Kubernetes mounts a pod's service account.
-const SERVICE_ACCOUNT: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+use crate::host::{SERVICE_ACCOUNT, mounted_namespace};
 
 /// The namespace for a render: `--namespace`, else `$HELM_NAMESPACE` (empty counts as none),
 /// else the namespace of the kubeconfig context (`--kube-context`, else `$HELM_KUBECONTEXT`,
@@ -118,19 +117,6 @@ fn in_cluster_namespace(env: &dyn Fn(&str) -> Option<String>, account: &Path) ->
             .or_else(|| mounted_namespace(account))
             .unwrap_or_else(|| "default".to_string()),
     )
-}
-
-/// The namespace Kubernetes mounts beside a pod's service account token, if it does.
-pub(crate) fn service_account_namespace() -> Option<String> {
-    mounted_namespace(Path::new(SERVICE_ACCOUNT))
-}
-
-/// The namespace mounted in the service account folder `account`.
-fn mounted_namespace(account: &Path) -> Option<String> {
-    std::fs::read_to_string(account.join("namespace"))
-        .ok()
-        .map(|text| text.trim().to_string())
-        .filter(|namespace| !namespace.is_empty())
 }
 
 #[cfg(test)]
