@@ -1,7 +1,14 @@
-//! Reading tar archives: every regular file with its content, for the blueprint and CTF
-//! readers.
+//! Tar archives: every regular file with its content, for the blueprint and CTF readers; a
+//! component descriptor's layer; a blueprint folder packed for a registry.
 
 use std::io::Read as _;
+use std::path::Path;
+
+use crate::Error;
+use crate::filesystem::Filesystem;
+
+/// The file in a descriptor layer's tar that holds the descriptor.
+pub(crate) const DESCRIPTOR_FILE: &str = "component-descriptor.yaml";
 
 /// Every regular file of a tar archive, by its path without a leading `./`.
 pub(crate) fn files(reader: impl std::io::Read) -> Result<Vec<(String, Vec<u8>)>, String> {
@@ -28,4 +35,61 @@ pub(crate) fn files(reader: impl std::io::Read) -> Result<Vec<(String, Vec<u8>)>
         files.push((path, data));
     }
     Ok(files)
+}
+
+/// A tar+gzip archive of a blueprint folder on disk.
+pub fn archive_blueprint(dir: &Path) -> Result<Vec<u8>, Error> {
+    let fs = Filesystem::from_dir(dir)?;
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    for path in fs.paths() {
+        let data = fs.read(path).unwrap_or_default();
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, path, data)
+            .map_err(|e| Error::Filesystem(format!("archiving {path}: {e}")))?;
+    }
+    builder
+        .into_inner()
+        .and_then(|gz| gz.finish())
+        .map_err(|e| Error::Filesystem(format!("archiving {}: {e}", dir.display())))
+}
+
+/// A tar archive of the one file `name` holding `data` (a component descriptor's layer).
+pub(crate) fn tar_of(name: &str, data: &[u8]) -> Result<Vec<u8>, Error> {
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(data.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    builder
+        .append_data(&mut header, name, data)
+        .and_then(|()| builder.into_inner())
+        .map_err(|e| Error::Component(format!("archiving {name}: {e}")))
+}
+
+/// The text of `name` in a tar archive.
+pub(crate) fn tar_file(data: &[u8], name: &str) -> Result<String, String> {
+    let mut archive = tar::Archive::new(data);
+    for entry in archive.entries().map_err(|e| e.to_string())? {
+        let mut entry = entry.map_err(|e| e.to_string())?;
+        let path = entry
+            .path()
+            .map_err(|e| e.to_string())?
+            .to_string_lossy()
+            .into_owned();
+        if path.trim_start_matches("./") == name {
+            let mut text = String::new();
+            entry
+                .read_to_string(&mut text)
+                .map_err(|e| format!("{name}: {e}"))?;
+            return Ok(text);
+        }
+    }
+    Err(format!("the descriptor layer has no {name}"))
 }

@@ -300,7 +300,7 @@ impl LocalRepository {
     pub fn blob(&self, filename: &str) -> Result<Vec<u8>, Error> {
         let path = self.root.join("blobs").join(filename);
         if path.is_dir() {
-            return crate::registry::archive_blueprint(&path);
+            return crate::archive::archive_blueprint(&path);
         }
         std::fs::read(&path).map_err(|e| Error::Component(format!("{}: {e}", path.display())))
     }

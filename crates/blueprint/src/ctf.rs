@@ -194,7 +194,7 @@ impl Ctf {
         let field = |key: &str| layer.get(key).and_then(Json::as_str).unwrap_or_default();
         let data = self.blob(field("digest"))?;
         let text = if field("mediaType").ends_with("tar") {
-            crate::registry::tar_file(&data, crate::registry::DESCRIPTOR_FILE).map_err(fail)?
+            crate::archive::tar_file(&data, crate::archive::DESCRIPTOR_FILE).map_err(fail)?
         } else {
             String::from_utf8(data).map_err(|_| fail("the descriptor is not UTF-8".into()))?
         };
@@ -281,7 +281,7 @@ mod tests {
             digest
         };
         let layer =
-            crate::registry::tar_of(crate::registry::DESCRIPTOR_FILE, descriptor_yaml.as_bytes())
+            crate::archive::tar_of(crate::archive::DESCRIPTOR_FILE, descriptor_yaml.as_bytes())
                 .unwrap();
         let layer_digest = put(&layer);
         put(blob);

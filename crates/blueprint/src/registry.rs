@@ -29,6 +29,8 @@ use oci_client::{Client, Reference};
 use serde_json::{Value as Json, json};
 
 use crate::Error;
+pub use crate::archive::archive_blueprint;
+use crate::archive::{DESCRIPTOR_FILE, tar_file, tar_of};
 use crate::component::{Descriptor, LocalRepository};
 use crate::ctf::{Ctf, FileFormat};
 use crate::filesystem::{BLUEPRINT_FILE, Filesystem};
@@ -44,8 +46,6 @@ pub const DESCRIPTOR_LAYER_MEDIA_TYPE: &str =
 pub const BLUEPRINT_MEDIA_TYPE: &str = "application/vnd.gardener.landscaper.blueprint.v1+tar+gzip";
 /// The resource types of blueprints.
 const BLUEPRINT_TYPES: &[&str] = &["landscaper.gardener.cloud/blueprint", "blueprint"];
-/// The file in a descriptor layer's tar that holds the descriptor.
-pub(crate) const DESCRIPTOR_FILE: &str = "component-descriptor.yaml";
 /// Blueprints and descriptors larger than this are refused.
 const MAX_BLOB_SIZE: u64 = 64 * 1024 * 1024;
 
@@ -713,62 +713,6 @@ pub fn blueprint_from_archive(data: &[u8]) -> Result<Filesystem, String> {
         return Err(format!("the archive has no {BLUEPRINT_FILE}"));
     }
     Ok(fs)
-}
-
-/// A tar+gzip archive of a blueprint folder on disk.
-pub fn archive_blueprint(dir: &Path) -> Result<Vec<u8>, Error> {
-    let fs = Filesystem::from_dir(dir)?;
-    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::default(),
-    ));
-    for path in fs.paths() {
-        let data = fs.read(path).unwrap_or_default();
-        let mut header = tar::Header::new_gnu();
-        header.set_size(data.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, path, data)
-            .map_err(|e| Error::Filesystem(format!("archiving {path}: {e}")))?;
-    }
-    builder
-        .into_inner()
-        .and_then(|gz| gz.finish())
-        .map_err(|e| Error::Filesystem(format!("archiving {}: {e}", dir.display())))
-}
-
-pub(crate) fn tar_of(name: &str, data: &[u8]) -> Result<Vec<u8>, Error> {
-    let mut builder = tar::Builder::new(Vec::new());
-    let mut header = tar::Header::new_gnu();
-    header.set_size(data.len() as u64);
-    header.set_mode(0o644);
-    header.set_cksum();
-    builder
-        .append_data(&mut header, name, data)
-        .and_then(|()| builder.into_inner())
-        .map_err(|e| Error::Component(format!("archiving {name}: {e}")))
-}
-
-/// The text of `name` in a tar archive.
-pub(crate) fn tar_file(data: &[u8], name: &str) -> Result<String, String> {
-    let mut archive = tar::Archive::new(data);
-    for entry in archive.entries().map_err(|e| e.to_string())? {
-        let mut entry = entry.map_err(|e| e.to_string())?;
-        let path = entry
-            .path()
-            .map_err(|e| e.to_string())?
-            .to_string_lossy()
-            .into_owned();
-        if path.trim_start_matches("./") == name {
-            let mut text = String::new();
-            entry
-                .read_to_string(&mut text)
-                .map_err(|e| format!("{name}: {e}"))?;
-            return Ok(text);
-        }
-    }
-    Err(format!("the descriptor layer has no {name}"))
 }
 
 #[cfg(test)]
