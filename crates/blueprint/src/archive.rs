@@ -46,12 +46,7 @@ pub fn archive_blueprint(dir: &Path) -> Result<Vec<u8>, Error> {
     ));
     for path in fs.paths() {
         let data = fs.read(path).unwrap_or_default();
-        let mut header = tar::Header::new_gnu();
-        header.set_size(data.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, path, data)
+        append_file(&mut builder, path, data)
             .map_err(|e| Error::Filesystem(format!("archiving {path}: {e}")))?;
     }
     builder
@@ -63,14 +58,22 @@ pub fn archive_blueprint(dir: &Path) -> Result<Vec<u8>, Error> {
 /// A tar archive of the one file `name` holding `data` (a component descriptor's layer).
 pub(crate) fn tar_of(name: &str, data: &[u8]) -> Result<Vec<u8>, Error> {
     let mut builder = tar::Builder::new(Vec::new());
+    append_file(&mut builder, name, data)
+        .and_then(|()| builder.into_inner())
+        .map_err(|e| Error::Component(format!("archiving {name}: {e}")))
+}
+
+/// Appends the regular file `path` holding `data`, mode 0644.
+fn append_file<W: std::io::Write>(
+    builder: &mut tar::Builder<W>,
+    path: &str,
+    data: &[u8],
+) -> std::io::Result<()> {
     let mut header = tar::Header::new_gnu();
     header.set_size(data.len() as u64);
     header.set_mode(0o644);
     header.set_cksum();
-    builder
-        .append_data(&mut header, name, data)
-        .and_then(|()| builder.into_inner())
-        .map_err(|e| Error::Component(format!("archiving {name}: {e}")))
+    builder.append_data(&mut header, path, data)
 }
 
 /// The text of `name` in a tar archive.
