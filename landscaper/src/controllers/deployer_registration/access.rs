@@ -11,6 +11,7 @@ use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use landscaper_deployer::error::describe_kube_error;
 
 use super::pair::{KUBECONFIG_KEY, Pair, hash_of};
 
@@ -22,8 +23,8 @@ const CLUSTER_HASH: &str = "deployers.landscaper.gardener.cloud/cluster-hash";
 /// Why the access Secret could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum AccessError {
-    /// An API request failed.
-    #[error(transparent)]
+    /// An API request failed: the server's message and code.
+    #[error("{}", describe_kube_error(.0))]
     Api(#[from] kube::Error),
     /// The API server granted no token.
     #[error("the TokenRequest for ServiceAccount {0} returned no token")]
